@@ -1,0 +1,155 @@
+// @ts-check
+import js from '@eslint/js'
+import globals from 'globals'
+import tseslint from 'typescript-eslint'
+
+/**
+ * Module boundaries (docs/ARCHITECTURE.md, "What each folder may import"), machine-checked.
+ * Each entry: the folder, and the project folders it must not import.
+ */
+const boundaries = {
+  'src/model': [
+    'formats',
+    'device',
+    'collectors',
+    'attribution',
+    'stats',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/stats': [
+    'formats',
+    'device',
+    'collectors',
+    'attribution',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/formats': [
+    'device',
+    'collectors',
+    'attribution',
+    'stats',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/attribution': [
+    'formats',
+    'device',
+    'collectors',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/classify': [
+    'formats',
+    'device',
+    'collectors',
+    'attribution',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/device': [
+    'collectors',
+    'attribution',
+    'stats',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/collectors': [
+    'attribution',
+    'classify',
+    'vitest',
+    'virtual-device',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  'src/virtual-device': [
+    'device',
+    'collectors',
+    'attribution',
+    'classify',
+    'vitest',
+    'cli',
+    'public',
+    'reporter',
+    'matchers',
+  ],
+  matchers: ['formats', 'device', 'collectors', 'virtual-device', 'vitest', 'cli', 'reporter'],
+  reporter: ['formats', 'device', 'collectors', 'virtual-device', 'vitest', 'cli', 'matchers'],
+}
+
+const boundaryConfigs = Object.entries(boundaries).map(([folder, banned]) => ({
+  files: [`${folder}/**/*.ts`],
+  ignores: ['**/*.test.ts'],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: banned.map((name) => ({
+          group: [`**/${name}/**`, `**/${name}`, `!**/node_modules/**`],
+          message: `${folder} may not import ${name} (see docs/ARCHITECTURE.md).`,
+        })),
+      },
+    ],
+  },
+}))
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strict,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ExportAllDeclaration[exported=null]',
+          message: 'Use explicit named re-exports, not `export *`.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  ...boundaryConfigs,
+)

@@ -1,0 +1,64 @@
+/**
+ * `vitest-energy` command dispatch. Subcommands load lazily, so `trace` does not pay for Appium.
+ * `runCommand` is what tests call; only main.ts owns `process.exit`.
+ */
+import { EnergyError, isEnergyError } from '../model/index.js'
+import { CliErrors, type CliCommand, type CliIo } from './_command.js'
+
+const commands: Record<string, () => Promise<CliCommand>> = {
+  demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
+}
+
+export function commandNames(): string[] {
+  return Object.keys(commands).sort()
+}
+
+export async function renderUsage(): Promise<string> {
+  const lines = ['Usage: vitest-energy <command> [options]', '', 'Commands:']
+  for (const name of commandNames()) {
+    const command = await commands[name]!()
+    lines.push(`  ${name.padEnd(16)}${command.summary}`)
+  }
+  lines.push('', 'Run `vitest-energy <command> --help` for a command’s options.', '')
+  return lines.join('\n')
+}
+
+export async function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(await renderUsage())
+    return name === undefined ? 1 : 0
+  }
+  const load = commands[name]
+  if (load === undefined) {
+    io.err(
+      formatError(
+        new EnergyError({
+          code: CliErrors.UNKNOWN_COMMAND,
+          message: `unknown command '${name}'`,
+          hint: `Use one of: ${commandNames().join(', ')}.`,
+        }),
+      ),
+    )
+    return 2
+  }
+  const command = await load()
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.usage)
+    return 0
+  }
+  try {
+    return await command.run(rest, io)
+  } catch (error) {
+    if (isEnergyError(error)) {
+      io.err(formatError(error))
+      if (error.code === CliErrors.USAGE) io.err(`\n${command.usage}`)
+      return error.code === CliErrors.USAGE ? 2 : 1
+    }
+    throw error
+  }
+}
+
+function formatError(error: EnergyError): string {
+  return `vitest-energy: ${error.message}\n`
+}

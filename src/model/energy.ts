@@ -1,0 +1,160 @@
+/**
+ * The one result model. `EnergyResult` is plain, readonly, versioned JSON: it travels from the
+ * Vitest worker to the reporter through `task.meta`, so it holds no classes, Maps or bigints.
+ */
+import type { ClockName } from './clock.js'
+
+export const SCHEMA_VERSION = 1 as const
+
+/** A two-sided interval, 95% unless `level` says otherwise. */
+export interface Interval {
+  readonly low: number
+  readonly high: number
+  /** Confidence level, e.g. 0.95. */
+  readonly level: number
+}
+
+/** How a per-method figure was obtained. */
+export type AttributionMethod = 'interval' | 'sampling' | 'regression'
+
+export interface MethodEnergy {
+  /** Fully qualified `com.example.trails.FeedAdapter.bind`. */
+  readonly method: string
+  readonly attribution: AttributionMethod
+  /** Energy spent while this method was the running (leaf / exclusive) frame. */
+  readonly localEnergyJ: number
+  /** Energy spent in its callees while it was on the stack. */
+  readonly nonLocalEnergyJ: number
+  /** Always `localEnergyJ + nonLocalEnergyJ`; build with `methodEnergy()` to keep it so. */
+  readonly inclusiveEnergyJ: number
+  /** 95% interval of the inclusive energy, when the method gives one. */
+  readonly inclusiveIntervalJ?: Interval
+  /** 95% interval of the local energy, when the method gives one. */
+  readonly localIntervalJ?: Interval
+  /** Device energy this method caused after it ran (radio tail, GPS left on), eprof-style. */
+  readonly asyncEnergyJ: number
+  /** Calls seen (interval method), or samples with the method on the stack (sampling). */
+  readonly calls?: number
+  readonly localSamples?: number
+  readonly nonLocalSamples?: number
+  /** Exclusive / inclusive time on CPU or on the wall clock, when known. */
+  readonly localTimeS?: number
+  readonly inclusiveTimeS?: number
+  /** Red/yellow/green class from the spectrum classifier, when it ran. */
+  readonly color?: MethodColor
+}
+
+export type MethodColor = 'red' | 'yellow' | 'green' | 'uncolored'
+
+/** Hardware component names used in breakdowns. */
+export type Component =
+  | 'cpu'
+  | 'screen'
+  | 'wifi'
+  | 'cellular'
+  | 'gps'
+  | 'bluetooth'
+  | 'gpu'
+  | 'memory'
+  | 'camera'
+  | 'audio'
+  | 'idle'
+  | 'other'
+
+export interface ComponentEnergy {
+  readonly component: Component
+  readonly energyJ: number
+}
+
+export interface RailEnergy {
+  readonly rail: string
+  readonly subsystem?: string
+  readonly energyJ: number
+}
+
+export type WarningSeverity = 'info' | 'warning' | 'error'
+
+export interface EnergyWarning {
+  /** Stable code, e.g. `W_UNDERSAMPLED`, `W_CHARGING`, `W_DEBUGGABLE`. */
+  readonly code: `W_${string}`
+  readonly severity: WarningSeverity
+  readonly message: string
+}
+
+/** Which collectors produced a result. */
+export interface SourceInfo {
+  /** e.g. `odpm`, `fuel-gauge`, `batterystats-model`, `external-meter`. */
+  readonly power: string
+  /** e.g. `art-sampling`, `art-instrumentation`, `simpleperf`, or absent. */
+  readonly execution?: string
+  /** Sensor update rate actually observed in the window. */
+  readonly sensorRateHz?: number
+  readonly sampleCount: number
+}
+
+export interface BatteryContext {
+  readonly capacityJ: number
+  /** Share of the battery's capacity this test used, in percent (0–100). */
+  readonly percentOfCapacity: number
+  /** Percent of the battery an hour at this average power would use. */
+  readonly percentPerHour: number
+}
+
+export interface EnergyWindow {
+  readonly clock: ClockName
+  readonly startNs: number
+  readonly endNs: number
+}
+
+/** Energy accounting that conserves: attributed + unattributed + baseline = gross. */
+export interface EnergyAccounting {
+  /** Everything the device drew in the window. */
+  readonly grossEnergyJ: number
+  /** Idle power measured before the test (or configured). */
+  readonly baselinePowerW: number
+  /** `baselinePowerW × duration`. */
+  readonly baselineEnergyJ: number
+  /** `grossEnergyJ − baselineEnergyJ`: what the test itself cost. */
+  readonly netEnergyJ: number
+  /** Net energy charged to methods (local energy summed, plus async). */
+  readonly attributedEnergyJ: number
+  /** `netEnergyJ − attributedEnergyJ`. */
+  readonly unattributedEnergyJ: number
+}
+
+interface EnergyResultBase {
+  readonly schemaVersion: typeof SCHEMA_VERSION
+  /** Label of the window (test name, or the name given to `energy.measure`). */
+  readonly label: string
+}
+
+export interface MeasuredEnergyResult extends EnergyResultBase, EnergyAccounting {
+  readonly status: 'measured'
+  readonly window: EnergyWindow
+  readonly durationS: number
+  readonly averagePowerW: number
+  /** 95% interval of the net energy, when the source allows one. */
+  readonly netIntervalJ?: Interval
+  readonly components: readonly ComponentEnergy[]
+  readonly rails: readonly RailEnergy[]
+  /** Sorted by inclusive energy, highest first. */
+  readonly methods: readonly MethodEnergy[]
+  readonly sources: SourceInfo
+  readonly battery?: BatteryContext
+  readonly warnings: readonly EnergyWarning[]
+  /** Device the window ran on. */
+  readonly device?: { readonly serial: string; readonly model: string }
+}
+
+export interface SkippedEnergyResult extends EnergyResultBase {
+  readonly status: 'skipped'
+  readonly reason: string
+}
+
+export interface FailedEnergyResult extends EnergyResultBase {
+  readonly status: 'failed'
+  readonly error: { readonly code: string; readonly message: string; readonly hint: string }
+  readonly warnings: readonly EnergyWarning[]
+}
+
+export type EnergyResult = MeasuredEnergyResult | SkippedEnergyResult | FailedEnergyResult

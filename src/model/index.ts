@@ -1,0 +1,54 @@
+export type { ClockMapping, ClockName } from './clock.js'
+export { invertMapping, mapTime } from './clock.js'
+export type {
+  AttributionMethod,
+  BatteryContext,
+  Component,
+  ComponentEnergy,
+  EnergyAccounting,
+  EnergyResult,
+  EnergyWarning,
+  EnergyWindow,
+  FailedEnergyResult,
+  Interval,
+  MeasuredEnergyResult,
+  MethodColor,
+  MethodEnergy,
+  RailEnergy,
+  SkippedEnergyResult,
+  SourceInfo,
+  WarningSeverity,
+} from './energy.js'
+export { SCHEMA_VERSION } from './energy.js'
+export type { MeasuredInput, MethodEnergyInput } from './build.js'
+export { invariantViolations, measuredResult, methodEnergy } from './build.js'
+export type { SummaryOptions, TestEnergyMeta } from './summary.js'
+export { parseTestEnergyMeta, summarize } from './summary.js'
+export type {
+  EnergyErrorCode,
+  EnergyErrorDetails,
+  EnergyErrorOptions,
+  SerializedEnergyError,
+} from './errors.js'
+export { CommonErrors, EnergyError, isEnergyError } from './errors.js'
+export type {
+  CallInterval,
+  CallTrace,
+  PowerSample,
+  PowerSeries,
+  RailReading,
+  RailSeries,
+  StackSample,
+  StackSampleSet,
+} from './samples.js'
+export * as units from './units.js'
+export type {
+  Amperes,
+  Brand,
+  Joules,
+  Microseconds,
+  Nanoseconds,
+  Seconds,
+  Volts,
+  Watts,
+} from './units.js'

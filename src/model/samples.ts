@@ -1,0 +1,88 @@
+/** Raw measurements as collectors return them, each on a named clock. */
+import type { ClockName } from './clock.js'
+
+/** One instantaneous power reading (fuel gauge, external meter). */
+export interface PowerSample {
+  /** When the sensor reported it, on `PowerSeries.clock`. */
+  readonly tNs: number
+  readonly powerW: number
+}
+
+/** A power sensor's output over a window. */
+export interface PowerSeries {
+  readonly kind: 'instant'
+  /** e.g. `fuel-gauge`, `external-meter`, `batterystats-model`. */
+  readonly source: string
+  readonly clock: ClockName
+  /** Sorted by `tNs`, strictly increasing. */
+  readonly samples: readonly PowerSample[]
+}
+
+/** One cumulative energy counter reading (ODPM rail: µWs since boot, stored here in J). */
+export interface RailReading {
+  readonly tNs: number
+  /** Cumulative energy since an arbitrary origin; only differences are meaningful. */
+  readonly energyJ: number
+}
+
+/** A cumulative counter per rail (ODPM power rails). */
+export interface RailSeries {
+  readonly kind: 'cumulative'
+  /** Rail name as the device reports it, e.g. `S4M_VDD_CPUCL0`. */
+  readonly rail: string
+  /** Subsystem when known, e.g. `CPU(LITTLE)`, `Display`. */
+  readonly subsystem?: string
+  readonly source: string
+  readonly clock: ClockName
+  /** Sorted by `tNs`. */
+  readonly readings: readonly RailReading[]
+}
+
+/** One method call on one thread, from a method trace. */
+export interface CallInterval {
+  readonly threadId: number
+  /** Fully qualified `com.example.Foo.bar`. */
+  readonly method: string
+  /** Wall-clock start and end on `CallTrace.clock`. */
+  readonly startNs: number
+  readonly endNs: number
+  /** Thread-CPU time at entry and exit, when the trace has that clock (dual / thread-cpu). */
+  readonly cpuStartNs?: number
+  readonly cpuEndNs?: number
+  /** Nesting depth on its thread, 0 = outermost. */
+  readonly depth: number
+  /** The call was already open when the trace started (its true start is unknown). */
+  readonly clippedStart: boolean
+  /** The call was still open when the trace ended (its true end is unknown). */
+  readonly clippedEnd: boolean
+  /** Ended by exception unwinding rather than a normal exit. */
+  readonly unwound: boolean
+}
+
+export interface CallTrace {
+  readonly clock: ClockName
+  readonly threads: ReadonlyArray<{ readonly id: number; readonly name: string }>
+  readonly calls: readonly CallInterval[]
+  /** `data-file-overflow=true`: the buffer filled, the tail of the window is missing. */
+  readonly overflowed: boolean
+  /** Sampling trace (synthesized stack diffs) or full instrumentation. */
+  readonly mode: 'sampling' | 'instrumentation'
+}
+
+/** One stack sample (simpleperf task-clock, ART sampling). */
+export interface StackSample {
+  readonly tNs: number
+  readonly threadId: number
+  readonly threadName?: string
+  /** Frames leaf first: `frames[0]` is the method that was running. */
+  readonly frames: readonly string[]
+  /** On-CPU time this sample stands for (task-clock period), when known. */
+  readonly periodNs?: number
+}
+
+export interface StackSampleSet {
+  readonly clock: ClockName
+  readonly samples: readonly StackSample[]
+  /** Samples the kernel reported as lost. */
+  readonly lostCount: number
+}

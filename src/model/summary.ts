@@ -1,0 +1,65 @@
+/**
+ * The JSON-safe form of a test's energy that travels through Vitest's `task.meta.energy` (and the
+ * Jest reporter's side files). Method lists are trimmed so a large suite's meta stays small.
+ */
+import { EnergyError } from './errors.js'
+import { SCHEMA_VERSION, type EnergyResult } from './energy.js'
+
+export interface TestEnergyMeta {
+  readonly schemaVersion: typeof SCHEMA_VERSION
+  /** Every energy window the test measured, in order (the automatic window is labelled by the test). */
+  readonly results: readonly EnergyResult[]
+}
+
+export interface SummaryOptions {
+  /** Keep this many methods per window, highest inclusive energy first. @default 20 */
+  readonly topMethods?: number
+}
+
+export function summarize(
+  results: readonly EnergyResult[],
+  options: SummaryOptions = {},
+): TestEnergyMeta {
+  const topMethods = options.topMethods ?? 20
+  return {
+    schemaVersion: SCHEMA_VERSION,
+    results: results.map((r) =>
+      r.status === 'measured' && r.methods.length > topMethods
+        ? { ...r, methods: r.methods.slice(0, topMethods) }
+        : r,
+    ),
+  }
+}
+
+/**
+ * Reads meta back from JSON (a merged blob report, a Jest side file). Rejects anything that is not
+ * a meta object of a schema version this build understands.
+ */
+export function parseTestEnergyMeta(value: unknown): TestEnergyMeta {
+  if (typeof value !== 'object' || value === null) {
+    throw invalid(`expected an object, got ${value === null ? 'null' : typeof value}`)
+  }
+  const record = value as Record<string, unknown>
+  if (record['schemaVersion'] !== SCHEMA_VERSION) {
+    throw invalid(
+      `schemaVersion ${String(record['schemaVersion'])} is not supported (this build reads ${SCHEMA_VERSION})`,
+    )
+  }
+  const results = record['results']
+  if (!Array.isArray(results)) throw invalid('`results` is not an array')
+  results.forEach((r: unknown, i) => {
+    const status = (r as { status?: unknown } | null)?.status
+    if (status !== 'measured' && status !== 'skipped' && status !== 'failed') {
+      throw invalid(`results[${i}].status must be measured, skipped or failed`)
+    }
+  })
+  return value as TestEnergyMeta
+}
+
+function invalid(message: string): EnergyError {
+  return new EnergyError({
+    code: 'E_META_INVALID',
+    message: `energy meta: ${message}`,
+    hint: 'The report was written by a different vitest-energy version; re-run the tests with this version.',
+  })
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: [
+      'test/**/*.test.ts',
+      'src/**/*.test.ts',
+      'reporter/**/*.test.ts',
+      'matchers/**/*.test.ts',
+    ],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+})
