@@ -15,9 +15,8 @@ export function commandNames(): string[] {
 
 export async function renderUsage(): Promise<string> {
   const lines = ['Usage: vitest-energy <command> [options]', '', 'Commands:']
-  for (const name of commandNames()) {
-    const command = await commands[name]!()
-    lines.push(`  ${name.padEnd(16)}${command.summary}`)
+  for (const [name, load] of Object.entries(commands).sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`  ${name.padEnd(16)}${(await load()).summary}`)
   }
   lines.push('', 'Run `vitest-energy <command> --help` for a command’s options.', '')
   return lines.join('\n')
