@@ -52,3 +52,4 @@ export type {
   Volts,
   Watts,
 } from './units.js'
+export { formatJoules, formatPercent, formatSeconds, formatWatts } from './format.js'

@@ -1,0 +1,50 @@
+/**
+ * Human units for the edges (matcher messages, reporter, CLI). Internally everything is SI; these
+ * pick a readable prefix and a fixed number of significant digits.
+ */
+
+const SMALLEST: readonly [number, string] = [1e-9, 'n']
+const PREFIXES: ReadonlyArray<readonly [number, string]> = [
+  [1, ''],
+  [1e-3, 'm'],
+  [1e-6, 'µ'],
+  SMALLEST,
+]
+
+function withPrefix(value: number, unit: string, digits: number): string {
+  if (!Number.isFinite(value)) return `${value} ${unit}`
+  if (value === 0) return `0 ${unit}`
+  const magnitude = Math.abs(value)
+  const [scale, prefix] = PREFIXES.find(([s]) => magnitude >= s) ?? SMALLEST
+  const scaled = value / scale
+  const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(scaled))))
+  return `${scaled.toFixed(decimals)} ${prefix}${unit}`
+}
+
+/** `2.50 J`, `312 mJ`, `45.2 µJ` (three significant digits by default). */
+export function formatJoules(energyJ: number, digits = 3): string {
+  return withPrefix(energyJ, 'J', digits)
+}
+
+/** `1.20 W`, `350 mW`. */
+export function formatWatts(powerW: number, digits = 3): string {
+  return withPrefix(powerW, 'W', digits)
+}
+
+/** `1.50 s`, `250 ms`, `2m 05s`. */
+export function formatSeconds(durationS: number): string {
+  if (!Number.isFinite(durationS)) return `${durationS} s`
+  if (durationS >= 60) {
+    const minutes = Math.floor(durationS / 60)
+    const rest = Math.round(durationS - minutes * 60)
+    return `${minutes}m ${String(rest).padStart(2, '0')}s`
+  }
+  return withPrefix(durationS, 's', 3)
+}
+
+/** `0.042%` style percentages with enough digits to be non-zero when the value is. */
+export function formatPercent(percent: number): string {
+  if (percent === 0 || !Number.isFinite(percent)) return `${percent}%`
+  const decimals = Math.max(1, 1 - Math.floor(Math.log10(Math.abs(percent))))
+  return `${percent.toFixed(Math.min(decimals, 6))}%`
+}

@@ -1,0 +1,22 @@
+import { describe, expect, test } from 'vitest'
+import { formatJoules, formatPercent, formatSeconds, formatWatts } from '../../src/model/index.js'
+
+describe('human units', () => {
+  test('joules pick a prefix and keep three significant digits', () => {
+    expect(formatJoules(2.5), '2.5 J').toBe('2.50 J')
+    expect(formatJoules(0.312), '312 mJ').toBe('312 mJ')
+    expect(formatJoules(4.52e-5), '45.2 µJ').toBe('45.2 µJ')
+    expect(formatJoules(123.4), '123 J').toBe('123 J')
+    expect(formatJoules(0), 'zero').toBe('0 J')
+    expect(formatJoules(-0.05), 'negative').toBe('-50.0 mJ')
+  })
+
+  test('watts, seconds and percentages', () => {
+    expect(formatWatts(0.35)).toBe('350 mW')
+    expect(formatSeconds(1.5)).toBe('1.50 s')
+    expect(formatSeconds(0.25)).toBe('250 ms')
+    expect(formatSeconds(125)).toBe('2m 05s')
+    expect(formatPercent(0.0423)).toBe('0.042%')
+    expect(formatPercent(12.5)).toBe('12.5%')
+  })
+})
