@@ -1,0 +1,25 @@
+/**
+ * The energy matchers: one object for both Vitest's and Jest's `expect.extend`.
+ *
+ *   import { energyMatchers } from 'vitest-energy/matchers'
+ *   expect.extend(energyMatchers)
+ */
+import './vitest-types.js'
+import { toBeGreen, toBeRed } from './toBeGreen.js'
+import { toConsumeAtMost } from './toConsumeAtMost.js'
+import { toConsumeLessThan } from './toConsumeLessThan.js'
+import { toDrawLessThan } from './toDrawLessThan.js'
+import { toUseLessThanPercentOfBattery } from './toUseLessThanPercentOfBattery.js'
+
+export const energyMatchers = {
+  toConsumeLessThan,
+  toConsumeAtMost,
+  toDrawLessThan,
+  toUseLessThanPercentOfBattery,
+  toBeGreen,
+  toBeRed,
+}
+
+export type { BudgetOptions } from './_options.js'
+export { configureEnergyMatchers } from './_options.js'
+export type { Scope } from './_subject.js'

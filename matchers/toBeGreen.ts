@@ -1,0 +1,37 @@
+/** `expect(method).toBeGreen()` / `.not.toBeRed()`: the spectrum classifier's colour of a method. */
+import type { MethodColor, MethodEnergy } from '../src/model/index.js'
+import type { MatcherContext, MatcherResult } from './_budget.js'
+import { resolveSubject } from './_subject.js'
+
+function colorMatcher(expected: MethodColor, name: string) {
+  return function (this: MatcherContext, received: unknown): MatcherResult {
+    const subject = resolveSubject(received)
+    const hint = `expect(method)${this.isNot ? '.not' : ''}.${name}()`
+    if (subject.kind !== 'method') {
+      const reason =
+        subject.kind === 'unjudgeable' ? subject.reason : 'received a window, not a method'
+      return {
+        pass: this.isNot,
+        message: () => `${hint}\n\n${reason}; use run.method('com.example.Foo.bar')`,
+      }
+    }
+    const method: MethodEnergy = subject.method
+    if (method.color === undefined) {
+      return {
+        pass: this.isNot,
+        message: () =>
+          `${hint}\n\n${method.method} has no colour: the classifier has not run on this suite (enable it in the plugin options)`,
+      }
+    }
+    return {
+      pass: method.color === expected,
+      message: () =>
+        `${hint}\n\nExpected: ${this.isNot ? 'not ' : ''}${expected}\nReceived: ${method.color} for ${method.method}`,
+      actual: method.color,
+      expected,
+    }
+  }
+}
+
+export const toBeGreen = colorMatcher('green', 'toBeGreen')
+export const toBeRed = colorMatcher('red', 'toBeRed')

@@ -1,0 +1,24 @@
+// Typings for the energy matchers in Vitest 4 (`Matchers<T>` augmentation), loaded with the matchers.
+import type { BudgetOptions } from './_options.js'
+
+interface EnergyMatchers<R = unknown> {
+  /** Energy (joules, net by default) strictly below `joules`. */
+  toConsumeLessThan(joules: number, options?: BudgetOptions): R
+  /** Energy (joules, net by default) at or below `joules`. */
+  toConsumeAtMost(joules: number, options?: BudgetOptions): R
+  /** Average power (watts) over the window strictly below `watts`. */
+  toDrawLessThan(watts: number, options?: BudgetOptions): R
+  /** Share of the battery's capacity strictly below `percent` (0–100). */
+  toUseLessThanPercentOfBattery(percent: number, options?: Pick<BudgetOptions, 'inconclusive'>): R
+  /** The spectrum classifier coloured this method green. */
+  toBeGreen(): R
+  /** The spectrum classifier coloured this method red. */
+  toBeRed(): R
+}
+
+declare module 'vitest' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type, @typescript-eslint/no-explicit-any
+  interface Matchers<T = any> extends EnergyMatchers<T> {}
+}
+
+export type { EnergyMatchers }

@@ -1,0 +1,175 @@
+import { afterEach, describe, expect, expectTypeOf, test, vi } from 'vitest'
+import {
+  configureEnergyMatchers,
+  energyMatchers,
+  type BudgetOptions,
+} from '../../matchers/index.js'
+import { measuredResult, methodEnergy, type MeasuredEnergyResult } from '../../src/model/index.js'
+
+expect.extend(energyMatchers)
+
+const bind = methodEnergy({
+  method: 'com.example.trails.FeedAdapter.bind',
+  attribution: 'sampling',
+  localEnergyJ: 0.3,
+  nonLocalEnergyJ: 0.05,
+  inclusiveIntervalJ: { low: 0.3, high: 0.42, level: 0.95 },
+  color: 'red',
+})
+const load = methodEnergy({
+  method: 'com.example.trails.Feed.load',
+  attribution: 'sampling',
+  localEnergyJ: 0.1,
+  nonLocalEnergyJ: 0,
+  color: 'green',
+})
+
+function run(overrides: Partial<Parameters<typeof measuredResult>[0]> = {}): MeasuredEnergyResult {
+  return measuredResult({
+    label: 'opening the feed',
+    window: { clock: 'boottime', startNs: 0, endNs: 2_000_000_000 },
+    grossEnergyJ: 2.6,
+    baselinePowerW: 0.2,
+    components: [{ component: 'cpu', energyJ: 1.4 }],
+    rails: [{ rail: 'S4M_VDD_CPUCL0', subsystem: 'CPU(LITTLE)', energyJ: 0.9 }],
+    methods: [bind, load],
+    sources: { power: 'odpm', execution: 'simpleperf', sampleCount: 40, sensorRateHz: 20 },
+    battery: { capacityJ: 60_000, percentOfCapacity: 0.0037, percentPerHour: 6.6 },
+    ...overrides,
+  })
+}
+
+function failureOf(assertion: () => void): string {
+  try {
+    assertion()
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error('expected the assertion to fail, but it passed')
+}
+
+describe('toConsumeLessThan', () => {
+  test('passes below the limit and fails above it, on net energy by default', () => {
+    const r = run() // net = 2.6 − 0.2 × 2 = 2.2 J
+    expect(r).toConsumeLessThan(2.5)
+    expect(r).not.toConsumeLessThan(2.0)
+    const message = failureOf(() => expect(r).toConsumeLessThan(2.0))
+    expect(message).toContain('Expected: < 2.00 J (net)')
+    expect(message).toContain("Received: 2.20 J for 'opening the feed'")
+    expect(message).toContain('power: odpm, 20.0 Hz, 40 samples, execution: simpleperf')
+    expect(message).toContain('com.example.trails.FeedAdapter.bind  [red]')
+  })
+
+  test('is strict at the limit where toConsumeAtMost is not', () => {
+    const r = run({ grossEnergyJ: 2.4 }) // net = 2.0 J exactly
+    expect(r).not.toConsumeLessThan(2.0)
+    expect(r).toConsumeAtMost(2.0)
+  })
+
+  test('reads gross, rail and component scopes, and names what is missing', () => {
+    const r = run()
+    expect(r).toConsumeLessThan(2.7, { scope: 'gross' })
+    expect(r).not.toConsumeLessThan(2.5, { scope: 'gross' })
+    expect(r).toConsumeLessThan(1, { scope: 'rail:S4M_VDD_CPUCL0' })
+    expect(r).not.toConsumeLessThan(1, { scope: 'component:cpu' })
+    expect(failureOf(() => expect(r).toConsumeLessThan(1, { scope: 'rail:GPU' }))).toContain(
+      "no rail named 'GPU' in this window; rails: S4M_VDD_CPUCL0",
+    )
+  })
+
+  test('judges a method by its inclusive energy', () => {
+    expect(bind).toConsumeLessThan(0.45)
+    expect(load).not.toConsumeLessThan(0.05)
+    expect({ energyResult: bind }).toConsumeLessThan(0.45)
+  })
+})
+
+describe('inconclusive figures', () => {
+  afterEach(() => configureEnergyMatchers({ inconclusive: 'fail' }))
+
+  test('fail both ways with the number of repetitions that would decide', () => {
+    // bind: 0.35 J, 95% 0.30–0.42; a limit of 0.40 lies inside the interval
+    const message = failureOf(() => expect(bind).toConsumeLessThan(0.4))
+    // half-width 0.07, distance 0.05 → n' = ceil(1 × (0.07/0.05)²) = 2 → 1 more
+    expect(message).toContain(
+      'inconclusive: the limit lies inside the 95% interval; 1 more repetition would decide',
+    )
+    expect(message).toContain('(95% 300 mJ – 420 mJ)')
+    expect(failureOf(() => expect(bind).not.toConsumeLessThan(0.4))).toContain('inconclusive')
+  })
+
+  test('decide by the point estimate and warn when configured to', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined)
+    expect(bind).toConsumeLessThan(0.4, { inconclusive: 'warn' })
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('decided by the point estimate'))
+    configureEnergyMatchers({ inconclusive: 'warn' })
+    expect(bind).not.toConsumeLessThan(0.34)
+    warn.mockRestore()
+  })
+})
+
+describe('other limits', () => {
+  test('toDrawLessThan uses average net power over the window', () => {
+    const r = run() // 2.2 J over 2 s = 1.1 W net
+    expect(r).toDrawLessThan(1.2)
+    expect(r).not.toDrawLessThan(1.1)
+    expect(r).not.toDrawLessThan(1.2, { scope: 'gross' }) // 1.3 W gross
+  })
+
+  test('toUseLessThanPercentOfBattery reads the battery context, and says when there is none', () => {
+    expect(run()).toUseLessThanPercentOfBattery(0.01)
+    expect(run()).not.toUseLessThanPercentOfBattery(0.001)
+    const noBattery = { ...run() }
+    delete (noBattery as { battery?: unknown }).battery
+    expect(failureOf(() => expect(noBattery).toUseLessThanPercentOfBattery(1))).toContain(
+      'no battery context',
+    )
+  })
+
+  test('colours', () => {
+    expect(bind).toBeRed()
+    expect(bind).not.toBeGreen()
+    expect(load).toBeGreen()
+    const uncoloured = { ...load }
+    delete (uncoloured as { color?: unknown }).color
+    expect(failureOf(() => expect(uncoloured).not.toBeRed())).toContain('has no colour')
+  })
+})
+
+describe('bad input fails clearly, negated or not', () => {
+  test.each([
+    [null, 'received null'],
+    [42, 'received number 42'],
+    [
+      {
+        schemaVersion: 1,
+        status: 'failed',
+        label: 'x',
+        error: { code: 'E_X', message: 'device gone', hint: '' },
+        warnings: [],
+      },
+      'the energy window failed: device gone',
+    ],
+    [{ schemaVersion: 1, status: 'skipped', label: 'x', reason: 'no phone' }, 'skipped: no phone'],
+  ])('%j', (received, reason) => {
+    expect(failureOf(() => expect(received).toConsumeLessThan(1))).toContain(reason)
+    expect(failureOf(() => expect(received).not.toConsumeLessThan(1))).toContain(reason)
+  })
+
+  test('a negative or NaN limit', () => {
+    expect(failureOf(() => expect(run()).toConsumeLessThan(-1))).toContain('finite, non-negative')
+    expect(failureOf(() => expect(run()).toConsumeLessThan(Number.NaN))).toContain(
+      'finite, non-negative',
+    )
+  })
+})
+
+test('typings', () => {
+  expectTypeOf(expect(run()).toConsumeLessThan).parameters.toEqualTypeOf<
+    [joules: number, options?: BudgetOptions]
+  >()
+  // @ts-expect-error the limit is a number of joules, not a string
+  expect(() => expect(run()).toConsumeLessThan('2.5 J')).toThrow()
+  // @ts-expect-error scopes are net, gross, rail:<name> or component:<name>
+  expect(() => expect(run()).toConsumeLessThan(3, { scope: 'everything' })).toThrow()
+})
