@@ -117,7 +117,7 @@ const boundaryConfigs = Object.entries(boundaries).map(([folder, banned]) => ({
       'error',
       {
         patterns: banned.map((name) => ({
-          group: [`**/${name}/**`, `**/${name}`, `!**/node_modules/**`],
+          group: [`../**/${name}/**`, `../**/${name}`],
           message: `${folder} may not import ${name} (see docs/ARCHITECTURE.md).`,
         })),
       },
