@@ -1,0 +1,50 @@
+export type { AdbClient, AdbConnectOptions, AdbDevice, AdbErrorContext } from './client.js'
+export { connectAdb, isListening, mapAdbError } from './client.js'
+export type { DeviceInfo, DeviceState, PickOptions } from './discovery.js'
+export { listDevices, parseDeviceRow, pickDevice } from './discovery.js'
+export type { DeviceErrorCode } from './errors.js'
+export { DeviceErrors } from './errors.js'
+export type { ShellOptions, ShellResult } from './shell.js'
+export { buildCommandLine, quoteShellArg, shell, shellScript, shellStream } from './shell.js'
+export type { DeviceFileStat, PullOptions, PushOptions, TransferProgress } from './transfer.js'
+export { pull, pullToFile, push, statFile } from './transfer.js'
+export type { Lease, LeaseHolder, LeaseOptions } from './lease.js'
+export {
+  acquireLease,
+  defaultLeaseDir,
+  isAlive,
+  leaseFileName,
+  readLeaseHolderSync,
+} from './lease.js'
+export type { ClockMappingOptions, ClockReading, DeviceClock, DeviceClockMapping } from './clock.js'
+export {
+  estimateOffset,
+  hostNowNs,
+  mapDeviceClock,
+  parseEpochDate,
+  parseProcUptime,
+  parseTimerListNow,
+  readDeviceClock,
+} from './clock.js'
+export type {
+  AppCapability,
+  Capabilities,
+  ChargingCapability,
+  CurrentSign,
+  CurrentUnit,
+  Evidence,
+  FuelGaugeCapability,
+  OdpmCapability,
+  ProbeOptions,
+  ToolCapability,
+} from './probe.js'
+export {
+  assertProfileable,
+  currentSignOf,
+  currentUnitOf,
+  notProfileable,
+  parseDumpsysPackage,
+  parsePowerStatsChannels,
+  probeCapabilities,
+  voltageUnitOf,
+} from './probe.js'

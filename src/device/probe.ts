@@ -1,0 +1,418 @@
+/**
+ * Capability probe: what this device (and app) lets us measure, each answer with its evidence (the
+ * command and the output line it came from) so a user can see why.
+ *
+ * Fuel gauge unit and sign heuristic (documented in docs/devices.md):
+ * - unit: a running phone draws 20 mA–5 A. |current_now| ≥ 20 000 can only be µA (the kernel ABI);
+ *   1 ≤ |current_now| < 20 000 is read as mA (vendor quirk: 20 000 µA = 20 mA is below any awake
+ *   phone's draw). 0 gives no answer.
+ * - sign: only judged while discharging (not AC/USB/wireless powered per `dumpsys battery`, or
+ *   sysfs `status` = Discharging). Kernel convention is negative = discharging; a positive value
+ *   while discharging means the vendor flipped it. While charging the sign says nothing (the
+ *   charger's current minus the phone's draw can be either), so it is `unknown`.
+ * - voltage_now: µV per the ABI (3.0–4.6 V → 3e6–4.6e6); 3000–4600 is read as mV.
+ */
+import { EnergyError } from '../model/index.js'
+import type { AdbDevice } from './client.js'
+import { DeviceErrors } from './errors.js'
+import { quoteShellArg, shell, shellScript, type ShellResult } from './shell.js'
+
+/** Where an answer came from: the command and the output line (absent when nothing matched). */
+export interface Evidence {
+  readonly command: string
+  readonly line?: string
+  /** Exit status of the command, when not 0. */
+  readonly exitCode?: number
+}
+
+/** ODPM (on-device power monitor) rails, readable through `dumpsys powerstats`. */
+export interface OdpmCapability {
+  readonly available: boolean
+  /** Rail (channel) names, e.g. `S10M_VDD_TPU`. */
+  readonly rails: ReadonlyArray<{
+    readonly id: number
+    readonly name: string
+    readonly subsystem: string
+  }>
+  readonly evidence: readonly Evidence[]
+}
+
+export type CurrentUnit = 'uA' | 'mA'
+/** `negative-discharge` is the kernel convention; `positive-discharge` a vendor quirk. */
+export type CurrentSign = 'negative-discharge' | 'positive-discharge' | 'unknown'
+
+/** The battery fuel gauge as sysfs exposes it. */
+export interface FuelGaugeCapability {
+  readonly available: boolean
+  /** `/sys/class/power_supply/<node>`; the first node whose `type` is `Battery`. */
+  readonly node?: string
+  /** Raw `current_now` value read during the probe. */
+  readonly currentNowRaw?: number
+  readonly currentUnit?: CurrentUnit | 'unknown'
+  readonly currentSign?: CurrentSign
+  /** Raw `voltage_now` value. */
+  readonly voltageNowRaw?: number
+  readonly voltageUnit?: 'uV' | 'mV' | 'unknown'
+  /** Multiply a raw `current_now` by this to get amperes drawn from the battery (positive). */
+  readonly dischargeAmperesPerUnit?: number
+  readonly evidence: readonly Evidence[]
+}
+
+/** Power sources the framework reports (`dumpsys battery`). */
+export interface ChargingCapability {
+  readonly ac: boolean
+  readonly usb: boolean
+  readonly wireless: boolean
+  readonly dock: boolean
+  /** Any external power: fuel-gauge readings are disturbed while true. */
+  readonly powered: boolean
+  /** `status:` code from BatteryManager (2 charging, 3 discharging, 4 not charging, 5 full). */
+  readonly status?: number
+  readonly evidence: readonly Evidence[]
+}
+
+export interface ToolCapability {
+  readonly available: boolean
+  readonly evidence: readonly Evidence[]
+}
+
+/** Whether the app can be traced. `unknown`: see docs/devices.md (the flag is not always printed). */
+export interface AppCapability {
+  readonly packageName: string
+  readonly installed: boolean
+  readonly debuggable: boolean
+  readonly profileable: 'yes' | 'no' | 'unknown'
+  readonly versionName?: string
+  readonly evidence: readonly Evidence[]
+}
+
+/** Everything the probe found. */
+export interface Capabilities {
+  readonly serial: string
+  readonly model: string
+  readonly manufacturer: string
+  /** `ro.build.version.sdk` (API level); 0 when unreadable. */
+  readonly sdk: number
+  readonly odpm: OdpmCapability
+  readonly fuelGauge: FuelGaugeCapability
+  readonly charging: ChargingCapability
+  readonly perfetto: ToolCapability
+  readonly simpleperf: ToolCapability
+  /** Present when `app` was given. */
+  readonly app?: AppCapability
+  readonly evidence: readonly Evidence[]
+}
+
+/** Options of {@link probeCapabilities}. */
+export interface ProbeOptions {
+  /** Package name of the app under test. */
+  readonly app?: string
+}
+
+export async function probeCapabilities(
+  device: AdbDevice,
+  options: ProbeOptions = {},
+): Promise<Capabilities> {
+  const props = await run(device, ['getprop'])
+  const prop = (key: string): { value: string; line?: string } => {
+    const line = findLine(props.stdout, new RegExp(`^\\[${key.replace(/\./g, '\\.')}\\]: \\[`))
+    const value = line === undefined ? '' : (/\]: \[(.*)\]$/.exec(line)?.[1] ?? '')
+    return line === undefined ? { value } : { value, line }
+  }
+  const model = prop('ro.product.model')
+  const manufacturer = prop('ro.product.manufacturer')
+  const sdk = prop('ro.build.version.sdk')
+  const sdkLevel = /^\d+$/.test(sdk.value) ? Number(sdk.value) : 0
+  const charging = await probeCharging(device)
+  const capabilities: Capabilities = {
+    serial: device.serial,
+    model: model.value,
+    manufacturer: manufacturer.value,
+    sdk: sdkLevel,
+    odpm: await probeOdpm(device),
+    fuelGauge: await probeFuelGauge(device, charging),
+    charging,
+    perfetto: await probeTool(device, '/system/bin/perfetto'),
+    simpleperf: await probeTool(device, '/system/bin/simpleperf'),
+    evidence: [model, manufacturer, sdk].map((p) => evidence(props, p.line)),
+  }
+  if (options.app === undefined) return capabilities
+  return { ...capabilities, app: await probeApp(device, options.app, sdkLevel) }
+}
+
+/** `dumpsys powerstats`: `ChannelId: 0, ChannelName: S10M_VDD_TPU, ChannelSubsystem: TPU`. */
+export function parsePowerStatsChannels(
+  stdout: string,
+): Array<{ id: number; name: string; subsystem: string; line: string }> {
+  const rails: Array<{ id: number; name: string; subsystem: string; line: string }> = []
+  const seen = new Set<number>()
+  for (const raw of stdout.split('\n')) {
+    const line = raw.trim()
+    const match = /^ChannelId:\s*(\d+),\s*ChannelName:\s*([^,]+),\s*ChannelSubsystem:\s*(.*)$/.exec(
+      line,
+    )
+    if (match === null) continue
+    const id = Number(match[1])
+    if (seen.has(id)) continue
+    seen.add(id)
+    rails.push({ id, name: (match[2] ?? '').trim(), subsystem: (match[3] ?? '').trim(), line })
+  }
+  return rails
+}
+
+async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
+  const result = await run(device, ['dumpsys', 'powerstats'])
+  const rails = result.exitCode === 0 ? parsePowerStatsChannels(result.stdout) : []
+  return {
+    available: rails.length > 0,
+    rails: rails.map(({ id, name, subsystem }) => ({ id, name, subsystem })),
+    evidence:
+      rails.length > 0
+        ? rails.slice(0, 3).map((r) => evidence(result, r.line))
+        : [evidence(result, firstLine(result.stdout))],
+  }
+}
+
+async function probeCharging(device: AdbDevice): Promise<ChargingCapability> {
+  const result = await run(device, ['dumpsys', 'battery'])
+  const flag = (label: string): { on: boolean; line?: string } => {
+    const line = findLine(result.stdout, new RegExp(`^\\s*${label} powered: (true|false)\\s*$`))
+    return line === undefined ? { on: false } : { on: line.trim().endsWith('true'), line }
+  }
+  const ac = flag('AC')
+  const usb = flag('USB')
+  const wireless = flag('Wireless')
+  const dock = flag('Dock')
+  const statusLine = findLine(result.stdout, /^\s*status: \d+\s*$/)
+  const evidences = [ac, usb, wireless, dock]
+    .filter((f) => f.line !== undefined)
+    .map((f) => evidence(result, f.line))
+  if (statusLine !== undefined) evidences.push(evidence(result, statusLine))
+  const base = {
+    ac: ac.on,
+    usb: usb.on,
+    wireless: wireless.on,
+    dock: dock.on,
+    powered: ac.on || usb.on || wireless.on || dock.on,
+    evidence: evidences.length > 0 ? evidences : [evidence(result, firstLine(result.stdout))],
+  }
+  return statusLine === undefined ? base : { ...base, status: Number(statusLine.split(':')[1]) }
+}
+
+/** Reads a sysfs integer node; undefined when absent or not an integer. */
+async function readSysfsInt(
+  device: AdbDevice,
+  path: string,
+): Promise<{ value?: number; evidence: Evidence }> {
+  const result = await run(device, ['cat', path])
+  const text = result.stdout.trim()
+  if (result.exitCode !== 0 || !/^-?\d+$/.test(text)) {
+    return { evidence: evidence(result, firstLine(result.stdout)) }
+  }
+  return { value: Number(text), evidence: evidence(result, text) }
+}
+
+/** The unit of a raw `current_now` reading (see the file comment). */
+export function currentUnitOf(raw: number): CurrentUnit | 'unknown' {
+  const magnitude = Math.abs(raw)
+  if (magnitude >= 20_000) return 'uA'
+  if (magnitude >= 1) return 'mA'
+  return 'unknown'
+}
+
+/** The sign convention of a raw `current_now` read while discharging. */
+export function currentSignOf(raw: number, discharging: boolean): CurrentSign {
+  if (!discharging || raw === 0) return 'unknown'
+  return raw < 0 ? 'negative-discharge' : 'positive-discharge'
+}
+
+export function voltageUnitOf(raw: number): 'uV' | 'mV' | 'unknown' {
+  if (raw >= 2_500_000 && raw <= 5_000_000) return 'uV'
+  if (raw >= 2_500 && raw <= 5_000) return 'mV'
+  return 'unknown'
+}
+
+async function probeFuelGauge(
+  device: AdbDevice,
+  charging: ChargingCapability,
+): Promise<FuelGaugeCapability> {
+  const root = '/sys/class/power_supply'
+  const listing = await run(device, ['ls', root])
+  const evidences: Evidence[] = [evidence(listing, firstLine(listing.stdout))]
+  const nodes =
+    listing.exitCode === 0 ? listing.stdout.split(/\s+/).filter((n) => n.length > 0) : []
+  // Prefer the conventional name, then any node of type Battery.
+  nodes.sort((a, b) => Number(b === 'battery') - Number(a === 'battery'))
+  for (const node of nodes) {
+    const typeResult = await run(device, ['cat', `${root}/${node}/type`])
+    if (typeResult.stdout.trim() !== 'Battery') continue
+    evidences.push(evidence(typeResult, typeResult.stdout.trim()))
+    const dir = `${root}/${node}`
+    const current = await readSysfsInt(device, `${dir}/current_now`)
+    const voltage = await readSysfsInt(device, `${dir}/voltage_now`)
+    const status = await run(device, ['cat', `${dir}/status`])
+    evidences.push(current.evidence, voltage.evidence)
+    const statusText = status.exitCode === 0 ? status.stdout.trim() : ''
+    if (statusText !== '') evidences.push(evidence(status, statusText))
+    if (current.value === undefined) {
+      return { available: false, node: dir, evidence: evidences }
+    }
+    const discharging =
+      statusText === 'Discharging' ||
+      (statusText === '' && !charging.powered && charging.status !== 2)
+    const unit = currentUnitOf(current.value)
+    const sign = currentSignOf(current.value, discharging && !charging.powered)
+    const perUnit = unit === 'uA' ? 1e-6 : unit === 'mA' ? 1e-3 : undefined
+    const signFactor =
+      sign === 'positive-discharge' ? 1 : sign === 'negative-discharge' ? -1 : undefined
+    const gauge: FuelGaugeCapability = {
+      available: true,
+      node: dir,
+      currentNowRaw: current.value,
+      currentUnit: unit,
+      currentSign: sign,
+      evidence: evidences,
+      ...(voltage.value === undefined
+        ? {}
+        : { voltageNowRaw: voltage.value, voltageUnit: voltageUnitOf(voltage.value) }),
+      ...(perUnit === undefined || signFactor === undefined
+        ? {}
+        : { dischargeAmperesPerUnit: perUnit * signFactor }),
+    }
+    return gauge
+  }
+  return { available: false, evidence: evidences }
+}
+
+async function probeTool(device: AdbDevice, path: string): Promise<ToolCapability> {
+  const result = await run(device, ['ls', path])
+  return {
+    available: result.exitCode === 0 && result.stdout.includes(path),
+    evidence: [evidence(result, firstLine(result.stdout))],
+  }
+}
+
+/** Flags inside `name=[ A B C ]` on a `dumpsys package` line. */
+function flagsOf(line: string | undefined): string[] {
+  const match = line === undefined ? null : /=\[\s*(.*?)\s*\]/.exec(line)
+  return match === null ? [] : (match[1] ?? '').split(/\s+/).filter((f) => f.length > 0)
+}
+
+/**
+ * Reads `dumpsys package <pkg>`: the `Package [<pkg>]` section's `flags=[ … ]`, `pkgFlags=[ … ]`
+ * and `privateFlags=[ … ]` lines (AOSP Settings.dumpPackageLPr, printFlags with FLAG_DUMP_SPEC).
+ */
+export function parseDumpsysPackage(
+  stdout: string,
+  packageName: string,
+  sdk: number,
+): Omit<AppCapability, 'evidence'> & { lines: string[] } {
+  const lines = stdout.split('\n')
+  const header = `Package [${packageName}]`
+  const start = lines.findIndex((l) => l.trim().startsWith(header))
+  if (start < 0) {
+    return { packageName, installed: false, debuggable: false, profileable: 'no', lines: [] }
+  }
+  const indent = /^\s*/.exec(lines[start] ?? '')?.[0].length ?? 0
+  const section: string[] = []
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i] ?? ''
+    if (line.trim() !== '' && (/^\s*/.exec(line)?.[0].length ?? 0) <= indent) break
+    section.push(line)
+  }
+  const pick = (key: string): string | undefined =>
+    section.find((l) => new RegExp(`^\\s*${key}=\\[`).test(l))
+  const flagsLine = pick('flags')
+  const pkgFlagsLine = pick('pkgFlags')
+  const privateLine = pick('privateFlags') ?? pick('privatePkgFlags')
+  const flags = new Set([...flagsOf(flagsLine), ...flagsOf(pkgFlagsLine)])
+  const privateFlags = flagsOf(privateLine)
+  const debuggable = flags.has('DEBUGGABLE')
+  const profileableToken = [...flags, ...privateFlags].some((f) => /PROFILEABLE/.test(f))
+  let profileable: AppCapability['profileable']
+  if (debuggable || profileableToken) profileable = 'yes'
+  else if (sdk > 0 && sdk < 29)
+    profileable = 'no' // <profileable> exists from API 29
+  else profileable = 'unknown'
+  const versionLine = section.find((l) => /^\s*versionName=/.test(l))
+  const used = [header, flagsLine, pkgFlagsLine, privateLine, versionLine].filter(
+    (l): l is string => l !== undefined,
+  )
+  return {
+    packageName,
+    installed: true,
+    debuggable,
+    profileable,
+    ...(versionLine === undefined ? {} : { versionName: versionLine.split('=')[1]?.trim() ?? '' }),
+    lines: used.map((l) => l.trim()),
+  }
+}
+
+async function probeApp(
+  device: AdbDevice,
+  packageName: string,
+  sdk: number,
+): Promise<AppCapability> {
+  const result = await run(device, ['dumpsys', 'package', packageName])
+  const { lines, ...app } = parseDumpsysPackage(result.stdout, packageName, sdk)
+  return {
+    ...app,
+    evidence:
+      lines.length > 0
+        ? lines.map((l) => evidence(result, l))
+        : [evidence(result, firstLine(result.stdout))],
+  }
+}
+
+/** Throws E_APP_NOT_INSTALLED / E_NOT_PROFILEABLE when the probe shows the app cannot be traced. */
+export function assertProfileable(app: AppCapability, serial: string): void {
+  if (!app.installed) {
+    throw new EnergyError({
+      code: DeviceErrors.APP_NOT_INSTALLED,
+      message: `${app.packageName} is not installed`,
+      hint: 'Install the app under test first (`adb install -r app.apk`), or fix the package name.',
+      details: { serial, package: app.packageName },
+    })
+  }
+  if (app.profileable === 'no') throw notProfileable(app.packageName, serial)
+}
+
+/** The error for an app that `am profile` / simpleperf refuse (also used on a SecurityException). */
+export function notProfileable(packageName: string, serial: string, cause?: unknown): EnergyError {
+  return new EnergyError({
+    code: DeviceErrors.NOT_PROFILEABLE,
+    message: `${packageName} is neither debuggable nor profileable by shell, so it cannot be method-traced or sampled`,
+    hint:
+      'Add <profileable android:shell="true"/> inside <application> in the manifest (API 29+), ' +
+      'or install a debuggable build (debug builds inflate energy: prefer profileable).',
+    details: { serial, package: packageName },
+    cause,
+  })
+}
+
+async function run(device: AdbDevice, argv: readonly string[]): Promise<ShellResult> {
+  // stderr is merged into stdout by legacy adb shell; a `2>&1` keeps it so on v2 servers too.
+  return argv.length === 1 && argv[0] === 'getprop'
+    ? shell(device, argv)
+    : shellScript(device, `${argv.map(quoteShellArg).join(' ')} 2>&1`)
+}
+
+function evidence(result: ShellResult, line: string | undefined): Evidence {
+  return {
+    command: result.command.replace(/ 2>&1$/, ''),
+    ...(line === undefined ? {} : { line: line.trim() }),
+    ...(result.exitCode === 0 ? {} : { exitCode: result.exitCode }),
+  }
+}
+
+function findLine(text: string, pattern: RegExp): string | undefined {
+  return text
+    .split('\n')
+    .find((l) => pattern.test(l.replace(/\r$/, '')))
+    ?.replace(/\r$/, '')
+}
+
+function firstLine(text: string): string | undefined {
+  const line = text.split('\n').find((l) => l.trim() !== '')
+  return line?.trim()
+}
