@@ -8,6 +8,7 @@ export default defineConfig({
       'reporter/**/*.test.ts',
       'matchers/**/*.test.ts',
     ],
+    exclude: ['**/node_modules/**', 'test/fixtures/**', 'dist/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

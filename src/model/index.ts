@@ -1,3 +1,4 @@
+import type {} from './task-meta.js'
 export type { ClockMapping, ClockName } from './clock.js'
 export { invertMapping, mapTime } from './clock.js'
 export type {

@@ -1,0 +1,172 @@
+/** The `energy` reporter's terminal output: per test energy, methods, rails, warnings, summary. */
+import {
+  formatJoules,
+  formatPercent,
+  formatSeconds,
+  formatWatts,
+  type MeasuredEnergyResult,
+  type MethodColor,
+} from '../src/model/index.js'
+import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
+import type { Screen } from './screen.js'
+
+export interface TerminalOptions {
+  /** Methods shown per window. @default 3 */
+  readonly topMethods?: number
+}
+
+export function renderTerminal(
+  report: EnergyReport,
+  screen: Screen,
+  options: TerminalOptions = {},
+): string {
+  const c = screen.colors
+  const lines: string[] = [
+    '',
+    c.bold(c.cyan(' ENERGY ')) + c.dim(` ${describeSources(report)}`),
+    '',
+  ]
+  if (report.tests.length === 0) {
+    lines.push(c.dim('  No test measured energy. Use the `energy` fixture (see the README).'), '')
+    return lines.join('\n')
+  }
+  let file = ''
+  const nameWidth = Math.min(48, Math.max(...report.tests.map((t) => t.name.length)))
+  for (const test of report.tests) {
+    if (test.file !== file) {
+      file = test.file
+      lines.push(` ${c.bold(file)}`)
+    }
+    lines.push(...renderTest(test, screen, options.topMethods ?? 3, nameWidth))
+  }
+  lines.push('', ...renderSummary(report, screen), '')
+  return lines.join('\n')
+}
+
+function renderTest(
+  test: ReportedTest,
+  screen: Screen,
+  topMethods: number,
+  nameWidth: number,
+): string[] {
+  const c = screen.colors
+  const mark =
+    test.state === 'passed' ? c.green('✓') : test.state === 'failed' ? c.red('✗') : c.dim('↓')
+  const lines: string[] = []
+  const windows = measuredWindows(test)
+  const head = `   ${mark} ${test.name.padEnd(nameWidth)}`
+  if (windows.length === 0) {
+    lines.push(head.trimEnd())
+  } else {
+    const figures = [
+      c.bold(formatJoules(test.netEnergyJ).padStart(9)) + ' net',
+      formatJoules(test.grossEnergyJ).padStart(9) + ' gross',
+      formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
+      formatSeconds(test.durationS).padStart(8),
+    ].join('  ')
+    lines.push(`${head}  ${c.dim('·')} ${figures}`)
+  }
+  for (const result of test.results) {
+    if (result.status === 'failed') {
+      lines.push(
+        `       ${c.red(`energy window '${result.label}' failed: ${result.error.code}`)} ${result.error.message.split('\n')[0] ?? ''}`,
+      )
+      continue
+    }
+    if (result.status === 'skipped') {
+      lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
+      continue
+    }
+    lines.push(...renderWindow(result, windows.length > 1, screen, topMethods))
+  }
+  return lines
+}
+
+function renderWindow(
+  r: MeasuredEnergyResult,
+  labelled: boolean,
+  screen: Screen,
+  topMethods: number,
+): string[] {
+  const c = screen.colors
+  const indent = '       '
+  const lines: string[] = []
+  if (labelled) {
+    const interval = r.netIntervalJ
+      ? ` (95% ${formatJoules(r.netIntervalJ.low)}–${formatJoules(r.netIntervalJ.high)})`
+      : ''
+    lines.push(
+      `${indent}${c.dim('window')} ${r.label}: ${formatJoules(r.netEnergyJ)} net${interval}, ${formatSeconds(r.durationS)}`,
+    )
+  } else if (r.netIntervalJ) {
+    lines.push(
+      `${indent}${c.dim(`95% interval ${formatJoules(r.netIntervalJ.low)} – ${formatJoules(r.netIntervalJ.high)}`)}`,
+    )
+  }
+  const methods = r.methods.slice(0, topMethods)
+  if (methods.length > 0) {
+    lines.push(
+      `${indent}${c.dim('methods')} ` +
+        methods
+          .map(
+            (m) =>
+              `${formatJoules(m.inclusiveEnergyJ)} ${shortName(m.method)}${colorTag(m.color, screen)}`,
+          )
+          .join(c.dim(' · ')),
+    )
+  }
+  if (r.rails.length > 0) {
+    const rails = [...r.rails].sort((a, b) => b.energyJ - a.energyJ).slice(0, 4)
+    lines.push(
+      `${indent}${c.dim('rails')}   ${rails.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
+    )
+  }
+  if (r.battery) {
+    lines.push(
+      `${indent}${c.dim('battery')} ${formatPercent(r.battery.percentOfCapacity)} of capacity, ${formatPercent(r.battery.percentPerHour)} per hour at this power`,
+    )
+  }
+  for (const w of r.warnings) {
+    const tone = w.severity === 'error' ? c.red : w.severity === 'warning' ? c.yellow : c.dim
+    lines.push(`${indent}${tone(`⚠ ${w.code}`)} ${w.message}`)
+  }
+  return lines
+}
+
+function renderSummary(report: EnergyReport, screen: Screen): string[] {
+  const c = screen.colors
+  const s = report.summary
+  const lines = [
+    ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.tests} test${s.tests === 1 ? '' : 's'}` +
+      (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : '') +
+      (s.warnings > 0 ? c.yellow(` · ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`) : ''),
+  ]
+  if (s.worst.length > 0) {
+    lines.push(
+      ` ${c.bold('Hungriest')} ${s.worst
+        .slice(0, 3)
+        .map((w) => `${w.name} ${c.dim(`(${formatJoules(w.netEnergyJ)})`)}`)
+        .join(c.dim(' · '))}`,
+    )
+  }
+  return lines
+}
+
+function describeSources(report: EnergyReport): string {
+  const sources = report.summary.sources
+  return sources.length > 0 ? `power: ${sources.join(', ')}` : ''
+}
+
+/** `com.example.trails.FeedAdapter.bind` → `FeedAdapter.bind` (class and method are what people scan for). */
+export function shortName(method: string): string {
+  const parts = method.split('.')
+  return parts.length > 2 ? parts.slice(-2).join('.') : method
+}
+
+function colorTag(color: MethodColor | undefined, screen: Screen): string {
+  const c = screen.colors
+  if (color === 'red') return ' ' + c.red('●red')
+  if (color === 'yellow') return ' ' + c.yellow('●yellow')
+  if (color === 'green') return ' ' + c.green('●green')
+  return ''
+}
