@@ -1,0 +1,827 @@
+/**
+ * The simulated phone's physics and app runtime. When a UI action fires, its work is scheduled at
+ * once into append-only records — execution slices per thread/core (with thread-CPU time), call
+ * records, hardware intervals (radio bursts + tails, GPS, wakelocks, Bluetooth, sensors) and screen
+ * state changes. Power is piecewise constant between record boundaries, so any window integrates
+ * exactly (`groundTruth`). Deterministic for a seed and a sequence of (action, time) pairs.
+ *
+ * Scheduler (documented in docs/virtual-device.md): every thread is pinned to one core when it
+ * first runs (`main`/`RenderThread` on the UI cluster, other threads round-robin on cluster 0);
+ * each core runs its work FIFO without preemption at its cluster's fixed busy frequency.
+ */
+import type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './app-model.js'
+import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
+
+/** A call as it ran (or will run): times on CLOCK_BOOTTIME, ns. */
+export interface CallRecord {
+  readonly id: number
+  readonly method: string
+  readonly signature: string
+  readonly file: string
+  readonly tid: number
+  /** Parent call on the same thread, -1 for a root. */
+  readonly parentId: number
+  readonly depth: number
+  readonly enterNs: number
+  exitNs: number
+  /** Thread-CPU time of the thread at entry/exit, ns since the thread started. */
+  readonly enterThreadCpuNs: number
+  exitThreadCpuNs: number
+  /** Distinct methods on the stack from the root down to this call (inclusive attribution). */
+  readonly stack: readonly string[]
+  /** Set by force-stop for calls that never got to run. */
+  cancelled: boolean
+}
+
+/** One stretch of a thread running its own code (self time of one call) on one core. */
+export interface ExecSlice {
+  readonly callId: number
+  readonly tid: number
+  readonly core: number
+  readonly cluster: number
+  readonly startNs: number
+  endNs: number
+  /** Per-core power at the cluster's busy frequency, W. */
+  readonly coreW: number
+}
+
+export type HardwareKind = 'wifi' | 'cellular' | 'gps' | 'wakelock' | 'bluetooth' | 'sensor'
+
+/** Hardware in use, started by a call. `endNs` is Infinity while open (leaks end at force-stop). */
+export interface HardwareRecord {
+  readonly kind: HardwareKind
+  readonly callId: number
+  readonly method: string
+  readonly startNs: number
+  endNs: number
+  /** Radios: tail after `endNs`, ns. */
+  tailNs: number
+  readonly tag?: string
+  /** Screen whose exit closes the session (`until-screen-exit`). */
+  readonly screenId?: string
+}
+
+export interface SimThread {
+  readonly tid: number
+  readonly name: string
+  readonly core: number
+  readonly cluster: number
+  /** Thread-CPU time scheduled so far, ns. */
+  cpuNs: number
+}
+
+/** A window's ground truth, what `vdev ground-truth` prints. */
+export interface GroundTruth {
+  readonly fromNs: number
+  readonly toNs: number
+  readonly durationNs: number
+  /** Whole-device energy in the window, J (= Σ components = Σ rails). */
+  readonly totalEnergyJ: number
+  /** Energy of the suspend floor (always drawn), J. */
+  readonly idleFloorEnergyJ: number
+  readonly idleFloorPowerW: number
+  /** Marginal CPU energy of the app's threads (core + shared cluster/active cost), J. */
+  readonly appCpuEnergyJ: number
+  readonly components: Readonly<Record<SimComponent, number>>
+  readonly rails: Readonly<Record<string, number>>
+  /** Per method, sorted by method name. */
+  readonly methods: readonly MethodTruth[]
+}
+
+export type SimComponent =
+  'cpu' | 'screen' | 'wifi' | 'cellular' | 'gps' | 'bluetooth' | 'other' | 'idle'
+
+export interface MethodTruth {
+  readonly method: string
+  /** Calls entered inside the window. */
+  readonly calls: number
+  readonly selfCpuNs: number
+  readonly inclusiveCpuNs: number
+  /** Marginal CPU energy of the method's own execution, J. */
+  readonly selfEnergyJ: number
+  /** Marginal CPU energy of the method and everything it called on its thread, J. */
+  readonly inclusiveEnergyJ: number
+  /** Device energy it initiated asynchronously (radio active + tail, GPS, wakelock, BT, sensors), J. */
+  readonly asyncEnergyJ: number
+}
+
+export interface SimulationOptions {
+  readonly model: AppModel
+  readonly power: PowerModel
+  /** Seeds the per-call CPU cost jitter. @default 1 */
+  readonly seed?: number
+  /** CLOCK_BOOTTIME now, ns. */
+  readonly now: () => number
+  /** Relative standard deviation of each call's CPU cost. @default 0.03 */
+  readonly cpuJitter?: number
+  /** Screen brightness at boot, 0–255. @default 102 */
+  readonly brightness?: number
+}
+
+interface ScreenState {
+  readonly tNs: number
+  readonly on: boolean
+  readonly brightness: number
+}
+
+interface Periodic {
+  nextNs: number
+  readonly everyNs: number
+  remaining: number
+  readonly calls: readonly MethodCall[]
+}
+
+const COMPONENTS: readonly SimComponent[] = [
+  'cpu',
+  'screen',
+  'wifi',
+  'cellular',
+  'gps',
+  'bluetooth',
+  'other',
+  'idle',
+]
+
+/** mulberry32: small, fast, deterministic. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Standard normal from a uniform source (Box–Muller). */
+export function gaussian(next: () => number): number {
+  const u = Math.max(next(), 1e-12)
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next())
+}
+
+function simpleClass(method: string): string {
+  const parts = method.split('.')
+  const cls = parts[parts.length - 2] ?? 'Unknown'
+  return cls.split('$')[0] ?? cls
+}
+
+export class Simulation {
+  readonly model: AppModel
+  readonly power: PowerModel
+  readonly calls: CallRecord[] = []
+  readonly slices: ExecSlice[] = []
+  readonly hardware: HardwareRecord[] = []
+  readonly screenStates: ScreenState[]
+  /** Every action fired, for test assertions: `tap feed-list @123ns`. */
+  readonly actionLog: string[] = []
+  private readonly now: () => number
+  private readonly random: () => number
+  private readonly jitter: number
+  private threads = new Map<string, SimThread>()
+  private coreBusyUntil = new Map<number, number>()
+  private nextLittleCore = 0
+  private nextUiCore = 0
+  private otherThreads = 0
+  private periodics: Periodic[] = []
+  private pending: { call: MethodCall; thread: string; readyNs: number }[] = []
+  private pidValue: number | undefined
+  private screenId: string | undefined
+  private history: string[] = []
+  private focused: Widget | undefined
+  private cache: { tNs: number; totalJ: number; rails: Record<string, number> } = {
+    tNs: 0,
+    totalJ: 0,
+    rails: {},
+  }
+
+  constructor(options: SimulationOptions) {
+    this.model = options.model
+    this.power = options.power
+    this.now = options.now
+    this.random = prng(options.seed ?? 1)
+    this.jitter = options.cpuJitter ?? 0.03
+    this.screenStates = [{ tNs: 0, on: true, brightness: options.brightness ?? 102 }]
+  }
+
+  // ── app lifecycle ────────────────────────────────────────────────────────────────────────
+
+  /** Pid of the running app process, undefined when stopped. */
+  get pid(): number | undefined {
+    return this.pidValue
+  }
+
+  /** Id of the screen in front, undefined when the launcher (home) is shown. */
+  get currentScreenId(): string | undefined {
+    return this.screenId
+  }
+
+  currentScreen(): Screen | undefined {
+    return this.model.screens.find((s) => s.id === this.screenId)
+  }
+
+  get screenOn(): boolean {
+    return this.lastScreenState().on
+  }
+
+  get brightness(): number {
+    return this.lastScreenState().brightness
+  }
+
+  /** Threads of the running process (main first). */
+  threadList(): SimThread[] {
+    return [...this.threads.values()].sort((a, b) => a.tid - b.tid)
+  }
+
+  /** Starts the app (cold start) with process id `pid` and shows the initial screen. */
+  launch(pid: number): void {
+    const t = this.now()
+    this.materialize(t)
+    this.pidValue = pid
+    this.threads = new Map()
+    this.otherThreads = 0
+    this.thread('main')
+    this.history = []
+    this.actionLog.push(`launch pid=${pid} @${t}`)
+    this.show(this.model.initialScreen ?? this.model.screens[0]?.id, t)
+    this.drain()
+  }
+
+  /** Brings a running app to the front (warm start), showing its last or initial screen. */
+  resume(): void {
+    const t = this.now()
+    this.materialize(t)
+    this.show(this.history.pop() ?? this.model.initialScreen ?? this.model.screens[0]?.id, t)
+    this.drain()
+  }
+
+  /** `am force-stop`: ends the process, cancels queued work and closes every open session. */
+  forceStop(): void {
+    const t = this.now()
+    this.materialize(t)
+    this.actionLog.push(`force-stop @${t}`)
+    for (const s of this.slices) {
+      if (s.endNs > t) s.endNs = Math.max(s.startNs, t)
+    }
+    for (const c of this.calls) {
+      if (c.enterNs >= t && c.exitNs > c.enterNs) c.cancelled = true
+      if (c.exitNs > t) {
+        c.exitNs = Math.max(c.enterNs, t)
+        c.exitThreadCpuNs = c.enterThreadCpuNs
+      }
+    }
+    for (const h of this.hardware) {
+      if (h.endNs > t) h.endNs = Math.max(h.startNs, t)
+      if (h.startNs >= t) h.tailNs = 0
+    }
+    this.coreBusyUntil.clear()
+    this.periodics = []
+    this.pending = []
+    this.pidValue = undefined
+    if (this.screenId !== undefined) this.leaveScreen(t)
+    this.screenId = undefined
+    this.history = []
+    this.focused = undefined
+  }
+
+  // ── input ────────────────────────────────────────────────────────────────────────────────
+
+  /** Topmost widget of the current screen containing (x, y), or undefined. */
+  hitTest(x: number, y: number): Widget | undefined {
+    const widgets = this.currentScreen()?.widgets ?? []
+    for (let i = widgets.length - 1; i >= 0; i--) {
+      const w = widgets[i]
+      if (w === undefined) continue
+      const [l, t, r, b] = w.bounds
+      if (x >= l && x < r && y >= t && y < b) return w
+    }
+    return undefined
+  }
+
+  /** `input tap x y`: fires the hit widget's tap work. Returns the widget hit, if any. */
+  tap(x: number, y: number): Widget | undefined {
+    if (!this.screenOn || this.pidValue === undefined) return undefined
+    const widget = this.hitTest(x, y)
+    if (widget === undefined) return undefined
+    const t = this.now()
+    this.actionLog.push(`tap ${widget.contentDesc ?? widget.resourceId ?? '?'} @${t}`)
+    if (widget.className === 'android.widget.EditText') this.focused = widget
+    const work = widget.actions?.tap
+    if (work !== undefined) this.fire(work, t)
+    return widget
+  }
+
+  /** `input text`: fires the focused widget's text work. */
+  typeText(text: string): boolean {
+    const widget = this.focused
+    if (widget === undefined || this.pidValue === undefined) return false
+    const t = this.now()
+    this.actionLog.push(`text ${JSON.stringify(text)} @${t}`)
+    const work = widget.actions?.text
+    if (work !== undefined) this.fire(work, t)
+    return true
+  }
+
+  /** `input keyevent`: BACK (4), HOME (3), POWER (26), SLEEP (223), WAKEUP (224). */
+  keyevent(code: number): void {
+    const t = this.now()
+    this.materialize(t)
+    this.actionLog.push(`keyevent ${code} @${t}`)
+    if (code === 26) this.setScreen(t, !this.screenOn, this.brightness)
+    else if (code === 223) this.setScreen(t, false, this.brightness)
+    else if (code === 224) this.setScreen(t, true, this.brightness)
+    else if (code === 3 && this.screenId !== undefined) {
+      this.history.push(this.screenId)
+      this.leaveScreen(t)
+      this.screenId = undefined
+    } else if (code === 4 && this.screenId !== undefined) {
+      const back = this.history.pop()
+      this.leaveScreen(t)
+      this.screenId = undefined
+      if (back !== undefined) this.enterScreen(back, t)
+      this.drain()
+    }
+  }
+
+  /** `settings put system screen_brightness N`. */
+  setBrightness(value: number): void {
+    const t = this.now()
+    this.setScreen(t, this.screenOn, Math.max(0, Math.min(255, Math.round(value))))
+  }
+
+  // ── scheduling ───────────────────────────────────────────────────────────────────────────
+
+  /** Runs `work` as if a UI action fired now (also what taps and screen entries do). */
+  fire(work: Work, t = this.now()): void {
+    this.materialize(t)
+    if (work.brightness !== undefined) this.setScreen(t, this.screenOn, work.brightness)
+    for (const call of work.calls ?? []) this.post(call, call.thread ?? 'main', t)
+    if (work.periodic !== undefined) {
+      this.periodics.push({
+        nextNs: t + work.periodic.everyMs * 1e6,
+        everyNs: work.periodic.everyMs * 1e6,
+        remaining: work.periodic.count ?? Number.POSITIVE_INFINITY,
+        calls: work.periodic.calls,
+      })
+    }
+    if (work.navigate !== undefined) this.show(work.navigate, t)
+    this.drain()
+  }
+
+  /** Schedules periodic ticks due at or before `tNs` (called before every action and query). */
+  materialize(tNs: number): void {
+    for (;;) {
+      let next: Periodic | undefined
+      for (const p of this.periodics) {
+        if (p.remaining > 0 && p.nextNs <= tNs && (next === undefined || p.nextNs < next.nextNs)) {
+          next = p
+        }
+      }
+      if (next === undefined) break
+      for (const call of next.calls) this.post(call, call.thread ?? 'main', next.nextNs)
+      this.drain()
+      next.nextNs += next.everyNs
+      next.remaining -= 1
+    }
+  }
+
+  private show(id: string | undefined, t: number): void {
+    if (id === undefined) return
+    if (this.screenId !== undefined) {
+      this.history.push(this.screenId)
+      this.leaveScreen(t)
+    }
+    this.enterScreen(id, t)
+  }
+
+  private enterScreen(id: string, t: number): void {
+    this.screenId = id
+    this.focused = undefined
+    const screen = this.currentScreen()
+    if (screen?.onEnter !== undefined) {
+      const work = screen.onEnter
+      for (const call of work.calls ?? []) this.post(call, call.thread ?? 'main', t)
+      if (work.brightness !== undefined) this.setScreen(t, this.screenOn, work.brightness)
+    }
+  }
+
+  private leaveScreen(t: number): void {
+    for (const h of this.hardware) {
+      if (h.screenId === this.screenId && h.endNs > t) h.endNs = Math.max(h.startNs, t)
+    }
+  }
+
+  private setScreen(t: number, on: boolean, brightness: number): void {
+    const last = this.lastScreenState()
+    if (last.on === on && last.brightness === brightness) return
+    this.screenStates.push({ tNs: Math.max(t, last.tNs), on, brightness })
+  }
+
+  private lastScreenState(): ScreenState {
+    const s = this.screenStates[this.screenStates.length - 1]
+    if (s === undefined) throw new Error('screen state list is never empty')
+    return s
+  }
+
+  private post(call: MethodCall, thread: string, readyNs: number): void {
+    if (this.pidValue === undefined) return
+    this.pending.push({ call, thread, readyNs })
+  }
+
+  /** Runs posted root calls in posting order; each may post more (work for other threads). */
+  private drain(): void {
+    while (this.pending.length > 0) {
+      const next = this.pending.shift()
+      if (next === undefined) break
+      const thread = this.thread(next.thread)
+      const start = Math.max(next.readyNs, this.coreBusyUntil.get(thread.core) ?? 0)
+      const end = this.runCall(next.call, thread, start, -1, 0, [])
+      this.coreBusyUntil.set(thread.core, end)
+    }
+  }
+
+  private thread(name: string): SimThread {
+    const existing = this.threads.get(name)
+    if (existing !== undefined) return existing
+    const pid = this.pidValue ?? 0
+    const ui = name === 'main' || name === 'RenderThread'
+    const cluster = this.power.clusters[ui ? this.power.uiCluster : 0]
+    const clusterIndex = cluster?.index ?? 0
+    const cores = cluster?.cores ?? 1
+    const offset = ui ? this.nextUiCore++ % cores : this.nextLittleCore++ % cores
+    const thread: SimThread = {
+      tid: name === 'main' ? pid : pid + ++this.otherThreads,
+      name,
+      core: (cluster?.firstCore ?? 0) + offset,
+      cluster: clusterIndex,
+      cpuNs: 0,
+    }
+    this.threads.set(name, thread)
+    return thread
+  }
+
+  private runCall(
+    call: MethodCall,
+    thread: SimThread,
+    startNs: number,
+    parentId: number,
+    depth: number,
+    parentStack: readonly string[],
+  ): number {
+    const cluster = this.power.clusters[thread.cluster]
+    const freqKhz = cluster?.busyFreqKhz ?? 1
+    const coreW = maToW(this.power, cluster?.busyCoreMa ?? 0)
+    const stack = parentStack.includes(call.method) ? parentStack : [...parentStack, call.method]
+    let t = startNs
+    for (let rep = 0; rep < (call.repeat ?? 1); rep++) {
+      const factor = Math.max(0.2, 1 + this.jitter * gaussian(this.random))
+      const selfNs = Math.round(
+        ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) * factor,
+      )
+      const record: CallRecord = {
+        id: this.calls.length,
+        method: call.method,
+        signature: call.signature ?? '()V',
+        file: call.file ?? `${simpleClass(call.method)}.java`,
+        tid: thread.tid,
+        parentId,
+        depth,
+        enterNs: t,
+        exitNs: t,
+        enterThreadCpuNs: thread.cpuNs,
+        exitThreadCpuNs: thread.cpuNs,
+        stack,
+        cancelled: false,
+      }
+      this.calls.push(record)
+      for (const use of call.hardware ?? []) this.startHardware(use, record, t)
+      const pre = Math.floor(selfNs / 2)
+      t = this.slice(record, thread, t, pre, coreW)
+      for (const child of call.children ?? []) {
+        if (child.thread !== undefined && child.thread !== thread.name) {
+          this.post(child, child.thread, t)
+        } else {
+          t = this.runCall(child, thread, t, record.id, depth + 1, stack)
+        }
+      }
+      t = this.slice(record, thread, t, selfNs - pre, coreW)
+      record.exitNs = t
+      record.exitThreadCpuNs = thread.cpuNs
+    }
+    return t
+  }
+
+  private slice(
+    record: CallRecord,
+    thread: SimThread,
+    t: number,
+    ns: number,
+    coreW: number,
+  ): number {
+    if (ns <= 0) return t
+    this.slices.push({
+      callId: record.id,
+      tid: thread.tid,
+      core: thread.core,
+      cluster: thread.cluster,
+      startNs: t,
+      endNs: t + ns,
+      coreW,
+    })
+    thread.cpuNs += ns
+    return t + ns
+  }
+
+  private startHardware(use: HardwareUse, record: CallRecord, t: number): void {
+    const base = { callId: record.id, method: record.method, startNs: t }
+    switch (use.kind) {
+      case 'radio':
+        this.hardware.push({
+          ...base,
+          kind: use.radio,
+          endNs: t + use.activeMs * 1e6,
+          tailNs: (use.tailMs ?? DEFAULT_TAIL_MS[use.radio]) * 1e6,
+        })
+        break
+      case 'gps':
+        this.hardware.push({
+          ...base,
+          kind: 'gps',
+          endNs: typeof use.stop === 'number' ? t + use.stop * 1e6 : Number.POSITIVE_INFINITY,
+          tailNs: 0,
+          ...(use.stop === 'until-screen-exit' && this.screenId !== undefined
+            ? { screenId: this.screenId }
+            : {}),
+        })
+        break
+      case 'wakelock':
+        this.hardware.push({
+          ...base,
+          kind: 'wakelock',
+          tag: use.tag,
+          endNs: use.holdMs === 'never' ? Number.POSITIVE_INFINITY : t + use.holdMs * 1e6,
+          tailNs: 0,
+        })
+        break
+      case 'bluetooth':
+      case 'sensor':
+        this.hardware.push({
+          ...base,
+          kind: use.kind,
+          endNs: t + use.durationMs * 1e6,
+          tailNs: 0,
+          ...(use.name !== undefined ? { tag: use.name } : {}),
+        })
+        break
+    }
+  }
+
+  // ── integration ──────────────────────────────────────────────────────────────────────────
+
+  /** Ground truth of [fromNs, toNs] on CLOCK_BOOTTIME. */
+  groundTruth(fromNs: number, toNs: number): GroundTruth {
+    this.materialize(Math.max(this.now(), toNs))
+    return integrate(this, fromNs, toNs)
+  }
+
+  /** Energy since boot (t = 0) until `tNs`, total and per rail, J. Cached incrementally. */
+  energySinceBoot(tNs: number): { totalJ: number; rails: Record<string, number> } {
+    const now = this.now()
+    this.materialize(Math.max(now, tNs))
+    const base = tNs >= this.cache.tNs ? this.cache : { tNs: 0, totalJ: 0, rails: {} }
+    const window = integrate(this, base.tNs, tNs)
+    const rails: Record<string, number> = { ...base.rails }
+    for (const [rail, j] of Object.entries(window.rails)) rails[rail] = (rails[rail] ?? 0) + j
+    const result = { totalJ: base.totalJ + window.totalEnergyJ, rails }
+    if (tNs <= now && tNs >= this.cache.tNs) this.cache = { tNs, ...result }
+    return result
+  }
+
+  /** Average device power over [fromNs, toNs], W. */
+  averagePowerW(fromNs: number, toNs: number): number {
+    if (toNs <= fromNs) return 0
+    this.materialize(Math.max(this.now(), toNs))
+    return (integrate(this, fromNs, toNs).totalEnergyJ * 1e9) / (toNs - fromNs)
+  }
+
+  /** Every rail the model drives, in ODPM channel order. */
+  railNames(): string[] {
+    return [
+      ...this.power.clusters.map((c) => c.rail),
+      RAILS.system,
+      RAILS.display,
+      RAILS.modem,
+      RAILS.wlanBt,
+      RAILS.gnss,
+      RAILS.sensors,
+    ]
+  }
+}
+
+interface Item {
+  readonly start: number
+  readonly end: number
+  /** 0 slice, 1 wifi, 2 wifi tail, 3 cell, 4 cell tail, 5 gps, 6 wakelock, 7 bt, 8 sensor */
+  readonly type: number
+  readonly index: number
+}
+
+const HW_TYPE: Record<HardwareKind, number> = {
+  wifi: 1,
+  cellular: 3,
+  gps: 5,
+  wakelock: 6,
+  bluetooth: 7,
+  sensor: 8,
+}
+
+interface MethodAcc {
+  calls: number
+  selfCpuNs: number
+  inclusiveCpuNs: number
+  selfEnergyJ: number
+  inclusiveEnergyJ: number
+  asyncEnergyJ: number
+}
+
+/** Sweep-line integration of every record overlapping [from, to]. */
+function integrate(sim: Simulation, from: number, to: number): GroundTruth {
+  const p = sim.power
+  const w = (ma: number): number => maToW(p, ma)
+  const components = Object.fromEntries(COMPONENTS.map((c) => [c, 0])) as Record<
+    SimComponent,
+    number
+  >
+  const rails: Record<string, number> = Object.fromEntries(sim.railNames().map((r) => [r, 0]))
+  const methods = new Map<string, MethodAcc>()
+  const acc = (method: string): MethodAcc => {
+    let m = methods.get(method)
+    if (m === undefined) {
+      m = {
+        calls: 0,
+        selfCpuNs: 0,
+        inclusiveCpuNs: 0,
+        selfEnergyJ: 0,
+        inclusiveEnergyJ: 0,
+        asyncEnergyJ: 0,
+      }
+      methods.set(method, m)
+    }
+    return m
+  }
+  const duration = Math.max(0, to - from)
+  if (duration === 0) return finish()
+
+  const items: Item[] = []
+  const add = (start: number, end: number, type: number, index: number): void => {
+    const s = Math.max(start, from)
+    const e = Math.min(end, to)
+    if (e > s) items.push({ start: s, end: e, type, index })
+  }
+  sim.slices.forEach((s, i) => add(s.startNs, s.endNs, 0, i))
+  sim.hardware.forEach((h, i) => {
+    const type = HW_TYPE[h.kind]
+    add(h.startNs, h.endNs, type, i)
+    if ((type === 1 || type === 3) && h.tailNs > 0) add(h.endNs, h.endNs + h.tailNs, type + 1, i)
+  })
+  for (const c of sim.calls) {
+    if (!c.cancelled && c.enterNs >= from && c.enterNs < to) acc(c.method).calls += 1
+  }
+
+  const times = new Set<number>([from, to])
+  for (const it of items) {
+    times.add(it.start)
+    times.add(it.end)
+  }
+  for (const s of sim.screenStates) if (s.tNs > from && s.tNs < to) times.add(s.tNs)
+  const sorted = [...times].sort((a, b) => a - b)
+  const starts = [...items].sort((a, b) => a.start - b.start)
+  const active: Set<Item>[] = Array.from({ length: 9 }, () => new Set<Item>())
+  let next = 0
+  let screenIdx = 0
+  const clusterCount = new Map<number, number>()
+
+  for (let k = 0; k + 1 < sorted.length; k++) {
+    const t0 = sorted[k] ?? from
+    const t1 = sorted[k + 1] ?? to
+    for (const set of active) for (const it of set) if (it.end <= t0) set.delete(it)
+    while (next < starts.length && (starts[next]?.start ?? to) <= t0) {
+      const it = starts[next++]
+      if (it !== undefined && it.end > t0) active[it.type]?.add(it)
+    }
+    while (
+      screenIdx + 1 < sim.screenStates.length &&
+      (sim.screenStates[screenIdx + 1]?.tNs ?? to) <= t0
+    ) {
+      screenIdx++
+    }
+    const screen = sim.screenStates[screenIdx]
+    const dtS = (t1 - t0) / 1e9
+    const dtNs = t1 - t0
+    const put = (component: SimComponent, rail: string, watts: number): number => {
+      const j = watts * dtS
+      components[component] += j
+      rails[rail] = (rails[rail] ?? 0) + j
+      return j
+    }
+    put('idle', RAILS.system, w(p.suspendMa))
+
+    const slices = active[0] ?? new Set<Item>()
+    const wakelocks = active[6] ?? new Set<Item>()
+    const screenOn = screen?.on ?? false
+    if (screenOn || slices.size > 0 || wakelocks.size > 0) {
+      const j = put('cpu', RAILS.system, w(p.awakeMa))
+      if (!screenOn && slices.size === 0) {
+        for (const it of wakelocks) {
+          const h = sim.hardware[it.index]
+          if (h !== undefined) acc(h.method).asyncEnergyJ += j / wakelocks.size
+        }
+      }
+    }
+    if (slices.size > 0) {
+      clusterCount.clear()
+      for (const it of slices) {
+        const s = sim.slices[it.index]
+        if (s !== undefined) clusterCount.set(s.cluster, (clusterCount.get(s.cluster) ?? 0) + 1)
+      }
+      const activeShareW = w(p.cpuActiveMa) / slices.size
+      for (const it of slices) {
+        const s = sim.slices[it.index]
+        const call = s === undefined ? undefined : sim.calls[s.callId]
+        if (s === undefined || call === undefined) continue
+        const cluster = p.clusters[s.cluster]
+        const clusterW = w(cluster?.clusterPowerMa ?? 0) / (clusterCount.get(s.cluster) ?? 1)
+        const j =
+          put('cpu', cluster?.rail ?? RAILS.system, s.coreW + clusterW) +
+          put('cpu', RAILS.system, activeShareW)
+        const self = acc(call.method)
+        self.selfEnergyJ += j
+        self.selfCpuNs += dtNs
+        for (const m of call.stack) {
+          const a = acc(m)
+          a.inclusiveEnergyJ += j
+          a.inclusiveCpuNs += dtNs
+        }
+      }
+    }
+    if (screenOn && screen !== undefined) {
+      put('screen', RAILS.display, w(p.screenOnMa + (p.screenFullMa * screen.brightness) / 255))
+    }
+    radio(1, 'wifi', RAILS.wlanBt, p.wifiActiveMa, p.wifiTailMa)
+    radio(3, 'cellular', RAILS.modem, p.cellularActiveMa, p.cellularTailMa)
+    shared(5, 'gps', RAILS.gnss, p.gpsMa)
+    shared(7, 'bluetooth', RAILS.wlanBt, p.bluetoothMa)
+    shared(8, 'other', RAILS.sensors, p.sensorMa)
+
+    function shared(type: number, component: SimComponent, rail: string, ma: number): void {
+      const set = active[type]
+      if (set === undefined || set.size === 0) return
+      const j = put(component, rail, w(ma))
+      for (const it of set) {
+        const h = sim.hardware[it.index]
+        if (h !== undefined) acc(h.method).asyncEnergyJ += j / set.size
+      }
+    }
+    function radio(type: number, component: SimComponent, rail: string, aMa: number, tMa: number) {
+      const bursts = active[type]
+      if (bursts !== undefined && bursts.size > 0) {
+        shared(type, component, rail, aMa)
+        return
+      }
+      const tails = active[type + 1]
+      if (tails === undefined || tails.size === 0) return
+      // The radio's tail belongs to the burst that ended last.
+      let owner: HardwareRecord | undefined
+      for (const it of tails) {
+        const h = sim.hardware[it.index]
+        if (h !== undefined && (owner === undefined || h.endNs >= owner.endNs)) owner = h
+      }
+      const j = put(component, rail, w(tMa))
+      if (owner !== undefined) acc(owner.method).asyncEnergyJ += j
+    }
+  }
+  return finish()
+
+  function finish(): GroundTruth {
+    const totalEnergyJ = COMPONENTS.reduce((sum, c) => sum + components[c], 0)
+    let appCpuEnergyJ = 0
+    const list: MethodTruth[] = [...methods.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([method, m]) => {
+        appCpuEnergyJ += m.selfEnergyJ
+        return { method, ...m }
+      })
+    return {
+      fromNs: from,
+      toNs: to,
+      durationNs: duration,
+      totalEnergyJ,
+      idleFloorEnergyJ: components.idle,
+      idleFloorPowerW: w(p.suspendMa),
+      appCpuEnergyJ,
+      components,
+      rails,
+      methods: list,
+    }
+  }
+}

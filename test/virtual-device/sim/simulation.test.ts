@@ -1,0 +1,306 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { parsePowerProfile } from '../../../src/formats/power-profile/index.js'
+import { validateAppModel, type AppModel } from '../../../src/virtual-device/sim/app-model.js'
+import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
+import {
+  buildPowerModel,
+  defaultPowerProfile,
+  maToW,
+} from '../../../src/virtual-device/sim/power-model.js'
+import { Simulation, type GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
+
+const BOOT = 12_000_000_000_000
+const MS = 1_000_000
+const power = buildPowerModel(defaultPowerProfile())
+
+function makeSim(seed = 7, model: AppModel = DEMO_APP_MODEL, cpuJitter?: number) {
+  let now = BOOT
+  const sim = new Simulation({
+    model,
+    power,
+    seed,
+    now: () => now,
+    ...(cpuJitter === undefined ? {} : { cpuJitter }),
+  })
+  return {
+    sim,
+    advance(ms: number) {
+      now += ms * MS
+    },
+    get now() {
+      return now
+    },
+  }
+}
+
+function center(sim: Simulation, desc: string): [number, number] {
+  const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === desc)
+  if (w === undefined) throw new Error(`no widget ${desc} on ${sim.currentScreenId}`)
+  return [(w.bounds[0] + w.bounds[2]) / 2, (w.bounds[1] + w.bounds[3]) / 2]
+}
+
+function tap(sim: Simulation, desc: string): void {
+  const [x, y] = center(sim, desc)
+  expect(sim.tap(x, y)?.contentDesc).toBe(desc)
+}
+
+const close = (a: number, b: number, rel = 1e-9) =>
+  Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b))
+
+function checkInvariants(gt: GroundTruth): void {
+  const components = Object.values(gt.components).reduce((a, b) => a + b, 0)
+  const rails = Object.values(gt.rails).reduce((a, b) => a + b, 0)
+  const selfSum = gt.methods.reduce((a, m) => a + m.selfEnergyJ, 0)
+  expect(close(components, gt.totalEnergyJ), 'components sum to total').toBe(true)
+  expect(close(rails, gt.totalEnergyJ, 1e-9), 'rails sum to total').toBe(true)
+  expect(close(selfSum, gt.appCpuEnergyJ), 'method self energies sum to app CPU').toBe(true)
+  expect(gt.appCpuEnergyJ).toBeLessThanOrEqual(gt.components.cpu * (1 + 1e-12))
+  for (const m of gt.methods) {
+    expect(m.inclusiveEnergyJ + 1e-15).toBeGreaterThanOrEqual(m.selfEnergyJ)
+    expect(m.inclusiveCpuNs).toBeGreaterThanOrEqual(m.selfCpuNs)
+  }
+}
+
+describe('power model from the Pixel 6 profile', () => {
+  test('takes the structure and currents of the real profile', () => {
+    expect(power.clusters.map((c) => c.cores)).toEqual([4, 2, 2])
+    expect(power.clusters.map((c) => c.rail)).toEqual([
+      'S4M_VDD_CPUCL0',
+      'S3M_VDD_CPUCL1',
+      'S2M_VDD_CPUCL2',
+    ])
+    expect(power.uiCluster).toBe(1)
+    expect(power.suspendMa).toBe(10)
+    expect(power.awakeMa).toBe(28.6)
+    expect(power.screenOnMa).toBe(98)
+    expect(power.screenFullMa).toBe(470)
+    expect(power.wifiActiveMa).toBe(470)
+    expect(power.wifiTailMa).toBe(98)
+    expect(power.gpsMa).toBe(23.9)
+    // Busy frequency of the UI cluster: 70 % up its 14 steps = step 10 (1836 MHz, 49.37 mA).
+    expect(power.clusters[1]!.busyFreqKhz).toBe(1836000)
+    expect(power.clusters[1]!.busyCoreMa).toBe(49.37)
+  })
+
+  test('a profile without CPU clusters is refused with a clear error', () => {
+    const profile = parsePowerProfile(
+      '<device name="Android"><item name="screen.on">1</item></device>',
+    )
+    expect(() => buildPowerModel(profile)).toThrow(/E_VDEV_POWER_PROFILE_UNUSABLE/)
+  })
+})
+
+describe('simulation physics and ground truth', () => {
+  test('idle device: suspend floor plus screen only, exactly', () => {
+    const { sim, advance, now } = makeSim()
+    const from = now
+    advance(10_000)
+    const gt = sim.groundTruth(from, from + 10_000 * MS)
+    const floorW = maToW(power, 10)
+    expect(gt.idleFloorEnergyJ).toBeCloseTo(floorW * 10, 12)
+    expect(gt.components.screen).toBeCloseTo(maToW(power, 98 + (470 * 102) / 255) * 10, 12)
+    expect(gt.components.cpu).toBeCloseTo(maToW(power, 28.6) * 10, 12)
+    expect(gt.methods).toEqual([])
+    checkInvariants(gt)
+  })
+
+  test('a main-thread call costs its selfCpuMs at the reference frequency (no jitter)', () => {
+    const model = validateAppModel({
+      package: 'org.x',
+      launcherActivity: 'org.x/.Main',
+      debuggable: true,
+      profileable: false,
+      screens: [
+        {
+          id: 'main',
+          activity: '.Main',
+          widgets: [],
+          onEnter: {
+            calls: [
+              {
+                method: 'org.x.Main.onCreate',
+                selfCpuMs: 10,
+                children: [{ method: 'org.x.Util.work', selfCpuMs: 5, repeat: 3 }],
+              },
+            ],
+          },
+        },
+      ],
+    })
+    const { sim, advance, now } = makeSim(1, model, 0)
+    sim.launch(4242)
+    advance(1000)
+    const gt = sim.groundTruth(now, now + 1000 * MS)
+    const byName = new Map(gt.methods.map((m) => [m.method, m]))
+    expect(byName.get('org.x.Main.onCreate')).toMatchObject({
+      calls: 1,
+      selfCpuNs: 10 * MS,
+      inclusiveCpuNs: 25 * MS,
+    })
+    expect(byName.get('org.x.Util.work')).toMatchObject({ calls: 3, selfCpuNs: 15 * MS })
+    // Alone on the device: core power + full cluster cost + full cpu.active, at 3.85 V.
+    const c = power.clusters[power.uiCluster]!
+    const perSecondW = maToW(power, c.busyCoreMa + c.clusterPowerMa + power.cpuActiveMa)
+    expect(byName.get('org.x.Util.work')!.selfEnergyJ).toBeCloseTo(perSecondW * 0.015, 12)
+    expect(gt.appCpuEnergyJ).toBeCloseTo(perSecondW * 0.025, 12)
+    checkInvariants(gt)
+    const main = sim.threadList()[0]!
+    expect(main).toMatchObject({ tid: 4242, name: 'main', cpuNs: 25 * MS })
+  })
+
+  test('the wakelock bug keeps the CPU awake after the screen goes off, attributed to its method', () => {
+    const { sim, advance } = makeSim()
+    sim.launch(5000)
+    advance(500)
+    tap(sim, 'export')
+    advance(500)
+    tap(sim, 'export-gpx')
+    advance(2000)
+    sim.keyevent(26) // screen off
+    const from = BOOT + 3000 * MS
+    advance(60_000)
+    const gt = sim.groundTruth(from + 1000 * MS, from + 61_000 * MS)
+    const awakeJ = maToW(power, 28.6) * 60
+    expect(gt.components.screen).toBe(0)
+    expect(gt.components.cpu).toBeCloseTo(awakeJ, 9)
+    const exporter = gt.methods.find((m) => m.method === 'com.example.trails.GpxExporter.export')
+    expect(exporter?.asyncEnergyJ).toBeCloseTo(awakeJ, 9)
+    checkInvariants(gt)
+  })
+
+  test('the leaking GPS listener keeps drawing after leaving the map screen, until force-stop', () => {
+    const { sim, advance, now } = makeSim()
+    sim.launch(5000)
+    advance(300)
+    tap(sim, 'map')
+    advance(5000)
+    tap(sim, 'feed')
+    const left = now + 5300 * MS
+    advance(20_000)
+    const leak = sim.groundTruth(left, left + 20_000 * MS)
+    expect(leak.components.gps).toBeCloseTo(maToW(power, 23.9) * 20, 9)
+    const tracker = leak.methods.find(
+      (m) => m.method === 'com.example.trails.LocationTracker.start',
+    )
+    expect(tracker?.asyncEnergyJ).toBeCloseTo(maToW(power, 23.9) * 20, 9)
+    sim.forceStop()
+    const stopped = left + 20_000 * MS
+    advance(10_000)
+    expect(sim.groundTruth(stopped, stopped + 10_000 * MS).components.gps).toBe(0)
+  })
+
+  test('sync polling keeps the cellular radio in its tail forever', () => {
+    const { sim, advance } = makeSim()
+    sim.launch(5000)
+    advance(100)
+    tap(sim, 'sync')
+    advance(100)
+    tap(sim, 'sync-now')
+    advance(120_000)
+    const from = BOOT + 60_000 * MS
+    const gt = sim.groundTruth(from, from + 60_000 * MS)
+    // Every 4 s a 150 ms burst at the active current; the 10 s tail covers the rest.
+    const bursts = 15
+    const expected =
+      maToW(power, power.cellularActiveMa) * bursts * 0.15 +
+      maToW(power, power.cellularTailMa) * (60 - bursts * 0.15)
+    expect(gt.components.cellular).toBeCloseTo(expected, 2)
+    const poll = gt.methods.find((m) => m.method === 'com.example.trails.SyncManager.poll')
+    expect(poll?.calls).toBe(15)
+    checkInvariants(gt)
+  })
+
+  test('deterministic for a seed, different across seeds', () => {
+    const run = (seed: number) => {
+      const { sim, advance } = makeSim(seed)
+      sim.launch(5000)
+      advance(100)
+      tap(sim, 'feed-list')
+      advance(3000)
+      return sim.groundTruth(BOOT, BOOT + 3100 * MS)
+    }
+    expect(run(3)).toEqual(run(3))
+    expect(run(3).appCpuEnergyJ).not.toBe(run(4).appCpuEnergyJ)
+  })
+
+  test('energySinceBoot is cached incrementally yet equals a fresh integration', () => {
+    const { sim, advance } = makeSim()
+    sim.launch(5000)
+    for (let i = 0; i < 5; i++) {
+      advance(700)
+      tap(sim, 'feed-list')
+      sim.energySinceBoot(BOOT + (i + 1) * 700 * MS)
+    }
+    advance(1000)
+    const t = BOOT + 4500 * MS
+    const cached = sim.energySinceBoot(t)
+    const fresh = sim.groundTruth(0, t)
+    expect(close(cached.totalJ, fresh.totalEnergyJ, 1e-12)).toBe(true)
+  })
+
+  test('property: invariants and additivity over adjacent windows for random sessions', () => {
+    const widgets = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
+    const action = fc.oneof(
+      fc.record({ kind: fc.constant('tap' as const), desc: fc.constantFrom(...widgets) }),
+      fc.record({ kind: fc.constant('key' as const), code: fc.constantFrom(3, 4, 26) }),
+      fc.record({ kind: fc.constant('stop' as const) }),
+    )
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.array(fc.tuple(fc.integer({ min: 1, max: 5000 }), action), { maxLength: 12 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }),
+        (seed, steps, cuts) => {
+          const { sim, advance, now: start } = makeSim(seed)
+          sim.launch(5000)
+          let elapsed = 0
+          for (const [dt, a] of steps) {
+            advance(dt)
+            elapsed += dt
+            if (a.kind === 'tap') {
+              const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === a.desc)
+              if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
+            } else if (a.kind === 'key') sim.keyevent(a.code)
+            else {
+              sim.forceStop()
+              sim.launch(6000)
+            }
+          }
+          advance(1000)
+          const end = start + (elapsed + 1000) * MS
+          const points = [
+            start,
+            ...cuts.map((c) => start + Math.round(c * (end - start))),
+            end,
+          ].sort((a, b) => a - b)
+          const whole = sim.groundTruth(start, end)
+          checkInvariants(whole)
+          let total = 0
+          let selfJ = 0
+          let calls = 0
+          const asyncByMethod = new Map<string, number>()
+          for (let i = 0; i + 1 < points.length; i++) {
+            const part = sim.groundTruth(points[i]!, points[i + 1]!)
+            checkInvariants(part)
+            total += part.totalEnergyJ
+            selfJ += part.appCpuEnergyJ
+            for (const m of part.methods) {
+              calls += m.calls
+              asyncByMethod.set(m.method, (asyncByMethod.get(m.method) ?? 0) + m.asyncEnergyJ)
+            }
+          }
+          expect(close(total, whole.totalEnergyJ, 1e-9), 'total additive').toBe(true)
+          expect(close(selfJ, whole.appCpuEnergyJ, 1e-9), 'app CPU additive').toBe(true)
+          expect(calls).toBe(whole.methods.reduce((a, m) => a + m.calls, 0))
+          for (const m of whole.methods) {
+            expect(close(asyncByMethod.get(m.method) ?? 0, m.asyncEnergyJ, 1e-9), m.method).toBe(
+              true,
+            )
+          }
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
+})
