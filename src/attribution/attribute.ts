@@ -1,0 +1,218 @@
+/**
+ * One test window end to end: per-test energy, tails, per-method energy (interval or sampling),
+ * warnings, and the `MeasuredEnergyResult` built with the model's builder, which keeps
+ * attributed + unattributed + baseline = gross.
+ */
+import type {
+  AttributionMethod,
+  ComponentEnergy,
+  EnergyWarning,
+  EnergyWindow,
+  MeasuredEnergyResult,
+  MethodEnergy,
+} from '../model/energy.js'
+import { measuredResult, methodEnergy } from '../model/build.js'
+import type { CallTrace, StackSampleSet } from '../model/samples.js'
+import { attributeIntervals, type IntervalAttribution, type ThreadShare } from './interval.js'
+import { attributeSamples, type SamplingAttribution } from './sampling.js'
+import { chargeTails, type TailCharge, type TailInvocation, type TailPolicy } from './tails.js'
+import {
+  checkWindow,
+  curveFor,
+  testEnergy,
+  type TestEnergy,
+  type TestEnergyInput,
+} from './test-energy.js'
+import { attributionWarnings, type WarningFacts, type WarningThresholds } from './warnings.js'
+
+/** Execution data for per-method attribution. */
+export type ExecutionInput =
+  | {
+      readonly kind: 'trace'
+      readonly trace: CallTrace
+      /** @default 'auto' */
+      readonly threadShare?: ThreadShare
+    }
+  | {
+      readonly kind: 'samples'
+      readonly samples: StackSampleSet
+      /** CPU time per sample when samples carry no period, ns. */
+      readonly samplePeriodNs?: number
+      /** @default 0.95 */
+      readonly level?: number
+    }
+
+/**
+ * Tail energy that lands after the window closes.
+ * - `extend` (default): the test is charged with it; the accounting window is extended to the end
+ *   of the last charged tail, so gross, baseline and net cover it too (conservation holds).
+ * - `clip`: only the part inside the window is charged.
+ */
+export type AfterWindowPolicy = 'extend' | 'clip'
+
+export interface AttributeTestInput extends TestEnergyInput {
+  /** Test name (or the name given to `energy.measure`). */
+  readonly label: string
+  readonly execution?: ExecutionInput
+  /** Invocations that leave a component up (radio, GPS), with their tail model. @default [] */
+  readonly tails?: readonly TailInvocation[]
+  /** @default 'split-among-overlapping' */
+  readonly tailPolicy?: TailPolicy
+  /** @default 'extend' */
+  readonly afterWindow?: AfterWindowPolicy
+  /** Names for `SourceInfo` (attribution does not know where data came from; the caller does). */
+  readonly sourceNames?: { readonly power?: string; readonly execution?: string }
+  /** Device facts for warnings (charging, debuggable, app CPU time). */
+  readonly facts?: Pick<WarningFacts, 'charging' | 'debuggable' | 'appCpuTimeS'>
+  readonly thresholds?: WarningThresholds
+  readonly components?: readonly ComponentEnergy[]
+  readonly device?: { readonly serial: string; readonly model: string }
+  /** Extra warnings from earlier stages (collectors), kept in front. */
+  readonly warnings?: readonly EnergyWarning[]
+}
+
+export interface TestAttribution {
+  readonly result: MeasuredEnergyResult
+  readonly test: TestEnergy
+  readonly tails: readonly TailCharge[]
+  readonly interval?: IntervalAttribution
+  readonly sampling?: SamplingAttribution
+}
+
+export function attributeTest(input: AttributeTestInput): TestAttribution {
+  checkWindow(input.window)
+  const policy = input.tailPolicy ?? 'split-among-overlapping'
+  let tails = chargeTails(input.tails ?? [], policy)
+  let window: EnergyWindow = input.window
+  if ((input.afterWindow ?? 'extend') === 'extend') {
+    const lastCharged = Math.max(
+      window.endNs,
+      ...tails.filter((c) => c.method !== undefined && c.energyJ > 0).map((c) => c.endNs),
+    )
+    if (lastCharged > window.endNs) window = { ...window, endNs: lastCharged }
+  } else {
+    tails = clipCharges(tails, window)
+  }
+  const curve = curveFor(input)
+  const test = testEnergy({ ...input, window }, curve)
+
+  let methods: MethodEnergy[] = []
+  let interval: IntervalAttribution | undefined
+  let sampling: SamplingAttribution | undefined
+  let kind: AttributionMethod = 'interval'
+  const execution = input.execution
+  if (execution?.kind === 'trace') {
+    interval = attributeIntervals(execution.trace, curve, {
+      window,
+      baselinePowerW: test.baselinePowerW,
+      tails,
+      ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
+    })
+    methods = [...interval.methods]
+  } else if (execution?.kind === 'samples') {
+    kind = 'sampling'
+    sampling = attributeSamples(execution.samples, curve, {
+      window,
+      baselinePowerW: test.baselinePowerW,
+      tails,
+      ...(execution.samplePeriodNs === undefined
+        ? {}
+        : { samplePeriodNs: execution.samplePeriodNs }),
+      ...(execution.level === undefined ? {} : { level: execution.level }),
+    })
+    methods = [...sampling.methods]
+  }
+  methods = mergeAsync(methods, tails, kind)
+  const attributedEnergyJ = methods.reduce((s, m) => s + m.localEnergyJ + m.asyncEnergyJ, 0)
+
+  const facts: WarningFacts = {
+    durationS: test.durationS,
+    sensorRateHz: test.sensorRateHz,
+    netEnergyJ: test.netEnergyJ,
+    attributedEnergyJ,
+    ...(input.facts ?? {}),
+    ...(execution?.kind === 'trace'
+      ? { traceMode: execution.trace.mode, traceOverflowed: execution.trace.overflowed }
+      : {}),
+    ...(sampling !== undefined && execution?.kind === 'samples'
+      ? {
+          stackSamples: sampling.sampleCount,
+          sampledCpuTimeS: sampling.execTimeS,
+          lostSamples: execution.samples.lostCount,
+        }
+      : {}),
+  }
+  const warnings = [...(input.warnings ?? []), ...attributionWarnings(facts, input.thresholds)]
+  const executionName =
+    input.sourceNames?.execution ??
+    (execution?.kind === 'trace'
+      ? `art-${execution.trace.mode}`
+      : execution?.kind === 'samples'
+        ? 'stack-samples'
+        : undefined)
+  const result = measuredResult({
+    label: input.label,
+    window,
+    grossEnergyJ: test.grossEnergyJ,
+    baselinePowerW: test.baselinePowerW,
+    attributedEnergyJ,
+    components: input.components ?? [],
+    rails: test.rails,
+    methods,
+    sources: {
+      power: input.sourceNames?.power ?? curve.source,
+      ...(executionName === undefined ? {} : { execution: executionName }),
+      sensorRateHz: test.sensorRateHz,
+      sampleCount: test.sampleCount,
+    },
+    ...(test.battery === undefined ? {} : { battery: test.battery }),
+    warnings,
+    ...(input.device === undefined ? {} : { device: input.device }),
+  })
+  return {
+    result,
+    test,
+    tails,
+    ...(interval === undefined ? {} : { interval }),
+    ...(sampling === undefined ? {} : { sampling }),
+  }
+}
+
+/** Keeps only the part of each tail charge inside the window (flat power, pro rata). */
+export function clipCharges(charges: readonly TailCharge[], window: EnergyWindow): TailCharge[] {
+  return charges.flatMap((c) => {
+    const startNs = Math.max(c.startNs, window.startNs)
+    const endNs = Math.min(c.endNs, window.endNs)
+    if (!(endNs > startNs) || !(c.endNs > c.startNs)) return []
+    return [
+      { ...c, startNs, endNs, energyJ: (c.energyJ * (endNs - startNs)) / (c.endNs - c.startNs) },
+    ]
+  })
+}
+
+/** Adds charged tail energy to the methods' `asyncEnergyJ` (creating entries for methods not seen). */
+export function mergeAsync(
+  methods: readonly MethodEnergy[],
+  charges: readonly TailCharge[],
+  attribution: AttributionMethod,
+): MethodEnergy[] {
+  const asyncByMethod = new Map<string, number>()
+  for (const c of charges) {
+    if (c.method === undefined) continue
+    asyncByMethod.set(c.method, (asyncByMethod.get(c.method) ?? 0) + c.energyJ)
+  }
+  const out = methods.map((m) => {
+    const extra = asyncByMethod.get(m.method)
+    if (extra === undefined) return m
+    asyncByMethod.delete(m.method)
+    const { inclusiveEnergyJ: _drop, ...rest } = m
+    void _drop
+    return methodEnergy({ ...rest, asyncEnergyJ: m.asyncEnergyJ + extra })
+  })
+  for (const [method, asyncEnergyJ] of asyncByMethod) {
+    out.push(
+      methodEnergy({ method, attribution, localEnergyJ: 0, nonLocalEnergyJ: 0, asyncEnergyJ }),
+    )
+  }
+  return out
+}

@@ -1,0 +1,34 @@
+export type {
+  AfterWindowPolicy,
+  AttributeTestInput,
+  ExecutionInput,
+  TestAttribution,
+} from './attribute.js'
+export { attributeTest, clipCharges, mergeAsync } from './attribute.js'
+export type { CurveOptions, EdgePolicy, EnergyCurve, Integration } from './curve.js'
+export { powerCurve, railCurve, railsCurve } from './curve.js'
+export type { AttributionErrorCode } from './errors.js'
+export { AttributionErrors } from './errors.js'
+export type { CallEnergy, IntervalAttribution, IntervalOptions, ThreadShare } from './interval.js'
+export { attributeIntervals } from './interval.js'
+export type {
+  RegressionAttribution,
+  RegressionCoefficient,
+  RegressionOptions,
+  RegressionWindow,
+  RegressionWindowResult,
+} from './regression.js'
+export { attributeRegression } from './regression.js'
+export type {
+  SamplingAttribution,
+  SamplingDetail,
+  SamplingEstimate,
+  SamplingOptions,
+} from './sampling.js'
+export { attributeSamples } from './sampling.js'
+export type { TailCharge, TailInvocation, TailPolicy, WeightedSamples } from './tails.js'
+export { chargeTails, energyWeightedSamples, tailCumulativeJ, tailPowerW } from './tails.js'
+export type { Baseline, TestEnergy, TestEnergyInput } from './test-energy.js'
+export { curveFor, testEnergy } from './test-energy.js'
+export type { WarningFacts, WarningThresholds } from './warnings.js'
+export { AttributionWarnings, attributionWarnings } from './warnings.js'

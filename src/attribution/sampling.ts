@@ -1,0 +1,295 @@
+/**
+ * Sampling attribution (EDATA Eqs. 3.1–3.8, after ALEA): from stack samples, each method's local
+ * (leaf) and non-local (on the stack, not leaf) sample counts give p̂ = n_m / n (Eq. 3.5),
+ * t̂ = p̂ · t_exec (Eq. 3.6, t_exec = Σ sample periods), the mean power over the method's samples
+ * pôw (Eq. 3.7, power in effect at each sample's time) and ê = pôw · t̂ (Eq. 3.8). 95% intervals:
+ * Wilson for p̂, t-based for power over distinct sensor readings (EDATA §3.5.3.3), energy bounds
+ * from the products of the bounds. A method that appears several times in one stack is counted
+ * once per sample. Inclusive = local + non-local.
+ */
+import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
+import { methodEnergy } from '../model/build.js'
+import type { StackSampleSet } from '../model/samples.js'
+import { NS_PER_S } from '../model/units.js'
+import type { EnergyCurve } from './curve.js'
+import { AttributionErrors, attributionError } from './errors.js'
+import { tailPowerW, type TailCharge } from './tails.js'
+import { proportionInterval, meanInterval } from './_intervals.js'
+
+export interface SamplingOptions {
+  readonly window: EnergyWindow
+  /** Subtracted from the power in effect at each sample, W. @default 0 */
+  readonly baselinePowerW?: number
+  /** Modelled tail power, subtracted from the power at each sample. @default [] */
+  readonly tails?: readonly TailCharge[]
+  /**
+   * CPU time one sample stands for when a sample has no `periodNs`, ns. Without it, samples
+   * lacking a period stand for `window duration / samples in the window`.
+   */
+  readonly samplePeriodNs?: number
+  /** Confidence level of the intervals. @default 0.95 */
+  readonly level?: number
+}
+
+/** One of EDATA's per-method estimates (Table 3.2): local, non-local or inclusive. */
+export interface SamplingEstimate {
+  /** n_m: samples where the method was leaf (local), on the stack but not leaf (non-local), or either. */
+  readonly samples: number
+  /** p̂ = n_m / n (Eq. 3.5). */
+  readonly probability: number
+  /** Wilson interval of p̂; absent when n_m = 0 (EDATA prints [-1, -1]). */
+  readonly probabilityInterval?: Interval
+  /** t̂ = p̂ · t_exec (Eq. 3.6), s. */
+  readonly timeS: number
+  readonly timeIntervalS?: Interval
+  /** pôw: mean net power over the method's samples (Eq. 3.7), W. */
+  readonly powerW: number
+  /** t-based interval over distinct sensor readings; absent with fewer than 2 distinct readings. */
+  readonly powerIntervalW?: Interval
+  /** Distinct sensor readings among the method's samples. */
+  readonly distinctReadings: number
+  /** ê = pôw · t̂ (Eq. 3.8), J. */
+  readonly energyJ: number
+  /** Product bounds of the probability and power intervals; absent when either is. */
+  readonly energyIntervalJ?: Interval
+}
+
+export interface SamplingDetail {
+  readonly method: string
+  readonly local: SamplingEstimate
+  readonly nonLocal: SamplingEstimate
+  readonly inclusive: SamplingEstimate
+}
+
+export interface SamplingAttribution {
+  /** Per method, `attribution: 'sampling'`, sorted by inclusive energy. */
+  readonly methods: readonly MethodEnergy[]
+  readonly details: readonly SamplingDetail[]
+  /** n: samples inside the window. */
+  readonly sampleCount: number
+  /** t_exec = Σ periods of the samples in the window, s. */
+  readonly execTimeS: number
+  /** Σ local ê, J (= t_exec × mean net power over all samples). */
+  readonly attributedEnergyJ: number
+  /** Samples with an empty call chain (skipped). */
+  readonly emptySamples: number
+}
+
+const enum Kind {
+  Local = 0,
+  NonLocal = 1,
+  Inclusive = 2,
+}
+
+export function attributeSamples(
+  set: StackSampleSet,
+  curve: EnergyCurve,
+  options: SamplingOptions,
+): SamplingAttribution {
+  const { window } = options
+  if (set.clock !== curve.clock || set.clock !== window.clock) {
+    throw attributionError(
+      AttributionErrors.CLOCK_MISMATCH,
+      `stack samples are on ${set.clock}, power on ${curve.clock}, window on ${window.clock}`,
+      'Map the samples and the power data onto the window clock before attribution.',
+      { format: 'stack samples' },
+    )
+  }
+  const level = options.level ?? 0.95
+  if (!(level > 0 && level < 1)) {
+    throw attributionError(
+      AttributionErrors.INVALID_OPTION,
+      `confidence level must be in (0, 1), got ${level}`,
+      'Use e.g. 0.95.',
+    )
+  }
+  const baselineW = options.baselinePowerW ?? 0
+  const tails = options.tails ?? []
+  const samples = set.samples
+
+  // Samples inside the window, in time order (distinct readings are counted along time).
+  const inWindow: number[] = []
+  let sorted = true
+  let lastT = -Infinity
+  for (let i = 0; i < samples.length; i++) {
+    const s = samples[i]
+    if (s === undefined) continue
+    if (!Number.isFinite(s.tNs)) {
+      throw attributionError(
+        AttributionErrors.NOT_FINITE,
+        `stack sample ${i} has a non-finite time (${s.tNs})`,
+        'Drop the sample in the collector; attribution never guesses times.',
+        { format: 'stack samples', index: i },
+      )
+    }
+    if (s.tNs < window.startNs || s.tNs > window.endNs) continue
+    if (s.tNs < lastT) sorted = false
+    lastT = s.tNs
+    inWindow.push(i)
+  }
+  if (!sorted) {
+    inWindow.sort((a, b) => (samples[a]?.tNs ?? 0) - (samples[b]?.tNs ?? 0) || a - b)
+  }
+  const n = inWindow.length
+  const defaultPeriodNs =
+    options.samplePeriodNs ?? (n > 0 ? (window.endNs - window.startNs) / n : 0)
+  if (!(defaultPeriodNs >= 0) || !Number.isFinite(defaultPeriodNs)) {
+    throw attributionError(
+      AttributionErrors.INVALID_OPTION,
+      `sample period must be a finite number ≥ 0 ns, got ${defaultPeriodNs}`,
+      'Pass the sampling period (e.g. 1e6 ns for 1 kHz task-clock sampling).',
+    )
+  }
+
+  const ids = new Map<string, number>()
+  const names: string[] = []
+  // Per method and kind: count, power sum, distinct readings (count, sum, sum of squares).
+  let count = new Float64Array(3 * 64)
+  let powerSum = new Float64Array(3 * 64)
+  let readCount = new Float64Array(3 * 64)
+  /** Running mean and M2 (Welford) of the distinct readings' power. */
+  let readSum = new Float64Array(3 * 64)
+  let readSq = new Float64Array(3 * 64)
+  let lastReading = new Float64Array(3 * 64).fill(Number.NaN)
+  let stamp = new Int32Array(64).fill(-1)
+  const idOf = (name: string): number => {
+    let id = ids.get(name)
+    if (id === undefined) {
+      id = names.length
+      ids.set(name, id)
+      names.push(name)
+      if (id >= stamp.length) {
+        const cap = stamp.length * 2
+        const widen = (a: Float64Array<ArrayBuffer>, fill = 0): Float64Array<ArrayBuffer> => {
+          const b = new Float64Array(3 * cap).fill(fill)
+          b.set(a)
+          return b
+        }
+        count = widen(count)
+        powerSum = widen(powerSum)
+        readCount = widen(readCount)
+        readSum = widen(readSum)
+        readSq = widen(readSq)
+        lastReading = widen(lastReading, Number.NaN)
+        const s = new Int32Array(cap).fill(-1)
+        s.set(stamp)
+        stamp = s
+      }
+    }
+    return id
+  }
+  const add = (id: number, kind: Kind, powerW: number, reading: number): void => {
+    const j = 3 * id + kind
+    count[j] = (count[j] as number) + 1
+    powerSum[j] = (powerSum[j] as number) + powerW
+    if (lastReading[j] !== reading) {
+      lastReading[j] = reading
+      readCount[j] = (readCount[j] as number) + 1
+      const c = readCount[j] as number
+      const mean = readSum[j] as number
+      const delta = powerW - mean
+      const next = mean + delta / c
+      readSum[j] = next
+      readSq[j] = (readSq[j] as number) + delta * (powerW - next)
+    }
+  }
+
+  let execNs = 0
+  let emptySamples = 0
+  let used = 0
+  for (let k = 0; k < n; k++) {
+    const s = samples[inWindow[k] as number]
+    if (s === undefined) continue
+    const frames = s.frames
+    const leaf = frames[0]
+    if (leaf === undefined) {
+      emptySamples++
+      continue
+    }
+    used++
+    execNs += s.periodNs ?? defaultPeriodNs
+    const powerW =
+      curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)
+    // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
+    const reading = curve.readingIdAt(s.tNs)
+    const leafId = idOf(leaf)
+    stamp[leafId] = k
+    add(leafId, Kind.Local, powerW, reading)
+    add(leafId, Kind.Inclusive, powerW, reading)
+    for (let f = 1; f < frames.length; f++) {
+      const id = idOf(frames[f] as string)
+      if (stamp[id] === k) continue // recursion / leaf repeated: once per sample
+      stamp[id] = k
+      add(id, Kind.NonLocal, powerW, reading)
+      add(id, Kind.Inclusive, powerW, reading)
+    }
+  }
+
+  const execTimeS = execNs / NS_PER_S
+  const estimate = (id: number, kind: Kind): SamplingEstimate => {
+    const j = 3 * id + kind
+    const nm = count[j] as number
+    const probability = used > 0 ? nm / used : 0
+    const powerW = nm > 0 ? (powerSum[j] as number) / nm : 0
+    const timeS = probability * execTimeS
+    const energyJ = powerW * timeS
+    const k = readCount[j] as number
+    const p = nm > 0 ? proportionInterval(nm, used, level) : undefined
+    const pw =
+      k >= 2
+        ? meanInterval(k, readSum[j] as number, (readSq[j] as number) / (k - 1), level)
+        : undefined
+    let energyIntervalJ: Interval | undefined
+    if (p !== undefined && pw !== undefined) {
+      const products = [p.low * pw.low, p.low * pw.high, p.high * pw.low, p.high * pw.high].map(
+        (x) => x * execTimeS,
+      )
+      energyIntervalJ = { low: Math.min(...products), high: Math.max(...products), level }
+    }
+    return {
+      samples: nm,
+      probability,
+      ...(p === undefined ? {} : { probabilityInterval: p }),
+      timeS,
+      ...(p === undefined
+        ? {}
+        : { timeIntervalS: { low: p.low * execTimeS, high: p.high * execTimeS, level } }),
+      powerW,
+      ...(pw === undefined ? {} : { powerIntervalW: pw }),
+      distinctReadings: k,
+      energyJ,
+      ...(energyIntervalJ === undefined ? {} : { energyIntervalJ }),
+    }
+  }
+
+  const details: SamplingDetail[] = []
+  const methods: MethodEnergy[] = []
+  let attributedEnergyJ = 0
+  names.forEach((method, id) => {
+    const local = estimate(id, Kind.Local)
+    const nonLocal = estimate(id, Kind.NonLocal)
+    const inclusive = estimate(id, Kind.Inclusive)
+    details.push({ method, local, nonLocal, inclusive })
+    attributedEnergyJ += local.energyJ
+    methods.push(
+      methodEnergy({
+        method,
+        attribution: 'sampling',
+        localEnergyJ: local.energyJ,
+        nonLocalEnergyJ: nonLocal.energyJ,
+        ...(inclusive.energyIntervalJ === undefined
+          ? {}
+          : { inclusiveIntervalJ: inclusive.energyIntervalJ }),
+        ...(local.energyIntervalJ === undefined ? {} : { localIntervalJ: local.energyIntervalJ }),
+        localSamples: local.samples,
+        nonLocalSamples: nonLocal.samples,
+        localTimeS: local.timeS,
+        inclusiveTimeS: inclusive.timeS,
+      }),
+    )
+  })
+  methods.sort(
+    (a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ || a.method.localeCompare(b.method),
+  )
+  return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
+}
