@@ -6,6 +6,7 @@ import { EnergyError, isEnergyError } from '../model/index.js'
 import { CliErrors, type CliCommand, type CliIo } from './_command.js'
 
 const commands: Record<string, () => Promise<CliCommand>> = {
+  classify: () => import('./commands/classify.js').then((m) => m.classifyCommand),
   demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
 }
 
