@@ -7,7 +7,8 @@
  * Which device reading gives which clock (and why):
  * - boottime: `cat /proc/uptime`, first field, seconds with 2 decimals → 10 ms steps. Readable by
  *   the shell user; the kernel computes it from CLOCK_BOOTTIME (counts suspend).
- * - realtime: `date +%s%N` (toybox date, ns digits; wall clock, can jump with NTP). Falls back to
+ * - realtime: `date +%s%N` (toybox date, ns digits, held in a double to 256 ns; wall clock, can
+ *   jump with NTP). Falls back to
  *   `date +%s` (1 s steps) on toolbox-era devices that print a literal `%N`.
  * - monotonic: `/proc/timer_list` ("now at <ns> nsecs", CLOCK_MONOTONIC, 1 ns) is mode 0400 root
  *   on Android: works after `adb root` (userdebug/eng builds, emulators). Without root, map host →
@@ -76,7 +77,14 @@ export function parseEpochDate(
   text: string,
 ): { deviceNs: number; resolutionNs: number } | undefined {
   const trimmed = text.trim()
-  if (/^\d{16,20}$/.test(trimmed)) return { deviceNs: Number(trimmed), resolutionNs: 1 }
+  if (/^\d{16,20}$/.test(trimmed)) {
+    // Epoch ns (~1.8e18) exceed 2^53: a double holds them to 256 ns. Count that rounding (both
+    // directions) as the reading's resolution so the uncertainty stays honest.
+    const deviceNs = Number(trimmed)
+    if (deviceNs <= Number.MAX_SAFE_INTEGER) return { deviceNs, resolutionNs: 1 }
+    const ulp = 2 ** (Math.floor(Math.log2(deviceNs)) - 52)
+    return { deviceNs: deviceNs - ulp, resolutionNs: 2 * ulp }
+  }
   if (/^\d{1,12}$/.test(trimmed)) return { deviceNs: Number(trimmed) * 1e9, resolutionNs: 1e9 }
   return undefined
 }

@@ -166,8 +166,15 @@ describe('clock readings', () => {
   })
 
   test('date +%s%N and its seconds-only fallback', () => {
-    expect(parseEpochDate('1795310400123456789\n')).toEqual({
-      deviceNs: 1795310400123456789,
+    // 1.8e18 ns is past 2^53: the parsed interval [deviceNs, deviceNs + resolution) must contain
+    // the exact value, with the double's 256 ns rounding counted as resolution.
+    const parsed = parseEpochDate('1795310400123456789\n')!
+    const exact = 1795310400123456789n
+    expect(parsed.resolutionNs).toBe(512)
+    expect(BigInt(parsed.deviceNs) <= exact).toBe(true)
+    expect(BigInt(parsed.deviceNs + parsed.resolutionNs) > exact).toBe(true)
+    expect(parseEpochDate('1700000000000000\n')).toEqual({
+      deviceNs: 1700000000000000,
       resolutionNs: 1,
     })
     expect(parseEpochDate('1795310400\n')).toEqual({ deviceNs: 1795310400e9, resolutionNs: 1e9 })
