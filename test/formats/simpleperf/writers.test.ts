@@ -40,7 +40,7 @@ describe('formatReportSampleText', () => {
   test('two-space indentation exactly, no blank lines, trailing newline', () => {
     const text = formatReportSampleText(parseReportSampleText(CURRENT))
     for (const line of text.slice(0, -1).split('\n')) {
-      expect(line).toMatch(/^(?:[a-z_]+:|  [a-z_]+: ?.*|  callchain:|    [a-z_]+: .*)$/)
+      expect(line).toMatch(/^(?:[a-z_]+:| {2}[a-z_]+: ?.*| {2}callchain:| {4}[a-z_]+: .*)$/)
     }
     expect(text.endsWith('\n')).toBe(true)
   })
