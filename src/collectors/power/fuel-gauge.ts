@@ -1,0 +1,189 @@
+/**
+ * Fuel-gauge power: an on-device loop polls `current_now`, `voltage_now` and `/proc/uptime`
+ * (boottime) and streams the readings back while the test runs. The loop polls faster than the
+ * sensor updates (fuel gauges refresh at 1–5 Hz and hold their value in between), so no update is
+ * missed; attribution counts distinct values to get the sensor's real rate.
+ *
+ * The loop's own work costs a little device energy; it is the same in every window (and in the
+ * idle baseline), so it cancels out of net energy.
+ */
+import type { Readable } from 'node:stream'
+import { shellStream, type FuelGaugeCapability } from '../../device/index.js'
+import { EnergyError, type EnergyWarning, type PowerSample } from '../../model/index.js'
+import { CollectorErrors } from '../errors.js'
+import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
+
+export interface FuelGaugeOptions {
+  /** The probe's findings: node, unit and sign of `current_now`. */
+  readonly gauge: FuelGaugeCapability
+  /** Readings per second the loop asks for. @default 50 */
+  readonly pollHz?: number
+}
+
+/** One polled reading before conversion. */
+export interface FuelGaugeReading {
+  readonly tNs: number
+  readonly currentRaw: number
+  readonly voltageRaw: number
+}
+
+export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
+  const { gauge } = options
+  const pollHz = options.pollHz ?? 50
+  let stream: Readable | undefined
+  let readings: FuelGaugeReading[] = []
+  let parser: FuelGaugeLineParser | undefined
+  let streamError: unknown
+
+  return {
+    name: 'fuel-gauge',
+    async start(context) {
+      const node = requireNode(gauge, context)
+      readings = []
+      streamError = undefined
+      parser = new FuelGaugeLineParser((r) => readings.push(r))
+      stream = await shellStream(context.device, ['sh', '-c', pollScript(node, pollHz)])
+      stream.setEncoding('latin1')
+      stream.on('data', (chunk: string) => parser?.push(chunk))
+      stream.on('error', (error: unknown) => {
+        streamError = error
+      })
+    },
+    async stop(context): Promise<PowerData> {
+      if (stream === undefined || parser === undefined) throw notStarted()
+      const s = stream
+      stream = undefined
+      s.destroy()
+      parser.end()
+      if (streamError !== undefined) throw streamError
+      const samples = toSamples(readings, gauge)
+      if (samples.length < 2) {
+        throw new EnergyError({
+          code: CollectorErrors.NO_POWER_DATA,
+          message: `the fuel gauge gave ${samples.length} reading(s) in this window`,
+          hint: 'Make the test longer than the sensor period (≥ 1 s), or check `adb shell cat /sys/class/power_supply/*/current_now`.',
+          details: { serial: context.device.serial },
+        })
+      }
+      const warnings: EnergyWarning[] =
+        parser.malformed > 0
+          ? [
+              {
+                code: 'W_FUEL_GAUGE_GARBLED',
+                severity: 'warning',
+                message: `${parser.malformed} fuel-gauge reading(s) could not be read and were skipped`,
+              },
+            ]
+          : []
+      return {
+        kind: 'series',
+        series: { kind: 'instant', source: 'fuel-gauge', clock: 'boottime', samples },
+        warnings,
+      }
+    },
+    async abort() {
+      stream?.destroy()
+      stream = undefined
+    },
+  }
+}
+
+function requireNode(gauge: FuelGaugeCapability, context: CollectorContext): string {
+  if (!gauge.available || gauge.node === undefined || gauge.dischargeAmperesPerUnit === undefined) {
+    throw new EnergyError({
+      code: CollectorErrors.SOURCE_UNAVAILABLE,
+      message:
+        'the fuel gauge is not readable on this device (or its unit/sign could not be determined)',
+      hint: 'Choose another power source (power: "odpm" or "batterystats"), or unplug USB power so a discharging reading can be taken.',
+      details: { serial: context.device.serial },
+    })
+  }
+  return gauge.node
+}
+
+/** The on-device loop: three lines per reading (uptime, current, voltage). */
+export function pollScript(node: string, pollHz: number): string {
+  const period = (1 / Math.max(1, Math.min(pollHz, 1000))).toFixed(3)
+  const dir = node.startsWith('/') ? node : `/sys/class/power_supply/${node}`
+  return `while cat /proc/uptime ${dir}/current_now ${dir}/voltage_now; do sleep ${period}; done`
+}
+
+/** Reads the loop's output incrementally: chunks may split lines anywhere. */
+export class FuelGaugeLineParser {
+  private buffer = ''
+  private pending: string[] = []
+  /** Readings whose lines did not parse (a torn write, an error message). */
+  malformed = 0
+
+  constructor(private readonly emit: (reading: FuelGaugeReading) => void) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk
+    let newline = this.buffer.indexOf('\n')
+    while (newline >= 0) {
+      this.line(this.buffer.slice(0, newline).replace(/\r$/, ''))
+      this.buffer = this.buffer.slice(newline + 1)
+      newline = this.buffer.indexOf('\n')
+    }
+  }
+
+  /** The stream ended: a partial last reading is dropped (it was cut by the stop). */
+  end(): void {
+    this.buffer = ''
+    this.pending = []
+  }
+
+  private line(text: string): void {
+    // An uptime line ("12345.67 23456.78") starts a reading; it resynchronises after garbage.
+    if (/^\d+(\.\d+)? \d+(\.\d+)?$/.test(text)) {
+      if (this.pending.length > 0) this.malformed++
+      this.pending = [text]
+      return
+    }
+    if (this.pending.length === 0) {
+      if (text.trim() !== '') this.malformed++
+      return
+    }
+    this.pending.push(text)
+    if (this.pending.length < 3) return
+    const [uptime, current, voltage] = this.pending
+    this.pending = []
+    const tS = Number(uptime?.split(' ')[0])
+    const currentRaw = Number(current)
+    const voltageRaw = Number(voltage)
+    if (!/^-?\d+$/.test(current ?? '') || !/^-?\d+$/.test(voltage ?? '') || !Number.isFinite(tS)) {
+      this.malformed++
+      return
+    }
+    this.emit({ tNs: Math.round(tS * 1e9), currentRaw, voltageRaw })
+  }
+}
+
+/**
+ * Converts raw readings to power. `/proc/uptime` ticks in 10 ms steps, so several polls can share
+ * a timestamp: we keep the last reading per timestamp so the series stays strictly increasing.
+ */
+export function toSamples(
+  readings: readonly FuelGaugeReading[],
+  gauge: FuelGaugeCapability,
+): PowerSample[] {
+  const amperesPerUnit = gauge.dischargeAmperesPerUnit ?? 0
+  const voltsPerUnit = gauge.voltageUnit === 'mV' ? 1e-3 : 1e-6
+  const samples: PowerSample[] = []
+  for (const r of readings) {
+    const powerW = r.currentRaw * amperesPerUnit * r.voltageRaw * voltsPerUnit
+    const last = samples[samples.length - 1]
+    if (last !== undefined && last.tNs >= r.tNs)
+      samples[samples.length - 1] = { tNs: last.tNs, powerW }
+    else samples.push({ tNs: r.tNs, powerW })
+  }
+  return samples
+}
+
+function notStarted(): EnergyError {
+  return new EnergyError({
+    code: CollectorErrors.NOT_STARTED,
+    message: 'the fuel-gauge collector was stopped before it was started',
+    hint: 'This is a bug in vitest-energy; please report it.',
+  })
+}
