@@ -6,7 +6,7 @@
  * feature list, like older devices, speak legacy). So we append `; echo "<marker>$?"` and strip it.
  */
 import { randomBytes } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import { EnergyError } from '../model/index.js'
 import { disconnected, mapAdbError, type AdbDevice } from './client.js'
 import { DeviceErrors } from './errors.js'
@@ -120,7 +120,21 @@ export async function shellScript(
  * The stream has an `error` listener that turns adb errors into EnergyErrors re-emitted as `error`.
  */
 export async function shellStream(device: AdbDevice, argv: readonly string[]): Promise<Readable> {
-  return openShell(device, buildCommandLine(argv))
+  const raw = await openShell(device, buildCommandLine(argv))
+  const out = new PassThrough()
+  raw.on('error', (error: unknown) =>
+    out.destroy(
+      mapAdbError(error, {
+        host: device.client.host,
+        port: device.client.port,
+        serial: device.serial,
+      }),
+    ),
+  )
+  // Closing our end (destroy) closes the adb socket, which hangs up the device-side command.
+  out.on('close', () => raw.destroy())
+  raw.pipe(out)
+  return out
 }
 
 async function openShell(device: AdbDevice, commandLine: string): Promise<Readable> {
