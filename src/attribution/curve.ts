@@ -108,7 +108,7 @@ class PiecewiseCurve implements EnergyCurve {
     if (!Number.isFinite(tNs)) {
       throw attributionError(
         AttributionErrors.NOT_FINITE,
-        `${this.source}: asked for the energy at a non-finite time (${tNs})`,
+        `asked for the energy at a non-finite time (${tNs})`,
         'Check the window and the clock mapping that produced these timestamps.',
         { format: this.source },
       )
@@ -116,7 +116,7 @@ class PiecewiseCurve implements EnergyCurve {
     if (this.edges === 'error' && (tNs < this.firstNs || tNs > this.lastNs)) {
       throw attributionError(
         AttributionErrors.WINDOW_NOT_COVERED,
-        `${this.source}: time ${tNs} ns lies outside the power data (${this.firstNs} → ${this.lastNs} ns on ${this.clock})`,
+        `time ${tNs} ns lies outside the power data (${this.firstNs} → ${this.lastNs} ns on ${this.clock})`,
         'Start the power collector before the window opens and stop it after it closes, or pass `edges: "hold"` to extend the edge readings.',
         { format: this.source, tNs, firstNs: this.firstNs, lastNs: this.lastNs },
       )
@@ -227,7 +227,7 @@ function checkTimes(
     if (!Number.isFinite(t) || !Number.isFinite(v)) {
       throw attributionError(
         AttributionErrors.NOT_FINITE,
-        `${source}: reading ${i} has a non-finite ${Number.isFinite(t) ? what : 'time'} (${Number.isFinite(t) ? v : t})`,
+        `reading ${i} has a non-finite ${Number.isFinite(t) ? what : 'time'} (${Number.isFinite(t) ? v : t})`,
         'Drop or repair the reading in the collector; attribution never guesses missing values.',
         { format: source, index: i },
       )
@@ -235,7 +235,7 @@ function checkTimes(
     if (i > 0 && !(t > (times[i - 1] as number))) {
       throw attributionError(
         AttributionErrors.UNSORTED,
-        `${source}: reading ${i} at ${t} ns is not after reading ${i - 1} at ${times[i - 1]} ns`,
+        `reading ${i} at ${t} ns is not after reading ${i - 1} at ${times[i - 1]} ns`,
         'Sort the readings by time and drop duplicates before attribution.',
         { format: source, index: i },
       )
@@ -268,7 +268,7 @@ export function powerCurve(series: PowerSeries, options: CurveOptions = {}): Ene
   if (n < 1) {
     throw attributionError(
       AttributionErrors.TOO_FEW_SAMPLES,
-      `${series.source}: the power series has no readings`,
+      `the power series has no readings`,
       'Check that the power collector ran during the window.',
       { format: series.source },
     )
@@ -349,7 +349,7 @@ function counterCurve(
 ): EnergyCurve {
   const perRail = rails.map((rail) => {
     const n = rail.readings.length
-    const name = `${source} rail ${rail.rail}`
+    const name = `rail ${rail.rail}`
     if (n < 2) {
       throw attributionError(
         AttributionErrors.TOO_FEW_SAMPLES,
@@ -365,7 +365,7 @@ function counterCurve(
       t[i] = r?.tNs ?? NaN
       c[i] = r?.energyJ ?? NaN
     }
-    checkTimes(name, t, c, 'energy')
+    checkTimes(`${source} rail ${rail.rail}`, t, c, 'energy')
     for (let i = 1; i < n; i++) {
       if ((c[i] as number) < (c[i - 1] as number)) {
         throw attributionError(
@@ -384,7 +384,7 @@ function counterCurve(
   if (!(hi > lo)) {
     throw attributionError(
       AttributionErrors.WINDOW_NOT_COVERED,
-      `${source}: the rails' readings do not overlap in time (${label})`,
+      `the rails' readings do not overlap in time (${label})`,
       'Read all rails in the same polling loop so their readings cover the same span.',
       { format: source },
     )

@@ -1,0 +1,185 @@
+import { describe, expect, test } from 'vitest'
+import { powerCurve, railCurve } from '../../src/attribution/curve.js'
+import { AttributionErrors } from '../../src/attribution/errors.js'
+import { attributeIntervals } from '../../src/attribution/interval.js'
+import { S, call, codeOf, rail, series, trace, win } from './_helpers.js'
+
+const flat = (w: number, endS = 10) =>
+  powerCurve(
+    series([
+      [0, w],
+      [endS * S, w],
+    ]),
+  )
+
+const byName = (r: ReturnType<typeof attributeIntervals>, name: string) => {
+  const m = r.methods.find((x) => x.method === name)
+  if (m === undefined) throw new Error(`no ${name}`)
+  return m
+}
+
+describe('interval attribution (PETrA Eq. 3)', () => {
+  test('inclusive = ∫P over the call; exclusive subtracts same-thread children', () => {
+    const r = attributeIntervals(
+      trace([
+        call(1, 'A', 0, 4 * S),
+        call(1, 'B', 1 * S, 2 * S, 1),
+        call(1, 'C', 2.5 * S, 3 * S, 1),
+      ]),
+      flat(1),
+      { window: win(0, 5 * S) },
+    )
+    expect(byName(r, 'A').inclusiveEnergyJ).toBeCloseTo(4, 12)
+    expect(byName(r, 'A').localEnergyJ, '4 − 1 − 0.5').toBeCloseTo(2.5, 12)
+    expect(byName(r, 'B').inclusiveEnergyJ).toBeCloseTo(1, 12)
+    expect(byName(r, 'C').localEnergyJ).toBeCloseTo(0.5, 12)
+    expect(r.idleEnergyJ, '4 s → 5 s has no call').toBeCloseTo(1, 12)
+    expect(r.attributedEnergyJ + r.idleEnergyJ, 'every joule lands once').toBeCloseTo(5, 12)
+    expect(byName(r, 'A').localTimeS).toBeCloseTo(2.5, 12)
+    expect(byName(r, 'A').calls).toBe(1)
+  })
+
+  test('PETrA Eq. 3: a call spanning a power change sums the frames J = Σ P_Δ·T_Δ', () => {
+    // Zero-order hold: 1 W until 2 s, then 3 W (a component changed state).
+    const c = powerCurve(
+      series([
+        [0, 1],
+        [2 * S, 3],
+        [10 * S, 3],
+      ]),
+      { integration: 'zero-order-hold' },
+    )
+    const r = attributeIntervals(trace([call(1, 'm', 1 * S, 4 * S)]), c, { window: win(0, 10 * S) })
+    expect(byName(r, 'm').inclusiveEnergyJ, '1 W × 1 s + 3 W × 2 s').toBeCloseTo(7, 12)
+  })
+
+  test('recursion is counted once in inclusive energy', () => {
+    const r = attributeIntervals(
+      trace([call(1, 'A', 0, 4 * S), call(1, 'A', 1 * S, 2 * S, 1)]),
+      flat(1),
+      { window: win(0, 4 * S) },
+    )
+    const a = byName(r, 'A')
+    expect(a.inclusiveEnergyJ).toBeCloseTo(4, 12)
+    expect(a.localEnergyJ).toBeCloseTo(4, 12)
+    expect(a.nonLocalEnergyJ).toBeCloseTo(0, 12)
+    expect(a.calls).toBe(2)
+  })
+
+  test('vLens Fig. 4: T1 gets E(t1,t2) + ½E(t2,t3) + ⅓E(t3,t4)', () => {
+    // Varying power so each segment has a different energy.
+    const c = powerCurve(
+      series([
+        [0, 1],
+        [1 * S, 2],
+        [2 * S, 4],
+        [3 * S, 8],
+        [4 * S, 8],
+      ]),
+    )
+    const [t1, t2, t3, t4] = [0, 1 * S, 2 * S, 3 * S]
+    const r = attributeIntervals(
+      trace([call(1, 'T1.api', t1, t4), call(2, 'T2.run', t2, t4), call(3, 'T3.run', t3, t4)]),
+      c,
+      { window: win(0, 4 * S) },
+    )
+    const expected = c.energyJ(t1, t2) + c.energyJ(t2, t3) / 2 + c.energyJ(t3, t4) / 3
+    expect(byName(r, 'T1.api').inclusiveEnergyJ).toBeCloseTo(expected, 12)
+    expect(byName(r, 'T2.run').inclusiveEnergyJ).toBeCloseTo(
+      c.energyJ(t2, t3) / 2 + c.energyJ(t3, t4) / 3,
+      12,
+    )
+    expect(byName(r, 'T3.run').inclusiveEnergyJ).toBeCloseTo(c.energyJ(t3, t4) / 3, 12)
+  })
+
+  test('dual clock: concurrent threads share by thread-CPU delta, 1/N when asked', () => {
+    const calls = [
+      call(1, 'busy', 0, 1 * S, 0, [0, 0.75 * S]),
+      call(2, 'light', 0, 1 * S, 0, [0, 0.25 * S]),
+    ]
+    const r = attributeIntervals(trace(calls), flat(2), { window: win(0, 1 * S) })
+    expect(byName(r, 'busy').inclusiveEnergyJ).toBeCloseTo(1.5, 12)
+    expect(byName(r, 'light').inclusiveEnergyJ).toBeCloseTo(0.5, 12)
+    const eq = attributeIntervals(trace(calls), flat(2), {
+      window: win(0, 1 * S),
+      threadShare: 'equal',
+    })
+    expect(byName(eq, 'busy').inclusiveEnergyJ).toBeCloseTo(1, 12)
+    // One thread without CPU clock → 1/N for that segment.
+    const mixed = attributeIntervals(
+      trace([calls[0] as never, call(2, 'light', 0, 1 * S)]),
+      flat(2),
+      { window: win(0, 1 * S) },
+    )
+    expect(byName(mixed, 'light').inclusiveEnergyJ).toBeCloseTo(1, 12)
+  })
+
+  test('vLens Eq. 1: a call shorter than the sampling interval gets (t2−t1)/(t4−t3) · E(t3,t4)', () => {
+    const [t3, t4] = [0, 1 * S]
+    const [t1, t2] = [0.3 * S, 0.35 * S]
+    // Cumulative counter read only at t3 and t4.
+    const counter = railCurve(
+      rail('VDD', [
+        [t3, 10],
+        [t4, 10.8],
+      ]),
+    )
+    const r = attributeIntervals(trace([call(1, 'short', t1, t2)]), counter, {
+      window: win(t3, t4),
+    })
+    expect(byName(r, 'short').inclusiveEnergyJ).toBeCloseTo(((t2 - t1) / (t4 - t3)) * 0.8, 12)
+    // Same with a held reading (PETrA's frames).
+    const held = powerCurve(
+      series([
+        [t3, 0.8],
+        [t4, 5],
+      ]),
+      { integration: 'zero-order-hold' },
+    )
+    const r2 = attributeIntervals(trace([call(1, 'short', t1, t2)]), held, { window: win(t3, t4) })
+    expect(byName(r2, 'short').inclusiveEnergyJ).toBeCloseTo(
+      ((t2 - t1) / (t4 - t3)) * held.energyJ(t3, t4),
+      12,
+    )
+  })
+
+  test('baseline is subtracted and calls are clipped to the window', () => {
+    const r = attributeIntervals(trace([call(1, 'm', -1 * S, 2 * S)]), flat(2, 10), {
+      window: win(0, 1 * S),
+      baselinePowerW: 0.5,
+    })
+    const m = byName(r, 'm')
+    expect(m.inclusiveEnergyJ, '(2 − 0.5) W × 1 s inside the window').toBeCloseTo(1.5, 12)
+    expect(m.inclusiveTimeS).toBeCloseTo(1, 12)
+    const c = powerCurve(
+      series([
+        [-2 * S, 2],
+        [10 * S, 2],
+      ]),
+    )
+    expect(
+      byName(
+        attributeIntervals(trace([call(1, 'm', -1 * S, 2 * S)]), c, { window: win(0, 1 * S) }),
+        'm',
+      ).inclusiveEnergyJ,
+    ).toBeCloseTo(2, 12)
+  })
+
+  test('rejects corrupt traces and mismatched clocks', () => {
+    expect(
+      codeOf(() => attributeIntervals(trace([call(1, 'm', 2, 1)]), flat(1), { window: win(0, S) })),
+    ).toBe(AttributionErrors.BAD_TRACE)
+    expect(
+      codeOf(() =>
+        attributeIntervals(trace([call(1, 'a', 0, 3), call(1, 'b', 2, 5, 1)]), flat(1), {
+          window: win(0, S),
+        }),
+      ),
+    ).toBe(AttributionErrors.BAD_TRACE)
+    expect(
+      codeOf(() =>
+        attributeIntervals({ ...trace([]), clock: 'monotonic' }, flat(1), { window: win(0, S) }),
+      ),
+    ).toBe(AttributionErrors.CLOCK_MISMATCH)
+  })
+})

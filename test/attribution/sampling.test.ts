@@ -1,0 +1,162 @@
+import { describe, expect, test } from 'vitest'
+import { powerCurve } from '../../src/attribution/curve.js'
+import { AttributionErrors } from '../../src/attribution/errors.js'
+import { attributeSamples } from '../../src/attribution/sampling.js'
+import { studentTQuantile } from '../../src/stats/distributions.js'
+import { MS, S, codeOf, sample, series, stacks, win } from './_helpers.js'
+
+const Z95 = 1.959963984540054
+
+/** Wilson interval written out independently of src/stats. */
+function wilson(k: number, n: number): [number, number] {
+  const p = k / n
+  const z2 = Z95 * Z95
+  const d = 1 + z2 / n
+  const c = (p + z2 / (2 * n)) / d
+  const h = (Z95 / d) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))
+  return [c - h, c + h]
+}
+
+// Fuel gauge: 1 W until 15 ms, then 3 W (held).
+const gauge = powerCurve(
+  series([
+    [0, 1],
+    [15 * MS, 3],
+    [100 * MS, 3],
+  ]),
+  { integration: 'zero-order-hold' },
+)
+const worked = stacks([
+  sample(0, ['A'], 10 * MS),
+  sample(10 * MS, ['B', 'A'], 10 * MS),
+  sample(20 * MS, ['A', 'B', 'A'], 10 * MS), // recursion: A counted once (local)
+  sample(30 * MS, ['C'], 10 * MS),
+])
+
+describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
+  const r = attributeSamples(worked, gauge, { window: win(0, 40 * MS) })
+  const d = (m: string) => {
+    const x = r.details.find((e) => e.method === m)
+    if (x === undefined) throw new Error(m)
+    return x
+  }
+
+  test('p̂ = n_m/n, t̂ = p̂·t_exec, pôw = mean power of its samples, ê = pôw·t̂', () => {
+    expect(r.sampleCount).toBe(4)
+    expect(r.execTimeS, 't_exec = Σ periods').toBeCloseTo(0.04, 12)
+    const a = d('A')
+    expect(a.local.samples).toBe(2)
+    expect(a.local.probability).toBe(0.5)
+    expect(a.local.timeS).toBeCloseTo(0.02, 12)
+    expect(a.local.powerW, '(1 W + 3 W) / 2').toBeCloseTo(2, 12)
+    expect(a.local.energyJ).toBeCloseTo(0.04, 12)
+    expect(a.nonLocal.samples, 'only under B in sample 2; sample 3 counts A once, as leaf').toBe(1)
+    expect(a.nonLocal.energyJ).toBeCloseTo(0.25 * 0.04 * 1, 12)
+    expect(d('B').local.energyJ).toBeCloseTo(0.01, 12)
+    expect(d('B').nonLocal.energyJ).toBeCloseTo(0.03, 12)
+    expect(d('C').local.energyJ).toBeCloseTo(0.03, 12)
+  })
+
+  test('inclusive = local + non-local, and Σ local ê = t_exec × mean power', () => {
+    for (const m of r.methods) {
+      expect(m.inclusiveEnergyJ).toBeCloseTo(m.localEnergyJ + m.nonLocalEnergyJ, 12)
+      expect(m.attribution).toBe('sampling')
+    }
+    const a = d('A')
+    expect(a.inclusive.energyJ).toBeCloseTo(a.local.energyJ + a.nonLocal.energyJ, 12)
+    expect(r.attributedEnergyJ).toBeCloseTo(0.04 * ((1 + 1 + 3 + 3) / 4), 12)
+  })
+
+  test('Wilson interval for p̂, t interval over distinct readings, energy from the products', () => {
+    const a = d('A').local
+    const [lo, hi] = wilson(2, 4)
+    expect(a.probabilityInterval?.low).toBeCloseTo(lo, 10)
+    expect(a.probabilityInterval?.high).toBeCloseTo(hi, 10)
+    expect(a.timeIntervalS?.high).toBeCloseTo(hi * 0.04, 10)
+    expect(a.distinctReadings).toBe(2)
+    // Distinct readings 1 W and 3 W: mean 2, s = √2, half = t(0.975, 1) · √2/√2.
+    const half = studentTQuantile(0.975, 1)
+    expect(a.powerIntervalW?.low).toBeCloseTo(2 - half, 10)
+    expect(a.powerIntervalW?.high).toBeCloseTo(2 + half, 10)
+    const products = [lo * (2 - half), lo * (2 + half), hi * (2 - half), hi * (2 + half)].map(
+      (x) => x * 0.04,
+    )
+    expect(a.energyIntervalJ?.low).toBeCloseTo(Math.min(...products), 10)
+    expect(a.energyIntervalJ?.high).toBeCloseTo(Math.max(...products), 10)
+    // One distinct reading: no power interval, so no energy interval.
+    expect(d('C').local.powerIntervalW).toBeUndefined()
+    expect(d('C').local.energyIntervalJ).toBeUndefined()
+  })
+
+  test("EDATA Table 3.1's shape: p̂ 0.25 with an interval, non-local 0.00 with none ([-1, -1])", () => {
+    // 100 samples, X is the leaf in 25 of them and never below another frame.
+    const pts: Array<[number, number]> = []
+    for (let i = 0; i <= 100; i++) pts.push([i * 10 * MS, 1 + (i % 7) * 0.1])
+    const c = powerCurve(series(pts), { integration: 'zero-order-hold' })
+    const set = stacks(
+      Array.from({ length: 100 }, (_, i) =>
+        sample(i * 10 * MS, i % 4 === 0 ? ['X'] : ['Y', 'Z'], 10 * MS),
+      ),
+    )
+    const x = attributeSamples(set, c, { window: win(0, 1 * S) }).details.find(
+      (e) => e.method === 'X',
+    )
+    expect(x?.local.probability).toBe(0.25)
+    expect(x?.nonLocal.probability).toBe(0)
+    expect(x?.nonLocal.probabilityInterval, 'EDATA prints [-1, -1]').toBeUndefined()
+    const [lo, hi] = wilson(25, 100)
+    expect(x?.local.probabilityInterval?.low).toBeCloseTo(lo, 10)
+    expect(x?.local.probabilityInterval?.high).toBeCloseTo(hi, 10)
+    // Table 3.1 prints [0.16, 0.33]; Wilson at n = 100 gives [0.175, 0.343] (see docs/attribution.md).
+    expect(lo).toBeCloseTo(0.1754, 3)
+    expect(hi).toBeCloseTo(0.343, 3)
+  })
+
+  test('readings repeated between sensor updates count once for the power interval', () => {
+    // Polled at 10 ms, updates every 50 ms: 10 samples see 2 distinct readings.
+    const pts: Array<[number, number]> = []
+    for (let i = 0; i <= 10; i++) pts.push([i * 10 * MS, i < 5 ? 1 : 2])
+    const c = powerCurve(series(pts), { integration: 'zero-order-hold' })
+    const set = stacks(Array.from({ length: 10 }, (_, i) => sample(i * 10 * MS + MS, ['M'], MS)))
+    const m = attributeSamples(set, c, { window: win(0, 100 * MS) }).details[0]
+    expect(m?.local.samples).toBe(10)
+    expect(m?.local.distinctReadings).toBe(2)
+  })
+
+  test('periods: from the sample, from options, else window / n; unsorted input is sorted', () => {
+    const noPeriod = stacks([sample(20 * MS, ['a']), sample(10 * MS, ['b'])])
+    expect(attributeSamples(noPeriod, gauge, { window: win(0, 40 * MS) }).execTimeS).toBeCloseTo(
+      0.04,
+      12,
+    )
+    expect(
+      attributeSamples(noPeriod, gauge, { window: win(0, 40 * MS), samplePeriodNs: MS }).execTimeS,
+    ).toBeCloseTo(0.002, 12)
+    const outside = stacks([sample(50 * MS, ['late'], MS), sample(5 * MS, [], MS)])
+    const r2 = attributeSamples(outside, gauge, { window: win(0, 40 * MS) })
+    expect(r2.sampleCount).toBe(0)
+    expect(r2.emptySamples).toBe(1)
+    expect(r2.methods).toHaveLength(0)
+  })
+
+  test('baseline is subtracted from the power at each sample', () => {
+    const r2 = attributeSamples(worked, gauge, { window: win(0, 40 * MS), baselinePowerW: 1 })
+    expect(r2.attributedEnergyJ).toBeCloseTo(0.04, 12)
+  })
+
+  test('rejects mismatched clocks, non-finite times and bad levels', () => {
+    expect(
+      codeOf(() =>
+        attributeSamples({ ...worked, clock: 'monotonic' }, gauge, { window: win(0, S) }),
+      ),
+    ).toBe(AttributionErrors.CLOCK_MISMATCH)
+    expect(
+      codeOf(() =>
+        attributeSamples(stacks([sample(Number.NaN, ['a'])]), gauge, { window: win(0, S) }),
+      ),
+    ).toBe(AttributionErrors.NOT_FINITE)
+    expect(codeOf(() => attributeSamples(worked, gauge, { window: win(0, S), level: 1 }))).toBe(
+      AttributionErrors.INVALID_OPTION,
+    )
+  })
+})
