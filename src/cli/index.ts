@@ -8,6 +8,7 @@ import { CliErrors, type CliCommand, type CliIo } from './_command.js'
 const commands: Record<string, () => Promise<CliCommand>> = {
   classify: () => import('./commands/classify.js').then((m) => m.classifyCommand),
   demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
+  trace: () => import('./commands/trace.js').then((m) => m.traceCommand),
 }
 
 export function commandNames(): string[] {

@@ -22,6 +22,8 @@ export const ArtTraceErrors = {
   MISMATCHED_EXIT: 'E_ART_TRACE_MISMATCHED_EXIT',
   /** The writer was given input it cannot encode (thread id too large, dual clock in v1, …). */
   INVALID_WRITE: 'E_ART_TRACE_INVALID_WRITE',
+  /** `vitest-energy trace`: the file does not exist or cannot be read. */
+  FILE_UNREADABLE: 'E_ART_TRACE_FILE_UNREADABLE',
   /** A `--thread` / `thread` filter names no thread of the trace. */
   UNKNOWN_THREAD: 'E_ART_TRACE_UNKNOWN_THREAD',
 } as const

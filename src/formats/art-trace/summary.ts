@@ -1,0 +1,354 @@
+/**
+ * Per-method inclusive/exclusive times, computed the way `dmtracedump` computes its profile
+ * (AOSP art/tools/dmtracedump/tracedump.cc parseDataKeys/addInclusiveTime,
+ * GrapheneOS/platform_art@0a12631f), for both clocks at once:
+ * - exclusive time: time between consecutive events of a thread goes to the method on top of its
+ *   stack (or to the exiting method), recursive frames included;
+ * - inclusive time: exit time − entry time, added only when no other frame of the same method is
+ *   below it on the stack (recursion counts once);
+ * - an exit with an empty stack (call open when tracing started) counts from time 0;
+ * - calls still open at the end are closed at the thread's last event (and counted as calls);
+ * - an exit that does not match the top of the stack aborts, as dmtracedump does.
+ * Unlike dmtracedump, 32-bit µs wrap is unwrapped per thread (dmtracedump's totals go wrong).
+ */
+import { EnergyError } from '../../model/index.js'
+import { ArtTraceDecoder, type ArtRecordVisitor } from './decoder.js'
+import { ArtTraceErrors } from './errors.js'
+import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './types.js'
+import { ACTION_ENTER, ACTION_EXIT, ACTION_UNWIND } from './types.js'
+
+/** One method's line of the summary. Times are µs; a clock the file lacks is `null`. */
+export interface ArtMethodSummary {
+  /** Method id as hex, `0x62830738`. */
+  readonly id: string
+  /** As written in the file (`com/example/Foo`); `(unknown)` for ids missing from the table. */
+  readonly className: string
+  readonly name: string
+  readonly signature: string
+  /** Completed calls plus calls still open at the end (dmtracedump's calls+recursive). */
+  readonly calls: number
+  readonly inclusiveCpuUs: number | null
+  readonly exclusiveCpuUs: number | null
+  readonly inclusiveWallUs: number | null
+  readonly exclusiveWallUs: number | null
+}
+
+/** `vitest-energy trace --format json` output. */
+export interface ArtTraceSummary {
+  readonly clock: ArtClock
+  readonly version: 1 | 2 | 3
+  readonly threads: readonly ArtThread[]
+  /** Methods that occur in the (selected threads') records, by exclusive time, descending. */
+  readonly methods: readonly ArtMethodSummary[]
+}
+
+export interface ArtSummaryOptions {
+  /** Only this thread: its name as in the trace, or its numeric id. @default all threads */
+  readonly thread?: string | number
+}
+
+const WRAP = 2 ** 32
+const HALF_WRAP = 2 ** 31
+
+/** Per-thread call stack and clocks (two time slots: 0 thread-cpu, 1 wall). */
+class ThreadState {
+  top = 0
+  methods = new Int32Array(64)
+  entryCpu = new Float64Array(64)
+  entryWall = new Float64Array(64)
+  recursive = new Uint8Array(64)
+  lastCpu = 0
+  lastWall = 0
+  rawCpu = -1
+  rawWall = -1
+  offCpu = 0
+  offWall = 0
+
+  grow(): void {
+    const n = this.methods.length * 2
+    const methods = new Int32Array(n)
+    methods.set(this.methods)
+    this.methods = methods
+    const cpu = new Float64Array(n)
+    cpu.set(this.entryCpu)
+    this.entryCpu = cpu
+    const wall = new Float64Array(n)
+    wall.set(this.entryWall)
+    this.entryWall = wall
+    const rec = new Uint8Array(n)
+    rec.set(this.recursive)
+    this.recursive = rec
+  }
+}
+
+/**
+ * Accumulates the summary from records pushed through `visitor`; memory grows with methods,
+ * threads and stack depth, never with the number of records.
+ */
+export class ArtTraceSummarizer {
+  private keys = new Uint32Array(1024)
+  private slots = new Int32Array(1024).fill(-1)
+  private ids: number[] = []
+  private calls = new Float64Array(256)
+  private inclCpu = new Float64Array(256)
+  private exclCpu = new Float64Array(256)
+  private inclWall = new Float64Array(256)
+  private exclWall = new Float64Array(256)
+  private readonly threads: Array<ThreadState | undefined> = []
+  private readonly only: ReadonlySet<number> | undefined
+  /** Times a clock went backwards (clamped) rather than wrapping. */
+  backwardSteps = 0
+  readonly visitor: ArtRecordVisitor
+
+  /** @param threadIds only records of these threads count. @default all */
+  constructor(threadIds?: ReadonlySet<number>) {
+    this.only = threadIds
+    this.visitor = (tid, methodId, action, cpu, wall) => {
+      if (this.only !== undefined && !this.only.has(tid)) return
+      this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
+    }
+  }
+
+  private slotOf(id: number): number {
+    const mask = this.keys.length - 1
+    let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
+    for (;;) {
+      const slot = this.slots[h] ?? -1
+      if (slot < 0) break
+      if (this.keys[h] === id) return slot
+      h = (h + 1) & mask
+    }
+    const slot = this.ids.length
+    this.ids.push(id)
+    this.keys[h] = id
+    this.slots[h] = slot
+    if (slot >= this.calls.length) this.growSlots()
+    if (this.ids.length * 2 > this.keys.length) this.rehash()
+    return slot
+  }
+
+  private growSlots(): void {
+    const n = this.calls.length * 2
+    const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
+      const b = new Float64Array(n)
+      b.set(a)
+      return b
+    }
+    this.calls = grow(this.calls)
+    this.inclCpu = grow(this.inclCpu)
+    this.exclCpu = grow(this.exclCpu)
+    this.inclWall = grow(this.inclWall)
+    this.exclWall = grow(this.exclWall)
+  }
+
+  private rehash(): void {
+    const n = this.keys.length * 2
+    this.keys = new Uint32Array(n)
+    this.slots = new Int32Array(n).fill(-1)
+    const mask = n - 1
+    this.ids.forEach((id, slot) => {
+      let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
+      while ((this.slots[h] ?? -1) >= 0) h = (h + 1) & mask
+      this.keys[h] = id
+      this.slots[h] = slot
+    })
+  }
+
+  private event(
+    tid: number,
+    methodId: number,
+    action: number,
+    rawCpu: number,
+    rawWall: number,
+  ): void {
+    let st = this.threads[tid]
+    if (st === undefined) {
+      st = new ThreadState()
+      st.rawCpu = rawCpu
+      st.rawWall = rawWall
+      st.lastCpu = rawCpu
+      st.lastWall = rawWall
+      this.threads[tid] = st
+    }
+    // Monotonic unwrapping of the 32-bit µs counters, per thread.
+    let cpu = rawCpu + st.offCpu
+    if (rawCpu < st.rawCpu && st.rawCpu - rawCpu > HALF_WRAP) {
+      st.offCpu += WRAP
+      cpu += WRAP
+    }
+    st.rawCpu = rawCpu
+    if (cpu < st.lastCpu) {
+      cpu = st.lastCpu
+      this.backwardSteps++
+    }
+    let wall = rawWall + st.offWall
+    if (rawWall < st.rawWall && st.rawWall - rawWall > HALF_WRAP) {
+      st.offWall += WRAP
+      wall += WRAP
+    }
+    st.rawWall = rawWall
+    if (wall < st.lastWall) {
+      wall = st.lastWall
+      this.backwardSteps++
+    }
+    const m = this.slotOf(methodId)
+    if (action === ACTION_ENTER) {
+      const top = st.top
+      if (top > 0) {
+        const caller = st.methods[top - 1] ?? 0
+        this.exclCpu[caller] = (this.exclCpu[caller] ?? 0) + (cpu - st.lastCpu)
+        this.exclWall[caller] = (this.exclWall[caller] ?? 0) + (wall - st.lastWall)
+      }
+      let rec = 0
+      const methods = st.methods
+      for (let i = 0; i < top; i++) {
+        if (methods[i] === m) {
+          rec = 1
+          break
+        }
+      }
+      if (top === st.methods.length) st.grow()
+      st.methods[top] = m
+      st.entryCpu[top] = cpu
+      st.entryWall[top] = wall
+      st.recursive[top] = rec
+      st.top = top + 1
+    } else if (action === ACTION_EXIT || action === ACTION_UNWIND) {
+      let entryCpu = 0
+      let entryWall = 0
+      let rec = 0
+      if (st.top > 0) {
+        const top = st.top - 1
+        const onStack = st.methods[top] ?? -1
+        if (onStack !== m) throw this.mismatch(tid, methodId, onStack)
+        entryCpu = st.entryCpu[top] ?? 0
+        entryWall = st.entryWall[top] ?? 0
+        rec = st.recursive[top] ?? 0
+        st.top = top
+      }
+      if (rec === 0) {
+        this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (cpu - entryCpu)
+        this.inclWall[m] = (this.inclWall[m] ?? 0) + (wall - entryWall)
+      }
+      this.calls[m] = (this.calls[m] ?? 0) + 1
+      this.exclCpu[m] = (this.exclCpu[m] ?? 0) + (cpu - st.lastCpu)
+      this.exclWall[m] = (this.exclWall[m] ?? 0) + (wall - st.lastWall)
+    }
+    st.lastCpu = cpu
+    st.lastWall = wall
+  }
+
+  private mismatch(tid: number, methodId: number, onStackSlot: number): EnergyError {
+    const onStack = this.ids[onStackSlot] ?? 0
+    return new EnergyError({
+      code: ArtTraceErrors.MISMATCHED_EXIT,
+      message: `thread ${tid}: exit from method 0x${methodId.toString(16)} while 0x${onStack.toString(16)} is on top of the stack (dmtracedump aborts here too)`,
+      hint: 'The trace lost records (buffer overflow?) or is corrupt; per-call intervals (readArtCallTrace) still recover, a dmtracedump-style profile cannot.',
+      details: { format: 'ART trace', threadId: tid },
+    })
+  }
+
+  /**
+   * Closes calls still open (at each thread's last event) and builds the summary.
+   * @param recordClock the clock the decoder mapped records with, if it differs from `info.clock`
+   */
+  finish(info: ArtTraceInfo, recordClock: ArtClock = info.clock): ArtTraceSummary {
+    for (const st of this.threads) {
+      if (st === undefined) continue
+      for (let i = 0; i < st.top; i++) {
+        const m = st.methods[i] ?? 0
+        if ((st.recursive[i] ?? 0) === 0) {
+          this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (st.lastCpu - (st.entryCpu[i] ?? 0))
+          this.inclWall[m] = (this.inclWall[m] ?? 0) + (st.lastWall - (st.entryWall[i] ?? 0))
+        }
+        this.calls[m] = (this.calls[m] ?? 0) + 1
+      }
+      st.top = 0
+    }
+    const swap = recordClock !== info.clock && recordClock !== 'dual' && info.clock !== 'dual'
+    const hasCpu = info.clock !== 'wall'
+    const hasWall = info.clock !== 'thread-cpu'
+    const byId = new Map<number, ArtMethod>(info.methods.map((m) => [m.id, m]))
+    const methods = this.ids.map((id, slot): ArtMethodSummary => {
+      const known = byId.get(id)
+      const cpuIncl = (swap ? this.inclWall[slot] : this.inclCpu[slot]) ?? 0
+      const cpuExcl = (swap ? this.exclWall[slot] : this.exclCpu[slot]) ?? 0
+      const wallIncl = (swap ? this.inclCpu[slot] : this.inclWall[slot]) ?? 0
+      const wallExcl = (swap ? this.exclCpu[slot] : this.exclWall[slot]) ?? 0
+      return {
+        id: `0x${id.toString(16)}`,
+        className: known?.className ?? '(unknown)',
+        name: known?.name ?? '',
+        signature: known?.signature ?? '',
+        calls: this.calls[slot] ?? 0,
+        inclusiveCpuUs: hasCpu ? cpuIncl : null,
+        exclusiveCpuUs: hasCpu ? cpuExcl : null,
+        inclusiveWallUs: hasWall ? wallIncl : null,
+        exclusiveWallUs: hasWall ? wallExcl : null,
+      }
+    })
+    const key = (m: ArtMethodSummary): number => m.exclusiveCpuUs ?? m.exclusiveWallUs ?? 0
+    const incl = (m: ArtMethodSummary): number => m.inclusiveCpuUs ?? m.inclusiveWallUs ?? 0
+    methods.sort((a, b) => key(b) - key(a) || incl(b) - incl(a) || a.id.localeCompare(b.id))
+    const threads =
+      this.only === undefined ? info.threads : info.threads.filter((t) => this.only?.has(t.id))
+    return {
+      clock: info.clock,
+      version: info.version,
+      threads: [...threads].sort((a, b) => a.id - b.id),
+      methods,
+    }
+  }
+}
+
+/** Resolves a thread name or id to the set of matching thread ids. */
+export function selectThreads(
+  threads: readonly ArtThread[],
+  thread: string | number,
+): ReadonlySet<number> {
+  const ids = threads
+    .filter((t) => t.name === String(thread) || String(t.id) === String(thread))
+    .map((t) => t.id)
+  if (ids.length === 0) {
+    throw new EnergyError({
+      code: ArtTraceErrors.UNKNOWN_THREAD,
+      message: `no thread '${thread}' in the trace`,
+      hint: `Use one of: ${threads.map((t) => `${t.id} (${t.name})`).join(', ') || '(no threads listed)'}.`,
+      details: { format: 'ART trace', thread: String(thread) },
+    })
+  }
+  return new Set(ids)
+}
+
+const ACTION_CODE = { enter: ACTION_ENTER, exit: ACTION_EXIT, unwind: ACTION_UNWIND } as const
+
+/** dmtracedump-style per-method profile of a parsed trace. */
+export function summarizeArtTrace(
+  trace: ArtTrace,
+  options: ArtSummaryOptions = {},
+): ArtTraceSummary {
+  const only =
+    options.thread === undefined ? undefined : selectThreads(trace.threads, options.thread)
+  const summarizer = new ArtTraceSummarizer(only)
+  const visit = summarizer.visitor
+  for (const r of trace.records) {
+    visit(r.threadId, r.methodId, ACTION_CODE[r.action], r.threadCpuUs ?? -1, r.wallUs ?? -1)
+  }
+  return summarizer.finish(trace)
+}
+
+/**
+ * The same profile straight from bytes, in one pass and constant memory (for files larger than
+ * memory). A thread filter by name needs the thread table first: pass `threadIds` or use
+ * `summarizeArtTrace`.
+ */
+export function summarizeArtTraceChunks(
+  chunks: Iterable<Uint8Array>,
+  threadIds?: ReadonlySet<number>,
+): ArtTraceSummary {
+  const summarizer = new ArtTraceSummarizer(threadIds)
+  const decoder = new ArtTraceDecoder({ onRecord: summarizer.visitor })
+  for (const chunk of chunks) decoder.push(chunk)
+  const info = decoder.end()
+  return summarizer.finish(info, decoder.recordClock)
+}
