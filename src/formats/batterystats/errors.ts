@@ -1,0 +1,13 @@
+/** Error codes of the batterystats parsers (documented in docs/formats/batterystats.md). */
+export const BatterystatsErrors = {
+  /** A checkin line does not start with `<version>,<uid>,<category>,<type>`. */
+  CHECKIN_NOT_CHECKIN: 'E_BATTERYSTATS_CHECKIN_NOT_CHECKIN',
+  /** A known checkin row (`vers`, `uid`, `pws`, `pwi`) has too few fields. */
+  CHECKIN_SHORT_ROW: 'E_BATTERYSTATS_CHECKIN_SHORT_ROW',
+  /** A numeric field of a known checkin row is not a number. */
+  CHECKIN_BAD_NUMBER: 'E_BATTERYSTATS_CHECKIN_BAD_NUMBER',
+  /** A history line's time token (`0`, `+1m02s345ms`) is malformed. */
+  HISTORY_BAD_TIME: 'E_BATTERYSTATS_HISTORY_BAD_TIME',
+  /** The input has no battery history lines at all. */
+  HISTORY_NOT_FOUND: 'E_BATTERYSTATS_HISTORY_NOT_FOUND',
+} as const satisfies Record<string, `E_${string}`>

@@ -1,0 +1,352 @@
+/**
+ * `dumpsys batterystats --history` text (also the first section of a full `dumpsys batterystats`).
+ *
+ * Reference: AOSP frameworks/base core/java/android/os/BatteryStats.java, class HistoryPrinter
+ * (printNextItem, non-checkin branch; android-15.0.0_r1) and TimeUtils.formatDuration with
+ * HUNDRED_DAY_FIELD_LEN = 19. Each line is: two spaces, the time since the start of the history
+ * right-aligned in 19 columns, ` (n) ` (ints read for the record; optional here), then either a
+ * command (`RESET:TIME: …`, `TIME: …`, `START`, `SHUTDOWN`, `*OVERFLOW*`) or the 3-digit battery
+ * level followed by what changed: `+flag`, `-flag`, `key=value`, `[+-]key=uid:"tag"`.
+ * Android 12+ adds indented continuation lines (`Details: cpu=…`, `/proc/stat=…`) after a record;
+ * they are kept verbatim. Lines we do not understand inside the section become `unknown` items.
+ */
+import { EnergyError } from '../../model/errors.js'
+import { BatterystatsErrors } from './errors.js'
+
+const FORMAT = 'batterystats history'
+
+/** One token of an update record, in the order printed. */
+export type HistoryToken =
+  /** `+screen`, `-wifi_running`: a state bit turned on or off. */
+  | { readonly kind: 'flag'; readonly on: boolean; readonly name: string }
+  /**
+   * `+top=u0a123:"com.example"`, `-job=…`, `conn=1:"CONNECTED"`: an event (or a tagged state) with
+   * the app uid as printed (`u0a123`, `1000`, `-1`) and its tag string. `prefix` is `''` for events
+   * that are neither start nor finish.
+   */
+  | {
+      readonly kind: 'tagged'
+      readonly prefix: '+' | '-' | ''
+      readonly name: string
+      readonly uid: string
+      readonly tag: string
+    }
+  /** `volt=4317`, `brightness=dark`, `status=discharging`: a changed value, verbatim. */
+  | { readonly kind: 'value'; readonly name: string; readonly value: string }
+  /** A token of no known shape, verbatim. */
+  | { readonly kind: 'unknown'; readonly text: string }
+
+export type HistoryCommand = 'update' | 'reset' | 'time' | 'start' | 'shutdown' | 'overflow'
+
+/** One history line (and its continuation lines). */
+export interface HistoryRecord {
+  readonly kind: 'record'
+  /** 1-based line number in the input. */
+  readonly line: number
+  /** Time since the start of the history, ns (the printed value has ms resolution). */
+  readonly tNs: number
+  /**
+   * The time token as printed, only when it differs from the canonical form of `tNs`. Old releases
+   * (Android 4.4) print overflowing fields such as `+1d00h60m00s533ms` (= +1d01h00m00s533ms).
+   */
+  readonly timeText?: string
+  /** The `(n)` field: ints read for this record. Absent when the line has none. */
+  readonly readInts?: number
+  readonly command: HistoryCommand
+  /** Battery level in % (the 3-digit field), on `update` records. */
+  readonly batteryLevel?: number
+  /** Device wall clock of `RESET:TIME:` / `TIME:` records, as printed (`yyyy-MM-dd-HH-mm-ss`, device time zone). */
+  readonly wallClock?: string
+  /** What changed, on `update` records. */
+  readonly tokens: readonly HistoryToken[]
+  /** Indented continuation lines (`Details: cpu=…`), verbatim. */
+  readonly details: readonly string[]
+}
+
+/** A line inside the history section that is not a record and follows no record: kept, never fatal. */
+export interface HistoryUnknownLine {
+  readonly kind: 'unknown'
+  readonly line: number
+  readonly text: string
+}
+
+export type HistoryItem = HistoryRecord | HistoryUnknownLine
+
+export interface BatteryHistory {
+  /** The `Battery History (…):` line, verbatim, when present. */
+  readonly header?: string
+  readonly items: readonly HistoryItem[]
+}
+
+const TIME_RE = /^([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(\d+)ms$/
+/** A history line: indentation, a time-like token, optional `(n)`, body. */
+const LINE_RE = /^\s+([-+]?\d[0-9a-z]*)(?: \((\d+)\))? (.*)$/
+const TAGGED_RE = /^([+-]?)([A-Za-z_][A-Za-z0-9_.]*)=(-?[0-9a-z]+):"(.*)"$/s
+const FLAG_RE = /^([+-])([A-Za-z_][A-Za-z0-9_.]*)$/
+const VALUE_RE = /^([A-Za-z_][A-Za-z0-9_.]*)=([^"]*)$/
+
+/** Parses a history time token (`0`, `+2s895ms`, `+4d22h52m29s039ms`) into ms; `undefined` if malformed. */
+export function parseHistoryTimeMs(token: string): number | undefined {
+  if (token === '0') return 0
+  const m = TIME_RE.exec(token)
+  if (m === null || m[1] === undefined) return undefined
+  const [d, h, min, s, ms] = [m[2], m[3], m[4], m[5], m[6]].map((v) => Number(v ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  const total = (((d * 24 + h) * 60 + min) * 60 + s) * 1000 + ms
+  return m[1] === '-' ? -total : total
+}
+
+/**
+ * Formats ms the way TimeUtils.formatDuration does with a field width: `0`, else a sign, then
+ * d/h/m/s/ms where every field after the first printed one is always printed and zero-padded.
+ */
+export function formatHistoryTime(ms: number): string {
+  if (ms === 0) return '0'
+  let rest = Math.abs(Math.round(ms))
+  const days = Math.floor(rest / 86_400_000)
+  rest -= days * 86_400_000
+  const hours = Math.floor(rest / 3_600_000)
+  rest -= hours * 3_600_000
+  const minutes = Math.floor(rest / 60_000)
+  rest -= minutes * 60_000
+  const secs = Math.floor(rest / 1000)
+  const millis = rest - secs * 1000
+  let out = ms < 0 ? '-' : '+'
+  let printed = false
+  const field = (amount: number, unit: string, width: number, always: boolean): void => {
+    if (always || printed || amount > 0) {
+      out += printed ? String(amount).padStart(width, '0') : String(amount)
+      out += unit
+      printed = true
+    }
+  }
+  field(days, 'd', 0, false)
+  field(hours, 'h', 2, false)
+  field(minutes, 'm', 2, false)
+  field(secs, 's', 2, false)
+  field(millis, 'ms', 3, true)
+  return out
+}
+
+/** Splits at spaces outside double quotes (tags such as wake lock names contain spaces). */
+function splitTokens(text: string): string[] {
+  const out: string[] = []
+  let cur = ''
+  let quoted = false
+  for (const ch of text) {
+    if (ch === '"') quoted = !quoted
+    if (ch === ' ' && !quoted) {
+      if (cur !== '') out.push(cur)
+      cur = ''
+    } else {
+      cur += ch
+    }
+  }
+  if (cur !== '') out.push(cur)
+  return out
+}
+
+function parseToken(text: string): HistoryToken {
+  const tagged = TAGGED_RE.exec(text)
+  if (tagged !== null) {
+    return {
+      kind: 'tagged',
+      prefix: (tagged[1] ?? '') as '+' | '-' | '',
+      name: tagged[2] ?? '',
+      uid: tagged[3] ?? '',
+      tag: tagged[4] ?? '',
+    }
+  }
+  const flag = FLAG_RE.exec(text)
+  if (flag !== null) return { kind: 'flag', on: flag[1] === '+', name: flag[2] ?? '' }
+  const value = VALUE_RE.exec(text)
+  if (value !== null) return { kind: 'value', name: value[1] ?? '', value: value[2] ?? '' }
+  return { kind: 'unknown', text }
+}
+
+/** The printed form of a token (the inverse of the tokenizer). */
+export function formatHistoryToken(token: HistoryToken): string {
+  switch (token.kind) {
+    case 'flag':
+      return `${token.on ? '+' : '-'}${token.name}`
+    case 'tagged':
+      return `${token.prefix}${token.name}=${token.uid}:"${token.tag}"`
+    case 'value':
+      return `${token.name}=${token.value}`
+    case 'unknown':
+      return token.text
+  }
+}
+
+interface Body {
+  readonly command: HistoryCommand
+  readonly batteryLevel?: number
+  readonly wallClock?: string
+  readonly tokens: readonly HistoryToken[]
+}
+
+function parseBody(body: string): Body | undefined {
+  const reset = /^RESET:(?:TIME: (.*))?$/.exec(body)
+  if (reset !== null)
+    return {
+      command: 'reset',
+      tokens: [],
+      ...(reset[1] === undefined ? {} : { wallClock: reset[1] }),
+    }
+  const time = /^TIME: (.*)$/.exec(body)
+  if (time !== null) return { command: 'time', wallClock: time[1] ?? '', tokens: [] }
+  if (body === 'START') return { command: 'start', tokens: [] }
+  if (body === 'SHUTDOWN') return { command: 'shutdown', tokens: [] }
+  if (body === '*OVERFLOW*') return { command: 'overflow', tokens: [] }
+  const update = /^(\d{3})(?: (.*))?$/.exec(body)
+  if (update === null) return undefined
+  return {
+    command: 'update',
+    batteryLevel: Number(update[1]),
+    tokens: splitTokens(update[2] ?? '').map(parseToken),
+  }
+}
+
+/**
+ * Streams the history section out of `lines` (CR/LF-insensitive). Starts at the `Battery History`
+ * header (or at the first history-shaped line when there is no header) and stops at the first
+ * blank or unindented line after it. Yields the header as `{ kind: 'header' }` first when present.
+ * Throws `E_BATTERYSTATS_HISTORY_BAD_TIME` (with the line number) for a malformed time token.
+ */
+export function* parseBatterystatsHistoryLines(
+  lines: Iterable<string>,
+): Generator<HistoryItem | { readonly kind: 'header'; readonly text: string }> {
+  let lineNo = 0
+  let inSection = false
+  let pending: { record: Omit<HistoryRecord, 'details'>; details: string[] } | undefined
+  for (const rawLine of lines) {
+    lineNo++
+    const text = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
+    if (!inSection) {
+      if (/^Battery History\b/.test(text)) {
+        inSection = true
+        yield { kind: 'header', text }
+        continue
+      }
+      if (!LINE_RE.test(text)) continue
+      inSection = true
+    }
+    if (text.trim() === '' || !/^\s/.test(text)) break
+    const m = LINE_RE.exec(text)
+    if (m === null) {
+      if (pending !== undefined) pending.details.push(text)
+      else yield { kind: 'unknown', line: lineNo, text }
+      continue
+    }
+    const timeText = m[1] ?? ''
+    const ms = parseHistoryTimeMs(timeText)
+    if (ms === undefined) {
+      throw new EnergyError({
+        code: BatterystatsErrors.HISTORY_BAD_TIME,
+        message: `malformed time token ${JSON.stringify(timeText)} (expected 0 or +[Nd][Nh][Nm][Ns]Nms)`,
+        hint: 'Pass the unmodified output of `dumpsys batterystats --history`; the line may be truncated or edited.',
+        details: { format: FORMAT, line: lineNo, token: timeText },
+      })
+    }
+    const body = parseBody(m[3] ?? '')
+    if (pending !== undefined) yield { ...pending.record, details: pending.details }
+    pending = undefined
+    if (body === undefined) {
+      yield { kind: 'unknown', line: lineNo, text }
+      continue
+    }
+    const readInts = m[2] === undefined ? undefined : Number(m[2])
+    pending = {
+      record: {
+        kind: 'record',
+        line: lineNo,
+        tNs: ms * 1e6,
+        ...(formatHistoryTime(ms) === timeText ? {} : { timeText }),
+        ...(readInts === undefined ? {} : { readInts }),
+        ...body,
+      },
+      details: [],
+    }
+  }
+  if (pending !== undefined) yield { ...pending.record, details: pending.details }
+}
+
+/**
+ * Parses a whole `--history` output or full `dumpsys batterystats` text. Throws
+ * `E_BATTERYSTATS_HISTORY_NOT_FOUND` when there is neither a header nor a single history line.
+ */
+export function parseBatterystatsHistory(text: string): BatteryHistory {
+  let header: string | undefined
+  const items: HistoryItem[] = []
+  for (const item of parseBatterystatsHistoryLines(text.split('\n'))) {
+    if (item.kind === 'header') header = item.text
+    else items.push(item)
+  }
+  if (header === undefined && items.length === 0) {
+    throw new EnergyError({
+      code: BatterystatsErrors.HISTORY_NOT_FOUND,
+      message: 'no "Battery History" section and no history lines found',
+      hint: 'Capture with `adb shell dumpsys batterystats --history` (after `--reset` and the test).',
+      details: { format: FORMAT, line: 1 },
+    })
+  }
+  return header === undefined ? { items } : { header, items }
+}
+
+/** Writes history text in the device's layout; `formatBatterystatsHistory(parse(x))` reproduces x's section. */
+export function formatBatterystatsHistory(
+  history: BatteryHistory,
+  options: { readonly lineEnding?: '\n' | '\r\n' } = {},
+): string {
+  const eol = options.lineEnding ?? '\n'
+  const out: string[] = []
+  if (history.header !== undefined) out.push(history.header)
+  for (const item of history.items) {
+    if (item.kind === 'unknown') {
+      out.push(item.text)
+      continue
+    }
+    out.push(formatRecordLine(item), ...item.details)
+  }
+  return out.map((l) => l + eol).join('')
+}
+
+function formatRecordLine(record: HistoryRecord): string {
+  const canonical = formatHistoryTime(record.tNs / 1e6)
+  const printed =
+    record.timeText !== undefined && parseHistoryTimeMs(record.timeText) === record.tNs / 1e6
+      ? record.timeText
+      : canonical
+  const time = printed.padStart(19)
+  const ints = record.readInts === undefined ? '' : ` (${record.readInts})`
+  let body: string
+  switch (record.command) {
+    case 'reset':
+      body = record.wallClock === undefined ? 'RESET:' : `RESET:TIME: ${record.wallClock}`
+      break
+    case 'time':
+      body = `TIME: ${record.wallClock ?? ''}`
+      break
+    case 'start':
+      body = 'START'
+      break
+    case 'shutdown':
+      body = 'SHUTDOWN'
+      break
+    case 'overflow':
+      body = '*OVERFLOW*'
+      break
+    case 'update':
+      body = [
+        String(record.batteryLevel ?? 0).padStart(3, '0'),
+        ...record.tokens.map(formatHistoryToken),
+      ].join(' ')
+      break
+  }
+  return `  ${time}${ints} ${body}`
+}

@@ -1,0 +1,37 @@
+/** batterystats: checkin CSV (`dumpsys batterystats -c`) and history text (`--history`). */
+export { BatterystatsErrors } from './errors.js'
+export type {
+  CheckinPowerItemRow,
+  CheckinPowerSummaryRow,
+  CheckinRawRow,
+  CheckinRow,
+  CheckinSummary,
+  CheckinUidRow,
+  CheckinVersRow,
+} from './checkin.js'
+export {
+  checkinMahToJ,
+  formatBatterystatsCheckin,
+  formatCheckinRow,
+  parseBatterystatsCheckin,
+  parseCheckinLine,
+  summarizeBatterystatsCheckin,
+} from './checkin.js'
+export type {
+  BatteryHistory,
+  HistoryCommand,
+  HistoryItem,
+  HistoryRecord,
+  HistoryToken,
+  HistoryUnknownLine,
+} from './history.js'
+export {
+  formatBatterystatsHistory,
+  formatHistoryTime,
+  formatHistoryToken,
+  parseBatterystatsHistory,
+  parseBatterystatsHistoryLines,
+  parseHistoryTimeMs,
+} from './history.js'
+export type { BatterySample, HistoryTimeline, InstantEvent, StateInterval } from './timeline.js'
+export { historyTimeline, stateDurationNs } from './timeline.js'

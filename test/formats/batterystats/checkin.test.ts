@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+
+import {
+  BatterystatsErrors,
+  checkinMahToJ,
+  formatBatterystatsCheckin,
+  parseBatterystatsCheckin,
+  parseCheckinLine,
+  summarizeBatterystatsCheckin,
+  type CheckinRow,
+} from '../../../src/formats/batterystats/index.js'
+import { EnergyError } from '../../../src/model/errors.js'
+
+const csv = readFileSync(
+  join(import.meta.dirname, '../../fixtures/corpus/2_batterystats/aosp_powermodel_bs_checkin.csv'),
+  'utf8',
+)
+
+describe('batterystats checkin: AOSP powermodel excerpt (Android 9, vers 32)', () => {
+  test('typed rows', () => {
+    const s = summarizeBatterystatsCheckin(csv)
+    expect(s.rows).toHaveLength(7)
+    expect(s.vers).toEqual({
+      type: 'vers',
+      line: 1,
+      checkinVersion: 9,
+      uid: 0,
+      category: 'i',
+      statsVersion: 32,
+      parcelVersion: 177,
+      startPlatformVersion: 'PPR1.180326.002',
+      endPlatformVersion: 'PQ1A.181105.015',
+    })
+    expect(s.packagesByUid).toEqual({ 10139: ['com.google.android.gm'] })
+    expect(s.rows.map((r) => (r.type === 'raw' ? r.rowType : r.type))).toEqual([
+      'vers',
+      'uid',
+      'gn',
+      'm',
+      'nt',
+      'sgt',
+      'sst',
+    ])
+    const nt = s.rows[4]
+    expect(nt).toMatchObject({ type: 'raw', uid: 10139, category: 'l', rowType: 'nt' })
+    expect(nt?.type === 'raw' ? nt.fields.length : 0).toBe(22)
+    expect(s.powerItems).toEqual([])
+  })
+  test('writer reproduces the file byte for byte', () => {
+    expect(formatBatterystatsCheckin(parseBatterystatsCheckin(csv.split('\n')))).toBe(csv)
+  })
+})
+
+describe('batterystats checkin: pws and pwi', () => {
+  const text = [
+    '9,0,l,pws,3000,152.3,140,160',
+    '9,10079,l,pwi,uid,12.5,0,3.25,1.5',
+    '9,0,l,pwi,scrn,40.1,1,0,0',
+    '9,0,l,pwi,unacc,2.2',
+    '9,h,0,Bl=100,Bs=d,Bh=g,Bp=n,Bt=250,Bv=4200',
+    '',
+  ].join('\n')
+  test('rows are typed, old 2-field pwi kept', () => {
+    const s = summarizeBatterystatsCheckin(text)
+    expect(s.powerSummary).toEqual([
+      {
+        type: 'pws',
+        line: 1,
+        checkinVersion: 9,
+        uid: 0,
+        category: 'l',
+        capacityMah: 3000,
+        computedPowerMah: 152.3,
+        minDrainedMah: 140,
+        maxDrainedMah: 160,
+      },
+    ])
+    expect(s.powerItems[0]).toMatchObject({
+      uid: 10079,
+      label: 'uid',
+      totalMah: 12.5,
+      isSystem: false,
+      screenMah: 3.25,
+      proportionalSmearMah: 1.5,
+    })
+    expect(s.powerItems[1]).toMatchObject({ label: 'scrn', isSystem: true })
+    expect(s.powerItems[2]).toEqual({
+      type: 'pwi',
+      line: 4,
+      checkinVersion: 9,
+      uid: 0,
+      category: 'l',
+      label: 'unacc',
+      totalMah: 2.2,
+    })
+    expect(s.rows[4]).toMatchObject({ type: 'raw', uid: 'h' })
+    expect(formatBatterystatsCheckin(s.rows)).toBe(text)
+  })
+  test('mAh to J: 12.5 mAh at 3.85 V = 12.5 × 3.6 × 3.85 J', () => {
+    expect(checkinMahToJ(12.5, 3.85)).toBeCloseTo(173.25, 10)
+  })
+  test('round trip of generated pws/pwi rows (property)', () => {
+    const mah = fc.double({ min: 0, max: 1e5, noNaN: true })
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 99999 }),
+        fc.constantFrom('uid', 'scrn', 'wifi', 'blue', 'cell', 'idle', 'over'),
+        mah,
+        fc.boolean(),
+        mah,
+        mah,
+        (uid, label, totalMah, isSystem, screenMah, proportionalSmearMah) => {
+          const row: CheckinRow = {
+            type: 'pwi',
+            line: 1,
+            checkinVersion: 9,
+            uid,
+            category: 'l',
+            label,
+            totalMah,
+            isSystem,
+            screenMah,
+            proportionalSmearMah,
+          }
+          const text = formatBatterystatsCheckin([row])
+          expect([...parseBatterystatsCheckin(text.split('\n'))]).toEqual([row])
+        },
+      ),
+    )
+  })
+})
+
+describe('batterystats checkin negative', () => {
+  const code = (fn: () => unknown): { code: string; line: number | undefined; msg: string } => {
+    try {
+      fn()
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+      const err = e as EnergyError
+      expect(err.hint).not.toBe('')
+      expect(err.details.format).toBe('batterystats checkin')
+      return { code: err.code, line: err.details.line, msg: err.message }
+    }
+    throw new Error('no error')
+  }
+  test('human-readable dump is not checkin', () => {
+    const r = code(() => [...parseBatterystatsCheckin(['Battery History (0% used):'])])
+    expect(r.code).toBe(BatterystatsErrors.CHECKIN_NOT_CHECKIN)
+    expect(r.line).toBe(1)
+  })
+  test('truncated pws row names its line', () => {
+    const r = code(() => [
+      ...parseBatterystatsCheckin(['9,0,i,vers,32,177,a,b', '9,0,l,pws,3000,1']),
+    ])
+    expect(r).toMatchObject({ code: BatterystatsErrors.CHECKIN_SHORT_ROW, line: 2 })
+  })
+  test('corrupted number names the field', () => {
+    const r = code(() => parseCheckinLine('9,0,l,pwi,scrn,4O.1,1,0,0', 7))
+    expect(r).toMatchObject({ code: BatterystatsErrors.CHECKIN_BAD_NUMBER, line: 7 })
+    expect(r.msg).toContain('totalMah')
+    expect(r.msg).toContain('4O.1')
+  })
+  test('truncated in the middle of the 4 leading fields', () => {
+    expect(code(() => parseCheckinLine('9,0', 3)).code).toBe(BatterystatsErrors.CHECKIN_NOT_CHECKIN)
+  })
+  test('CRLF and blank lines are tolerated', () => {
+    expect([...parseBatterystatsCheckin(['', '9,0,i,uid,1000,android\r'])]).toEqual([
+      {
+        type: 'uid',
+        line: 2,
+        checkinVersion: 9,
+        uid: 0,
+        category: 'i',
+        appUid: 1000,
+        packageName: 'android',
+      },
+    ])
+  })
+})

@@ -1,0 +1,311 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+
+import {
+  BatterystatsErrors,
+  formatBatterystatsHistory,
+  formatHistoryTime,
+  historyTimeline,
+  parseBatterystatsHistory,
+  parseBatterystatsHistoryLines,
+  parseHistoryTimeMs,
+  stateDurationNs,
+  type HistoryRecord,
+} from '../../../src/formats/batterystats/index.js'
+import { EnergyError } from '../../../src/model/errors.js'
+
+const corpus = join(import.meta.dirname, '../../fixtures/corpus/2_batterystats')
+const read = (f: string): string => readFileSync(join(corpus, f), 'utf8')
+const golden = JSON.parse(
+  readFileSync(
+    join(import.meta.dirname, '../../fixtures/batterystats/history-golden.json'),
+    'utf8',
+  ),
+) as Record<
+  string,
+  {
+    records: number
+    updates: number
+    resets: number
+    starts: number
+    shutdowns: number
+    overflows: number
+    times: number
+    detailLines: number
+    screenOn: number
+    screenOff: number
+    lastTime: string
+    timeReversals: number
+  }
+>
+
+const records = (text: string): HistoryRecord[] =>
+  parseBatterystatsHistory(text).items.filter((i): i is HistoryRecord => i.kind === 'record')
+
+describe('batterystats history corpus (Android 4.4 to 15)', () => {
+  test.each(Object.keys(golden))('%s: golden counts, byte-faithful round trip', (file) => {
+    const text = read(file)
+    const g = golden[file]
+    if (g === undefined) throw new Error('no golden')
+    const history = parseBatterystatsHistory(text)
+    expect(history.header).toMatch(/^Battery History \(/)
+    const recs = history.items.filter((i): i is HistoryRecord => i.kind === 'record')
+    expect(
+      history.items.filter((i) => i.kind === 'unknown'),
+      'unknown lines',
+    ).toEqual([])
+    expect(recs.length, 'records').toBe(g.records)
+    const count = (c: string): number => recs.filter((r) => r.command === c).length
+    expect(count('update'), 'updates').toBe(g.updates)
+    expect(count('reset'), 'resets').toBe(g.resets)
+    expect(count('start'), 'starts').toBe(g.starts)
+    expect(count('shutdown'), 'shutdowns').toBe(g.shutdowns)
+    expect(count('overflow'), 'overflows').toBe(g.overflows)
+    expect(count('time'), 'times').toBe(g.times)
+    expect(
+      recs.reduce((n, r) => n + r.details.length, 0),
+      'detail lines',
+    ).toBe(g.detailLines)
+    const flags = recs
+      .flatMap((r) => r.tokens)
+      .filter((t) => t.kind === 'flag' && t.name === 'screen')
+    expect(flags.filter((t) => t.kind === 'flag' && t.on).length, '+screen').toBe(g.screenOn)
+    expect(flags.filter((t) => t.kind === 'flag' && !t.on).length, '-screen').toBe(g.screenOff)
+    expect(recs.at(-1)?.tNs).toBe((parseHistoryTimeMs(g.lastTime) ?? NaN) * 1e6)
+    expect(historyTimeline(history).timeReversals, 'time reversals').toBe(g.timeReversals)
+    // every token has a known shape in the real corpus
+    expect(recs.flatMap((r) => r.tokens).filter((t) => t.kind === 'unknown')).toEqual([])
+    // writer reproduces the section byte for byte (these files have CRLF endings)
+    const eol = text.includes('\r\n') ? '\r\n' : '\n'
+    const written = formatBatterystatsHistory(history, { lineEnding: eol })
+    expect(text.startsWith(written)).toBe(true)
+    expect(text.slice(written.length).replace(/^\r?\n/, '')).toMatch(/^[A-Z]/)
+    // streaming one line at a time gives the same items as batch
+    const streamed = [...parseBatterystatsHistoryLines(text.split('\n'))].filter(
+      (i) => i.kind !== 'header',
+    )
+    expect(streamed).toEqual(history.items)
+  })
+
+  test('Android 4.4 overflowing duration fields (+1d00h60m00s533ms) keep their text', () => {
+    const recs = records(read('asksven_androidcommon_dumpsys_batterystats_2014.txt'))
+    const odd = recs.find((r) => r.line === 5559)
+    expect(odd?.timeText).toBe('+1d00h60m00s533ms')
+    expect(odd?.tNs).toBe((((24 + 1) * 60 + 0) * 60 * 1000 + 533) * 1e6)
+  })
+
+  test('Android 15 Details continuation lines attach to their record', () => {
+    const recs = records(read('redmik80pro_android15_batterystats.txt'))
+    const withDetails = recs.find((r) => r.details.length > 0)
+    expect(withDetails?.tokens).toEqual([{ kind: 'value', name: 'charge', value: '5376' }])
+    expect(withDetails?.details[0]).toMatch(/^\s+Details: cpu=1281170u\+1269860s$/)
+    expect(withDetails?.details[1]).toMatch(/^\s+\/proc\/stat=/)
+  })
+})
+
+describe('batterystats history tokens', () => {
+  test('PETrA example: first update record, token by token', () => {
+    const recs = records(read('petra_batterystats_example.txt'))
+    expect(recs[0]).toMatchObject({
+      command: 'reset',
+      wallClock: '2016-07-17-22-21-06',
+      tNs: 0,
+      readInts: 9,
+    })
+    expect(recs[1]?.batteryLevel).toBe(100)
+    expect(recs[1]?.tokens).toEqual([
+      { kind: 'value', name: 'status', value: 'full' },
+      { kind: 'value', name: 'health', value: 'good' },
+      { kind: 'value', name: 'plug', value: 'none' },
+      { kind: 'value', name: 'temp', value: '370' },
+      { kind: 'value', name: 'volt', value: '4317' },
+      { kind: 'flag', on: true, name: 'running' },
+      { kind: 'flag', on: true, name: 'wake_lock' },
+      { kind: 'flag', on: true, name: 'phone_scanning' },
+      { kind: 'value', name: 'phone_state', value: 'out' },
+      { kind: 'flag', on: true, name: 'wifi_running' },
+      { kind: 'flag', on: true, name: 'wifi' },
+      { kind: 'value', name: 'wifi_signal_strength', value: '3' },
+      { kind: 'value', name: 'wifi_suppl', value: 'completed' },
+      { kind: 'tagged', prefix: '', name: 'top', uid: 'u0a14', tag: 'com.android.launcher' },
+    ])
+  })
+  test('quoted tags with spaces stay one token', () => {
+    const h = parseBatterystatsHistory(
+      '  +1s000ms (2) 050 +tmpwhitelist=u0a179:"a6f187 android.bluetooth.a2dp" -wifi\n',
+    )
+    const r = h.items[0] as HistoryRecord
+    expect(r.tokens).toEqual([
+      {
+        kind: 'tagged',
+        prefix: '+',
+        name: 'tmpwhitelist',
+        uid: 'u0a179',
+        tag: 'a6f187 android.bluetooth.a2dp',
+      },
+      { kind: 'flag', on: false, name: 'wifi' },
+    ])
+  })
+  test('(n) is optional and lines without it round-trip', () => {
+    const text = '                    0 100 +screen\n             +1s002ms 099 -screen\n'
+    const h = parseBatterystatsHistory(text)
+    expect(h.items).toHaveLength(2)
+    expect((h.items[1] as HistoryRecord).readInts).toBeUndefined()
+    expect(formatBatterystatsHistory(h)).toBe(text)
+  })
+  test('unknown record bodies and odd tokens are kept, not fatal', () => {
+    const h = parseBatterystatsHistory(
+      '                    0 (2) SOMETHING NEW\n             +1s000ms (2) 100 =odd +ok\n',
+    )
+    expect(h.items[0]).toMatchObject({ kind: 'unknown', line: 1 })
+    expect((h.items[1] as HistoryRecord).tokens).toEqual([
+      { kind: 'unknown', text: '=odd' },
+      { kind: 'flag', on: true, name: 'ok' },
+    ])
+    expect(formatBatterystatsHistory(h)).toBe(
+      '                    0 (2) SOMETHING NEW\n             +1s000ms (2) 100 =odd +ok\n',
+    )
+  })
+})
+
+describe('batterystats history time tokens', () => {
+  test.each([
+    ['0', 0],
+    ['+107ms', 107],
+    ['+2s895ms', 2895],
+    ['+1m02s345ms', 62_345],
+    ['+1h01m43s698ms', 3_703_698],
+    ['+4d22h52m29s039ms', (((4 * 24 + 22) * 60 + 52) * 60 + 29) * 1000 + 39],
+    ['-5s000ms', -5000],
+  ])('%s = %d ms', (text, ms) => {
+    expect(parseHistoryTimeMs(text)).toBe(ms)
+    expect(formatHistoryTime(ms)).toBe(text)
+  })
+  test.each(['+', '+5s', '1s000ms', '+1x02s', '+ms', '+1m2', '00'])('%s is malformed', (t) => {
+    expect(parseHistoryTimeMs(t)).toBeUndefined()
+  })
+  test('format/parse round trip (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), (ms) => {
+        expect(parseHistoryTimeMs(formatHistoryTime(ms))).toBe(ms)
+      }),
+    )
+  })
+})
+
+describe('batterystats history timeline', () => {
+  test('E-MANAFA log: hand-checked intervals', () => {
+    const tl = historyTimeline(parseBatterystatsHistory(read('emanafa_bstats1.log')))
+    expect(tl.startNs).toBe(0)
+    expect(tl.endNs).toBe(150_413e6)
+    expect(tl.anchors).toEqual([{ tNs: 0, wallClock: '2015-02-17-05-36-04' }])
+    const wl = tl.intervals.filter((i) => i.name === 'wake_lock')
+    expect(wl[0]).toEqual({
+      name: 'wake_lock',
+      uid: '1000',
+      tag: '*alarm*:android.intent.action.TIME_TICK',
+      startNs: 55_041e6,
+      endNs: 55_167e6,
+      openAtEnd: false,
+    })
+    // top=1000:"com.android.settings" at 0 (unprefixed), closed by -top at +2m24s902ms
+    expect(tl.intervals.find((i) => i.name === 'top')).toEqual({
+      name: 'top',
+      uid: '1000',
+      tag: 'com.android.settings',
+      startNs: 0,
+      endNs: 144_902e6,
+      openAtEnd: false,
+    })
+    // +screen at +2m22s913ms still on at the end
+    expect(tl.intervals.find((i) => i.name === 'screen')).toEqual({
+      name: 'screen',
+      startNs: 142_913e6,
+      endNs: 150_413e6,
+      openAtEnd: true,
+    })
+    expect(tl.intervals.find((i) => i.name === 'brightness')?.value).toBe('medium')
+    expect(stateDurationNs(tl, 'screen')).toBe(7_500e6)
+    expect(tl.instants).toContainEqual({
+      tNs: 142_913e6,
+      name: 'screenwake',
+      uid: '1000',
+      tag: 'android.policy:POWER',
+    })
+    // volt=7794 (a gauge glitch in the real file) is reported as is, in V
+    expect(tl.battery).toEqual([
+      { tNs: 0, levelPercent: 42, voltageV: 3.897, temperatureC: 29.2 },
+      { tNs: 128_461e6, levelPercent: 43, voltageV: 7.794, temperatureC: 29.2 },
+    ])
+  })
+  test('PETrA example: wifi_running and top app', () => {
+    const tl = historyTimeline(parseBatterystatsHistory(read('petra_batterystats_example.txt')))
+    expect(stateDurationNs(tl, 'wifi_running')).toBe(7_432e6)
+    expect(stateDurationNs(tl, 'screen')).toBe(7_432e6 - 3_487e6)
+    expect(
+      tl.intervals.filter((i) => i.name === 'top').map((i) => [i.tag, i.startNs, i.endNs]),
+    ).toEqual([
+      ['com.android.launcher', 0, 7_432e6],
+      ['ch.smalltech.battery.free', 7_432e6, 7_432e6],
+    ])
+  })
+  test('Android 15 capture: screen on/off intervals match +screen/-screen and never overlap', () => {
+    const tl = historyTimeline(
+      parseBatterystatsHistory(read('redmik80pro_android15_batterystats3.txt')),
+    )
+    const screen = tl.intervals.filter((i) => i.name === 'screen')
+    for (let i = 1; i < screen.length; i++) {
+      expect(screen[i]?.startNs).toBeGreaterThanOrEqual(screen[i - 1]?.endNs ?? 0)
+    }
+    for (const i of tl.intervals) expect(i.endNs).toBeGreaterThanOrEqual(i.startNs)
+    // the real file goes back in time once (+3h37m37s544ms then +3h37m37s530ms, lines 3029-3030)
+    expect(tl.timeReversals).toBeGreaterThanOrEqual(1)
+    expect(tl.intervals.some((i) => i.name === 'mobile_radio')).toBe(true)
+    expect(tl.intervals.some((i) => i.name === 'data_conn' && i.value === 'nr')).toBe(true)
+  })
+})
+
+describe('batterystats history negative', () => {
+  const expectCode = (fn: () => unknown, code: string): EnergyError => {
+    try {
+      fn()
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+      expect((e as EnergyError).code).toBe(code)
+      expect((e as EnergyError).hint).not.toBe('')
+      return e as EnergyError
+    }
+    throw new Error('no error')
+  }
+  test('malformed time token names the line', () => {
+    const text = read('petra_batterystats_example.txt').replace('+3s487ms', '+3x487ms')
+    const e = expectCode(() => parseBatterystatsHistory(text), BatterystatsErrors.HISTORY_BAD_TIME)
+    expect(e.details.line).toBe(6)
+    expect(e.message).toContain('+3x487ms')
+  })
+  test('corrupted digits in a time token', () => {
+    const text =
+      'Battery History (x):\n                    0 (9) RESET:TIME: 2016\n  +1h2 (2) 100 +screen\n'
+    expect(
+      expectCode(() => parseBatterystatsHistory(text), BatterystatsErrors.HISTORY_BAD_TIME).details
+        .line,
+    ).toBe(3)
+  })
+  test('not a batterystats dump', () => {
+    expectCode(
+      () => parseBatterystatsHistory(read('aosp_powermodel_bs_checkin.csv')),
+      BatterystatsErrors.HISTORY_NOT_FOUND,
+    )
+    expectCode(() => parseBatterystatsHistory(''), BatterystatsErrors.HISTORY_NOT_FOUND)
+  })
+  test('truncated mid-line: the partial last line is kept, no crash', () => {
+    const text = read('petra_batterystats_example.txt')
+    const cut = text.slice(0, text.indexOf('ch.smalltech') + 5)
+    const h = parseBatterystatsHistory(cut)
+    const last = h.items.at(-1) as HistoryRecord
+    expect(last.tokens.at(-1)).toEqual({ kind: 'unknown', text: '+top=u0a122:"ch.sm' })
+  })
+})
