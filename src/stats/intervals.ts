@@ -143,10 +143,8 @@ export function wilsonInterval(
   const denom = 1 + z2 / n
   const centre = (p + z2 / (2 * n)) / denom
   const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))
-  return {
-    estimate: p,
-    lower: Math.max(0, centre - half),
-    upper: Math.min(1, centre + half),
-    confidence,
-  }
+  // At x = 0 (x = n) the bound is exactly 0 (1); computing it would leave rounding residue.
+  const lower = successes === 0 ? 0 : Math.max(0, centre - half)
+  const upper = successes === n ? 1 : Math.min(1, centre + half)
+  return { estimate: p, lower, upper, confidence }
 }
