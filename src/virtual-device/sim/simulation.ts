@@ -233,8 +233,8 @@ export class Simulation {
     return [...this.threads.values()].sort((a, b) => a.tid - b.tid)
   }
 
-  /** Starts the app (cold start) with process id `pid` and shows the initial screen. */
-  launch(pid: number): void {
+  /** Starts the app (cold start) with process id `pid` and shows `screenId` or the initial screen. */
+  launch(pid: number, screenId?: string): void {
     const t = this.now()
     this.materialize(t)
     this.pidValue = pid
@@ -243,15 +243,26 @@ export class Simulation {
     this.thread('main')
     this.history = []
     this.actionLog.push(`launch pid=${pid} @${t}`)
-    this.show(this.model.initialScreen ?? this.model.screens[0]?.id, t)
+    this.show(screenId ?? this.model.initialScreen ?? this.model.screens[0]?.id, t)
     this.drain()
   }
 
+  /** When the named thread's core has finished all work queued so far, boottime ns. */
+  threadIdleAtNs(name: string): number {
+    const thread = this.threads.get(name)
+    const busy = thread === undefined ? 0 : (this.coreBusyUntil.get(thread.core) ?? 0)
+    return Math.max(busy, this.now())
+  }
+
   /** Brings a running app to the front (warm start), showing its last or initial screen. */
-  resume(): void {
+  resume(screenId?: string): void {
     const t = this.now()
     this.materialize(t)
-    this.show(this.history.pop() ?? this.model.initialScreen ?? this.model.screens[0]?.id, t)
+    this.actionLog.push(`resume @${t}`)
+    this.show(
+      screenId ?? this.history.pop() ?? this.model.initialScreen ?? this.model.screens[0]?.id,
+      t,
+    )
     this.drain()
   }
 

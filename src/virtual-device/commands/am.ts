@@ -1,0 +1,287 @@
+/**
+ * `am start [-W] [-S] -n <component>`, `am force-stop <package>`,
+ * `am profile start [--sampling N] [--streaming] <PROCESS> <FILE>` / `am profile stop [<PROCESS>]`.
+ * Output and failures follow ActivityManagerShellCommand (Android 13): `Starting: Intent { cmp=… }`,
+ * the `-W` block, `Error type 3` for a missing activity, and the SecurityException a release
+ * build throws when the app is neither debuggable nor profileable by shell.
+ */
+import type { ShellCommand, ShellInvocation, VirtualDeviceHandle } from '../contract.js'
+import { qualifyActivity } from '../sim/app-model.js'
+import { buildArtProfile } from '../sim/art-profile.js'
+import { bootNowNs, type SimPhone } from '../sim/phone.js'
+import { err, intArg, javaException, out } from './_util.js'
+
+const USAGE = `Activity manager (activity) commands:
+  start [-W] [-S] -n <COMPONENT>
+  force-stop <PACKAGE>
+  profile start [--sampling INTERVAL | --streaming] <PROCESS> <FILE>
+  profile stop [<PROCESS>]
+`
+
+/** Cold-start cost of forking the zygote and binding the application, ms (documented constant). */
+const COLD_START_OVERHEAD_MS = 180
+const WARM_START_OVERHEAD_MS = 40
+
+/** `u0_a187` for uid 10187. */
+export function appUser(uid: number): string {
+  return `u0_a${uid - 10000}`
+}
+
+export function amCommand(phone: SimPhone): ShellCommand {
+  return async (inv) => {
+    const [, sub, ...args] = inv.argv
+    switch (sub) {
+      case 'start':
+      case 'start-activity':
+        return start(phone, inv, args)
+      case 'force-stop':
+        return forceStop(phone, args)
+      case 'profile':
+        return profile(phone, inv, args)
+      case undefined:
+      case 'help':
+        out(inv, USAGE)
+        return 0
+      default:
+        err(inv, `Unknown command: ${sub}\n`)
+        return 255
+    }
+  }
+}
+
+/** Starts the app process (if needed) and tells the simulation. Returns the launch kind. */
+export function launchApp(
+  phone: SimPhone,
+  device: VirtualDeviceHandle,
+  screenId: string | undefined,
+): 'COLD' | 'WARM' | 'HOT' {
+  const { sim, app } = phone
+  if (phone.appProcess !== undefined) {
+    if (
+      sim.currentScreenId !== undefined &&
+      (screenId === undefined || screenId === sim.currentScreenId)
+    ) {
+      return 'HOT'
+    }
+    sim.resume(screenId)
+    return 'WARM'
+  }
+  const process = device.processes.spawn(
+    app.package,
+    (signal) =>
+      new Promise<number>((resolve) => {
+        signal.addEventListener(
+          'abort',
+          () => {
+            if (phone.appProcess?.pid === process.pid) {
+              phone.sim.forceStop()
+              phone.appProcess = undefined
+              phone.artProfile = undefined
+            }
+            resolve(137)
+          },
+          { once: true },
+        )
+      }),
+    { user: appUser(app.uid ?? 10123) },
+  )
+  phone.appProcess = process
+  sim.launch(process.pid, screenId)
+  return 'COLD'
+}
+
+/** Stops the app like `am force-stop`. */
+export function stopApp(phone: SimPhone): void {
+  const process = phone.appProcess
+  if (process === undefined) return
+  phone.sim.forceStop()
+  phone.appProcess = undefined
+  phone.artProfile = undefined
+  process.kill('KILL')
+}
+
+async function start(
+  phone: SimPhone,
+  inv: ShellInvocation,
+  args: readonly string[],
+): Promise<number> {
+  let wait = false
+  let stopFirst = false
+  let component: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]
+    if (a === '-W') wait = true
+    else if (a === '-S') stopFirst = true
+    else if (a === '-n') component = args[++i]
+    else if (a === '-a' || a === '-c' || a === '-d' || a === '-t' || a === '-f' || a === '--user')
+      i++
+    else if (a !== undefined && a.includes('/') && !a.startsWith('-')) component = a
+  }
+  if (component === undefined) {
+    err(inv, 'Error: Intent does not match any activities: Intent { }\n')
+    return 255
+  }
+  out(inv, `Starting: Intent { cmp=${component} }\n`)
+  const [pkg = '', activity = ''] = component.split('/')
+  const qualified = qualifyActivity(pkg, activity)
+  const screen =
+    pkg === phone.app.package
+      ? phone.app.screens.find((s) => qualifyActivity(pkg, s.activity) === qualified)
+      : undefined
+  const launcher = qualifyActivity(phone.app.package, phone.app.launcherActivity)
+  if (screen === undefined && qualified !== launcher) {
+    err(inv, `Error type 3\nError: Activity class {${pkg}/${qualified}} does not exist.\n`)
+    return 255
+  }
+  const t0 = bootNowNs(phone)
+  if (stopFirst) stopApp(phone)
+  const kind = launchApp(phone, inv.device, qualified === launcher ? undefined : screen?.id)
+  if (kind === 'HOT') {
+    out(
+      inv,
+      'Warning: Activity not started, intent has been delivered to currently running top-most instance.\n',
+    )
+  }
+  if (!wait) return 0
+  const overheadMs =
+    kind === 'COLD' ? COLD_START_OVERHEAD_MS : kind === 'WARM' ? WARM_START_OVERHEAD_MS : 0
+  const doneNs = Math.max(phone.sim.threadIdleAtNs('main'), t0) + overheadMs * 1e6
+  const waitNs = doneNs - bootNowNs(phone)
+  if (waitNs > 0) await phone.clock.sleep(waitNs, inv.signal)
+  const totalMs = Math.round((doneNs - t0) / 1e6)
+  out(
+    inv,
+    [
+      kind === 'HOT' ? 'Status: ok' : 'Status: ok',
+      `LaunchState: ${kind === 'HOT' ? 'UNKNOWN (0)' : kind}`,
+      `Activity: ${component}`,
+      ...(kind === 'HOT' ? [] : [`TotalTime: ${totalMs}`]),
+      `WaitTime: ${totalMs + 3}`,
+      'Complete',
+      '',
+    ].join('\n'),
+  )
+  return 0
+}
+
+function forceStop(phone: SimPhone, args: readonly string[]): number {
+  const pkg = args.filter((a) => !a.startsWith('-')).at(-1)
+  if (pkg === phone.app.package) stopApp(phone)
+  return 0
+}
+
+async function profile(
+  phone: SimPhone,
+  inv: ShellInvocation,
+  args: readonly string[],
+): Promise<number> {
+  const [verb, ...rest] = args
+  let samplingUs: number | undefined
+  let streaming = false
+  const operands: string[] = []
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]
+    if (a === '--sampling') {
+      samplingUs = intArg(rest[++i])
+      if (samplingUs === undefined || samplingUs <= 0) {
+        err(inv, `Error: invalid sampling interval: ${rest[i] ?? ''}\n`)
+        return 255
+      }
+    } else if (a === '--streaming') streaming = true
+    else if (a === '--user') i++
+    else if (a !== undefined) operands.push(a)
+  }
+  if (verb === 'start') {
+    const [processName, file] = operands
+    if (processName === undefined || file === undefined) {
+      err(inv, 'Error: no profile file path specified\n')
+      return 255
+    }
+    return profileStart(phone, inv, processName, file, samplingUs, streaming)
+  }
+  if (verb === 'stop') return profileStop(phone, inv, operands[0])
+  err(inv, `Error: profile must be start or stop: ${verb ?? ''}\n`)
+  return 255
+}
+
+function resolveProcess(phone: SimPhone, name: string): number | undefined {
+  const pid = phone.appProcess?.pid
+  if (pid === undefined) return undefined
+  return name === phone.app.package || name === String(pid) ? pid : undefined
+}
+
+function profileStart(
+  phone: SimPhone,
+  inv: ShellInvocation,
+  processName: string,
+  file: string,
+  samplingUs: number | undefined,
+  streaming: boolean,
+): number {
+  const pid = resolveProcess(phone, processName)
+  if (pid === undefined) {
+    return javaException(
+      inv,
+      'profile',
+      'java.lang.IllegalArgumentException',
+      `Unknown process: ${processName}`,
+      'com.android.server.am.ActivityManagerService.profileControl(ActivityManagerService.java:16942)',
+    )
+  }
+  if (!phone.app.debuggable && !phone.app.profileable) {
+    return javaException(
+      inv,
+      'profile',
+      'java.lang.SecurityException',
+      `Process not debuggable, and not profileable by shell: ${phone.app.package}`,
+      'com.android.server.am.ActivityManagerService.enforceDebuggable(ActivityManagerService.java:16877)',
+    )
+  }
+  if (phone.artProfile !== undefined) {
+    return javaException(
+      inv,
+      'profile',
+      'java.lang.IllegalStateException',
+      'Profiling is already running',
+      'com.android.server.am.ActivityManagerService.profileControl(ActivityManagerService.java:16960)',
+    )
+  }
+  if (!file.startsWith('/data/local/tmp/') && !file.startsWith('/sdcard/')) {
+    err(inv, `Error: Unable to open file: ${file}\nConsider using a file under /data/local/tmp/\n`)
+    return 255
+  }
+  inv.device.fs.writeFile(file, new Uint8Array(0), 0o666)
+  phone.artProfile = { startNs: bootNowNs(phone), file, samplingUs, streaming, pid }
+  return 0
+}
+
+function profileStop(
+  phone: SimPhone,
+  inv: ShellInvocation,
+  processName: string | undefined,
+): number {
+  const session = phone.artProfile
+  if (processName !== undefined && resolveProcess(phone, processName) === undefined) {
+    return javaException(
+      inv,
+      'profile',
+      'java.lang.IllegalArgumentException',
+      `Unknown process: ${processName}`,
+      'com.android.server.am.ActivityManagerService.profileControl(ActivityManagerService.java:16942)',
+    )
+  }
+  if (session === undefined) return 0
+  phone.artProfile = undefined
+  const stopNs = bootNowNs(phone)
+  const result = buildArtProfile(phone.sim, {
+    pid: session.pid,
+    startNs: session.startNs,
+    stopNs,
+    monotonicOffsetNs: phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime'),
+    ...(session.samplingUs === undefined ? {} : { samplingUs: session.samplingUs }),
+    streaming: session.streaming,
+    bufferBytes: phone.traceBufferBytes,
+  })
+  inv.device.fs.writeFile(session.file, result.bytes, 0o666)
+  return 0
+}

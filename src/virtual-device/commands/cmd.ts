@@ -1,0 +1,41 @@
+/**
+ * `cmd package compile -m speed -f PACKAGE` (and `cmd activity|package|settings …` forwarding to
+ * `am`/`pm`/`settings`). Compiling with `speed` is recorded so tests can check it happened.
+ */
+import type { ShellCommand } from '../contract.js'
+import type { SimPhone } from '../sim/phone.js'
+import { err, option, out } from './_util.js'
+
+export function cmdCommand(
+  phone: SimPhone,
+  forward: ReadonlyMap<string, ShellCommand>,
+): ShellCommand {
+  return (inv) => {
+    const [, service, ...args] = inv.argv
+    if (service === 'package' && args[0] === 'compile') {
+      const mode = option(args, '-m')
+      const pkg = args
+        .slice(1)
+        .filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '-m')
+        .at(-1)
+      if (mode === undefined || pkg === undefined) {
+        err(inv, 'Error: no package specified\n')
+        return 255
+      }
+      if (pkg !== phone.app.package) {
+        out(inv, `Failure: package ${pkg} could not be compiled\n`)
+        return 255
+      }
+      phone.compiled.set(pkg, mode)
+      out(inv, 'Success\n')
+      return 0
+    }
+    const target = service === 'activity' ? 'am' : service === 'package' ? 'pm' : service
+    const command = target === undefined ? undefined : forward.get(target)
+    if (command === undefined) {
+      err(inv, `cmd: Can't find service: ${service ?? ''}\n`)
+      return 20
+    }
+    return command({ ...inv, argv: [target ?? '', ...args] })
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, powerstats.
+ * Other services answer like a real phone whose service is missing.
+ */
+import type { ShellCommand } from '../contract.js'
+import type { SimPhone } from '../sim/phone.js'
+import { err, out } from './_util.js'
+import { dumpsysBattery } from './dumpsys-battery.js'
+import { dumpsysPowerstats } from './dumpsys-powerstats.js'
+
+const SERVICES = ['activity', 'battery', 'batterystats', 'package', 'power', 'powerstats', 'window']
+
+export function dumpsysCommand(phone: SimPhone): ShellCommand {
+  return (inv) => {
+    const [, service, ...args] = inv.argv
+    switch (service) {
+      case 'battery':
+        return dumpsysBattery(phone, inv, args)
+      case 'powerstats':
+        return dumpsysPowerstats(phone, inv)
+      case '-l':
+        out(inv, `Currently running services:\n${SERVICES.map((s) => `  ${s}\n`).join('')}`)
+        return 0
+      case undefined:
+        out(inv, 'Currently running services:\n')
+        return 0
+      default:
+        err(inv, `Can't find service: ${service}\n`)
+        return 0
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Installs the simulated phone into a base device: its shell commands (one file each in this
+ * folder) and its sysfs nodes (the fuel gauge under /sys/class/power_supply/battery).
+ */
+import type { ShellCommand, VirtualDeviceHandle } from '../contract.js'
+import { bootNowNs, type SimPhone } from '../sim/phone.js'
+import { amCommand } from './am.js'
+import { cmdCommand } from './cmd.js'
+import { dumpsysCommand } from './dumpsys.js'
+import { inputCommand } from './input.js'
+import { pmCommand } from './pm.js'
+import { settingsCommand } from './settings.js'
+import { uiautomatorCommand } from './uiautomator.js'
+import { vdevCommand } from './vdev.js'
+
+export { renderDumpsysBattery } from './dumpsys-battery.js'
+export { renderDumpsysPowerstats } from './dumpsys-powerstats.js'
+export { renderHierarchy } from './uiautomator.js'
+export { appApkPath } from './pm.js'
+export { launchApp, stopApp } from './am.js'
+
+const BATTERY_DIR = '/sys/class/power_supply/battery'
+
+/** The simulated phone's commands by name. */
+export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
+  const commands = new Map<string, ShellCommand>([
+    ['am', amCommand(phone)],
+    ['dumpsys', dumpsysCommand(phone)],
+    ['input', inputCommand(phone)],
+    ['pm', pmCommand(phone)],
+    ['settings', settingsCommand(phone)],
+    ['uiautomator', uiautomatorCommand(phone)],
+    ['vdev', vdevCommand(phone)],
+  ])
+  commands.set('cmd', cmdCommand(phone, commands))
+  return commands
+}
+
+/** Registers the phone's commands and sysfs nodes on `device`. */
+export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): void {
+  for (const [name, command] of simCommands(phone)) device.commands.set(name, command)
+  const encoder = new TextEncoder()
+  const node = (name: string, read: () => string | number): void => {
+    device.fs.defineDynamic(`${BATTERY_DIR}/${name}`, {
+      mode: 0o444,
+      read: () => encoder.encode(`${read()}\n`),
+    })
+  }
+  device.fs.mkdirp(BATTERY_DIR)
+  const gauge = () => phone.battery.read(bootNowNs(phone))
+  node('current_now', () => gauge().currentNow)
+  node('voltage_now', () => gauge().voltageUv)
+  node('charge_counter', () => gauge().chargeCounterUah)
+  node('capacity', () => gauge().capacityPct)
+  node('status', () => gauge().status)
+  node('present', () => 1)
+  node('technology', () => 'Li-ion')
+  node('temp', () => phone.battery.temperatureDeciC)
+  node('type', () => 'Battery')
+  node('charge_full_design', () => phone.sim.power.batteryCapacityMah * 1000)
+}

@@ -1,0 +1,47 @@
+/**
+ * `vdev ground-truth --from <boottime ns> --to <boottime ns>`: the virtual device's ground truth
+ * for a window, as JSON. Only the virtual device has this command; product code never calls it,
+ * tests and benchmarks do. `vdev actions` prints the simulator's action log.
+ */
+import type { ShellCommand } from '../contract.js'
+import type { SimPhone } from '../sim/phone.js'
+import { bootNowNs } from '../sim/phone.js'
+import { err, out } from './_util.js'
+
+const USAGE =
+  'usage: vdev ground-truth --from <boottime ns> --to <boottime ns>\n       vdev actions\n       vdev now\n'
+
+export function vdevCommand(phone: SimPhone): ShellCommand {
+  return (inv) => {
+    const [, sub, ...args] = inv.argv
+    if (sub === 'now') {
+      out(inv, `${bootNowNs(phone)}\n`)
+      return 0
+    }
+    if (sub === 'actions') {
+      out(inv, phone.sim.actionLog.map((line) => `${line}\n`).join(''))
+      return 0
+    }
+    if (sub !== 'ground-truth') {
+      err(inv, USAGE)
+      return 1
+    }
+    const read = (name: string): number | undefined => {
+      const i = args.indexOf(name)
+      const v = i >= 0 ? args[i + 1] : undefined
+      return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined
+    }
+    const from = read('--from')
+    const to = read('--to')
+    if (from === undefined || to === undefined) {
+      err(inv, `vdev: --from and --to take boottime nanoseconds (integers)\n${USAGE}`)
+      return 1
+    }
+    if (to < from) {
+      err(inv, `vdev: window ends before it starts (--from ${from} --to ${to})\n`)
+      return 1
+    }
+    out(inv, `${JSON.stringify(phone.sim.groundTruth(from, to))}\n`)
+    return 0
+  }
+}

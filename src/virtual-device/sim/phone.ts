@@ -1,0 +1,91 @@
+/**
+ * One simulated phone's state beyond the base device: the app runtime and physics (`Simulation`),
+ * the battery and its sensors, settings, and the profilers that are running. Shell commands in
+ * `src/virtual-device/commands/` read and change it.
+ */
+import type { PowerProfile } from '../../formats/power-profile/index.js'
+import type { DeviceClock, VirtualProcess } from '../contract.js'
+import type { AppModel } from './app-model.js'
+import { buildPowerModel } from './power-model.js'
+import { Battery, type FuelGaugeOptions } from './sensors.js'
+import { Simulation } from './simulation.js'
+
+/** A running `am profile` session. */
+export interface ArtProfileSession {
+  readonly startNs: number
+  readonly file: string
+  /** Sampling interval, µs; undefined = full method tracing. */
+  readonly samplingUs: number | undefined
+  readonly streaming: boolean
+  readonly pid: number
+}
+
+export interface SimPhoneOptions {
+  readonly app: AppModel
+  readonly powerProfile: PowerProfile
+  readonly seed: number
+  readonly clock: DeviceClock
+  readonly sensors?: FuelGaugeOptions
+  /** Relative std dev of per-call CPU cost. @default 0.03 */
+  readonly cpuJitter?: number
+  /**
+   * ART trace buffer size, bytes: a non-streaming trace whose records do not fit is cut and marked
+   * `data-file-overflow=true`, as ART does. @default 8 MiB (ART's default buffer)
+   */
+  readonly traceBufferBytes?: number
+}
+
+export interface SimPhone {
+  readonly app: AppModel
+  readonly sim: Simulation
+  readonly battery: Battery
+  readonly clock: DeviceClock
+  readonly seed: number
+  readonly traceBufferBytes: number
+  /** `settings` table: `system/screen_brightness` → `102`. */
+  readonly settings: Map<string, string>
+  /** The app's process while it runs. */
+  appProcess: VirtualProcess | undefined
+  artProfile: ArtProfileSession | undefined
+  /** Packages compiled with `cmd package compile -m speed -f`. */
+  readonly compiled: Map<string, string>
+}
+
+/** Boottime now, ns. */
+export function bootNowNs(phone: SimPhone): number {
+  return phone.clock.nowNs('boottime')
+}
+
+export function createSimPhone(options: SimPhoneOptions): SimPhone {
+  const power = buildPowerModel(options.powerProfile)
+  const sim = new Simulation({
+    model: options.app,
+    power,
+    seed: options.seed,
+    now: () => options.clock.nowNs('boottime'),
+    ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+  })
+  const battery = new Battery(sim, options.seed, options.sensors)
+  const settings = new Map<string, string>([
+    ['system/screen_brightness', String(sim.brightness)],
+    ['system/screen_brightness_mode', '0'],
+    ['system/screen_off_timeout', '600000'],
+    ['global/stay_on_while_plugged_in', '7'],
+    ['global/adb_enabled', '1'],
+    ['global/airplane_mode_on', '0'],
+    ['global/wifi_on', '1'],
+    ['secure/location_mode', '3'],
+  ])
+  return {
+    app: options.app,
+    sim,
+    battery,
+    clock: options.clock,
+    seed: options.seed,
+    traceBufferBytes: options.traceBufferBytes ?? 8 * 1024 * 1024,
+    settings,
+    appProcess: undefined,
+    artProfile: undefined,
+    compiled: new Map(),
+  }
+}
