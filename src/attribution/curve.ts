@@ -104,6 +104,25 @@ class PiecewiseCurve implements EnergyCurve {
     this.lastNs = t[t.length - 1] as number
   }
 
+  /** Segment found by the last lookup: sorted queries (the common case) skip the binary search. */
+  private hint = 0
+
+  /** Index of the last breakpoint ≤ tNs, −1 if none. */
+  private locate(tNs: number): number {
+    const t = this.t
+    const h = this.hint
+    const th = t[h] as number
+    if (tNs >= th) {
+      const next = t[h + 1]
+      if (next === undefined || tNs < next) return h
+      const after = t[h + 2]
+      if (after === undefined || tNs < after) return (this.hint = h + 1)
+    }
+    const i = lastAtOrBefore(t, tNs)
+    if (i >= 0) this.hint = i
+    return i
+  }
+
   private check(tNs: number): void {
     if (!Number.isFinite(tNs)) {
       throw attributionError(
@@ -137,7 +156,7 @@ class PiecewiseCurve implements EnergyCurve {
     this.check(tNs)
     const t = this.t
     const n = t.length
-    const i = lastAtOrBefore(t, tNs)
+    const i = this.locate(tNs)
     if (i < 0) {
       // Before the first reading (hold): extend the first reading / first segment backwards.
       return -((this.firstNs - tNs) * this.segmentPowerW(0)) / NS_PER_S
@@ -171,7 +190,7 @@ class PiecewiseCurve implements EnergyCurve {
     this.check(tNs)
     const t = this.t
     const n = t.length
-    const i = lastAtOrBefore(t, tNs)
+    const i = this.locate(tNs)
     if (i < 0) return this.segmentPowerW(0)
     if (this.shape === 'linear-counter') return this.segmentPowerW(i)
     if (this.shape === 'zero-order-hold' || i >= n - 1) return this.v[i] as number
@@ -182,7 +201,7 @@ class PiecewiseCurve implements EnergyCurve {
   }
 
   readingIdAt(tNs: number): number {
-    const i = lastAtOrBefore(this.t, tNs)
+    const i = this.locate(tNs)
     if (this.shape === 'linear-counter') {
       // A counter segment is one reading interval: id = segment index.
       return Math.max(0, Math.min(i, this.t.length - 2))

@@ -178,10 +178,10 @@ export function attributeSamples(
     }
     return id
   }
-  const add = (id: number, kind: Kind, powerW: number, reading: number): void => {
+  // Inclusive count and power sum are local + non-local (disjoint per sample), filled in at the
+  // end; only its distinct readings are tracked during the pass.
+  const addReading = (id: number, kind: Kind, powerW: number, reading: number): void => {
     const j = 3 * id + kind
-    count[j] = (count[j] as number) + 1
-    powerSum[j] = (powerSum[j] as number) + powerW
     if (lastReading[j] !== reading) {
       lastReading[j] = reading
       readCount[j] = (readCount[j] as number) + 1
@@ -192,6 +192,12 @@ export function attributeSamples(
       readSum[j] = next
       readSq[j] = (readSq[j] as number) + delta * (powerW - next)
     }
+  }
+  const add = (id: number, kind: Kind, powerW: number, reading: number): void => {
+    const j = 3 * id + kind
+    count[j] = (count[j] as number) + 1
+    powerSum[j] = (powerSum[j] as number) + powerW
+    addReading(id, kind, powerW, reading)
   }
 
   let execNs = 0
@@ -215,17 +221,24 @@ export function attributeSamples(
     const leafId = idOf(leaf)
     stamp[leafId] = k
     add(leafId, Kind.Local, powerW, reading)
-    add(leafId, Kind.Inclusive, powerW, reading)
+    addReading(leafId, Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
       const id = idOf(frames[f] as string)
       if (stamp[id] === k) continue // recursion / leaf repeated: once per sample
       stamp[id] = k
       add(id, Kind.NonLocal, powerW, reading)
-      add(id, Kind.Inclusive, powerW, reading)
+      addReading(id, Kind.Inclusive, powerW, reading)
     }
   }
 
   const execTimeS = execNs / NS_PER_S
+  for (let id = 0; id < names.length; id++) {
+    const j = 3 * id
+    count[j + Kind.Inclusive] =
+      (count[j + Kind.Local] as number) + (count[j + Kind.NonLocal] as number)
+    powerSum[j + Kind.Inclusive] =
+      (powerSum[j + Kind.Local] as number) + (powerSum[j + Kind.NonLocal] as number)
+  }
   const estimate = (id: number, kind: Kind): SamplingEstimate => {
     const j = 3 * id + kind
     const nm = count[j] as number

@@ -8,16 +8,17 @@ import type { CallInterval, PowerSeries, StackSample } from '../../src/model/sam
 import { mulberry32 } from '../../src/stats/random.js'
 import { MS, S, call, sample, series, stacks, trace, win } from './_helpers.js'
 
-/** A random power series over [0, 10 s], random nested calls on 1–3 threads, random tails. */
+/** A random power series over [0, 12 s], random nested calls on 1–3 threads, random tails. */
 function world(seed: number) {
   const rand = mulberry32(seed)
   const pts: Array<[number, number]> = []
   let t = 0
-  while (t < 10 * S) {
+  // Power covers 12 s so tails (ending ≤ 10.7 s) extending the window stay inside the data.
+  while (t < 12 * S) {
     pts.push([t, 0.2 + 3 * rand()])
     t += (1 + Math.floor(rand() * 400)) * MS
   }
-  pts.push([10 * S, 1])
+  pts.push([12 * S, 1])
   const calls: CallInterval[] = []
   const nest = (thread: number, a: number, b: number, depth: number): void => {
     let cursor = a
