@@ -1,0 +1,408 @@
+/**
+ * An ADB server on loopback that serves virtual devices, speaking the host protocol so the real
+ * adbkit client and the real `adb` client (v41, `adb -P <port>`) drive them unchanged.
+ * Reference: AOSP packages/modules/adb/SERVICES.TXT and adb's client (`adb_connect`,
+ * `switch_socket_transport`), checked against Debian's adb 1:29.0.6 and adbkit 3 sources.
+ */
+import net from 'node:net'
+import type { Socket } from 'node:net'
+import { EnergyError } from '../../model/errors.js'
+import type { VirtualDeviceHandle } from '../contract.js'
+import { execShell } from '../shell/index.js'
+import { AdbServerErrors } from './errors.js'
+import { serveSync } from './sync.js'
+import { encodeData, encodeFail, encodeOkay, readRequest, SocketReader } from './wire.js'
+
+/** The host protocol version we report: 0x29 = 41, what adb 1.0.41 clients expect. */
+export const ADB_SERVER_VERSION = 41
+
+export interface AdbServerOptions {
+  /** Loopback address to bind (127.0.0.0/8, `::1` or `localhost`). @default '127.0.0.1' */
+  readonly host?: string
+  /** TCP port; 0 picks a free one. @default 0 */
+  readonly port?: number
+  /** Devices served from the start. */
+  readonly devices?: readonly VirtualDeviceHandle[]
+}
+
+export interface AdbServer {
+  /** The port actually bound. */
+  readonly port: number
+  readonly host: string
+  /** Stops listening and drops every connection. Idempotent. */
+  close(): Promise<void>
+  /** Resolves once the server has closed (by `close()` or an `adb kill-server`). */
+  readonly closed: Promise<void>
+  /** Serves another device (its serial must be new on this server); returns its transport id. */
+  addDevice(device: VirtualDeviceHandle): number
+  /** Stops serving a device; false when no device has that serial. */
+  removeDevice(serial: string): boolean
+  /** Devices currently served, in transport-id order. */
+  devices(): VirtualDeviceHandle[]
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
+}
+
+interface Served {
+  readonly device: VirtualDeviceHandle
+  readonly transportId: number
+}
+
+/** Starts a server; rejects with an `EnergyError` for a non-loopback host or a busy port. */
+export async function startAdbServer(options: AdbServerOptions = {}): Promise<AdbServer> {
+  const host = options.host ?? '127.0.0.1'
+  if (!isLoopback(host)) {
+    throw new EnergyError({
+      code: AdbServerErrors.NOT_LOOPBACK,
+      message: `refusing to serve virtual devices on ${host}: only loopback addresses are allowed`,
+      hint: "Use host '127.0.0.1' (the default); the virtual device must never be reachable from the network.",
+      details: { host },
+    })
+  }
+  const served = new Map<string, Served>()
+  let nextTransportId = 1
+  const sockets = new Set<Socket>()
+  const trackers = new Set<Socket>()
+  let resolveClosed: () => void = () => undefined
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve
+  })
+
+  const deviceList = (long: boolean): string =>
+    [...served.values()]
+      .map(({ device, transportId }) => {
+        if (!long) return `${device.serial}\t${device.state}\n`
+        const info = (key: string, prop: string, sanitize: boolean): string => {
+          const value = device.props.get(prop) ?? ''
+          if (value === '') return ''
+          return ` ${key}${sanitize ? value.replace(/[^A-Za-z0-9._-]/g, '_') : value}`
+        }
+        return `${device.serial.padEnd(22)} ${device.state} usb:1-${transportId}${info('product:', 'ro.product.name', false)}${info('model:', 'ro.product.model', true)}${info('device:', 'ro.product.device', false)} transport_id:${transportId}\n`
+      })
+      .join('')
+
+  const notifyTrackers = (): void => {
+    const payload = encodeData(deviceList(false))
+    for (const t of trackers) if (!t.destroyed) t.write(payload)
+  }
+
+  const server = net.createServer((socket) => {
+    sockets.add(socket)
+    socket.setNoDelay(true)
+    // A client vanishing (ECONNRESET, EPIPE) must never take the server down.
+    socket.on('error', () => undefined)
+    socket.on('close', () => {
+      sockets.delete(socket)
+      trackers.delete(socket)
+    })
+    handleConnection(socket).catch(() => {
+      socket.destroy()
+    })
+  })
+
+  type Resolution = { ok: true; served: Served } | { ok: false; message: string }
+
+  const resolveDevice = (selector: string): Resolution => {
+    let candidates: Served[]
+    if (selector.startsWith('serial:')) {
+      const serial = selector.slice('serial:'.length)
+      const s = served.get(serial)
+      if (s === undefined) return { ok: false, message: `device '${serial}' not found` }
+      candidates = [s]
+    } else if (selector.startsWith('transport-id:') || selector.startsWith('id:')) {
+      const id = Number(selector.slice(selector.indexOf(':') + 1))
+      const s = [...served.values()].find((x) => x.transportId === id)
+      if (s === undefined) return { ok: false, message: `no device with transport id '${id}'` }
+      candidates = [s]
+    } else {
+      candidates = [...served.values()]
+      if (candidates.length === 0) return { ok: false, message: 'no devices/emulators found' }
+      if (candidates.length > 1) return { ok: false, message: 'more than one device/emulator' }
+    }
+    const s = candidates[0]
+    if (s === undefined) return { ok: false, message: 'no devices/emulators found' }
+    if (s.device.state === 'offline') return { ok: false, message: 'device offline' }
+    if (s.device.state === 'unauthorized') {
+      return {
+        ok: false,
+        message:
+          "device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\nTry 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.",
+      }
+    }
+    return { ok: true, served: s }
+  }
+
+  /** `host-serial:<serial>:<rest>`: serials may contain ':' (e.g. `127.0.0.1:5555`). */
+  const splitSerial = (text: string): [string, string] | undefined => {
+    let best: string | undefined
+    for (const serial of served.keys()) {
+      if (text.startsWith(`${serial}:`) && (best === undefined || serial.length > best.length)) {
+        best = serial
+      }
+    }
+    if (best !== undefined) return [best, text.slice(best.length + 1)]
+    const i = text.lastIndexOf(':')
+    return i < 0 ? undefined : [text.slice(0, i), text.slice(i + 1)]
+  }
+
+  async function handleConnection(socket: Socket): Promise<void> {
+    const reader = new SocketReader(socket)
+    const reply = (b: Buffer): void => {
+      if (!socket.destroyed) socket.write(b)
+    }
+    const failAndClose = (message: string): void => {
+      reply(encodeFail(message))
+      socket.end()
+    }
+    const request = await readRequest(reader)
+    if (request === undefined) return
+    if (!request.ok) {
+      failAndClose(request.reason)
+      return
+    }
+    const service = request.service
+
+    // Device-specific host queries: host-serial:<serial>:<q>, host-transport-id:<id>:<q>, host-usb:, host-local:
+    let selector: string | undefined
+    let query = service
+    if (service.startsWith('host-serial:')) {
+      const split = splitSerial(service.slice('host-serial:'.length))
+      if (split === undefined) {
+        failAndClose('unknown host service')
+        return
+      }
+      selector = `serial:${split[0]}`
+      query = split[1]
+    } else if (service.startsWith('host-transport-id:')) {
+      const rest = service.slice('host-transport-id:'.length)
+      const i = rest.indexOf(':')
+      selector = `transport-id:${rest.slice(0, i)}`
+      query = rest.slice(i + 1)
+    } else if (service.startsWith('host-usb:') || service.startsWith('host-local:')) {
+      selector = 'any'
+      query = service.slice(service.indexOf(':') + 1)
+    } else if (service.startsWith('host:')) {
+      query = service.slice('host:'.length)
+    } else {
+      failAndClose('unknown host service')
+      return
+    }
+
+    if (selector !== undefined) {
+      if (query.startsWith('wait-for-')) {
+        const r = resolveDevice(selector)
+        if (!r.ok) {
+          failAndClose(r.message)
+          return
+        }
+        reply(Buffer.concat([encodeOkay(), encodeOkay()]))
+        socket.end()
+        return
+      }
+      const r = resolveDevice(selector)
+      if (!r.ok && !(query === 'get-state' && r.message.startsWith('device '))) {
+        failAndClose(r.message)
+        return
+      }
+      const d = r.ok ? r.served : served.get(selector.slice('serial:'.length))
+      if (d === undefined) {
+        failAndClose('device not found')
+        return
+      }
+      switch (query) {
+        case 'features':
+          // An empty feature list keeps both clients on the legacy shell and sync protocols.
+          reply(encodeOkay(''))
+          break
+        case 'get-state':
+          reply(encodeOkay(d.device.state))
+          break
+        case 'get-serialno':
+          reply(encodeOkay(d.device.serial))
+          break
+        case 'get-devpath':
+          reply(encodeOkay(`usb:1-${d.transportId}`))
+          break
+        default:
+          reply(encodeFail('unknown host service'))
+      }
+      socket.end()
+      return
+    }
+
+    switch (query) {
+      case 'version':
+        reply(encodeOkay(ADB_SERVER_VERSION.toString(16).padStart(4, '0')))
+        socket.end()
+        return
+      case 'devices':
+      case 'devices-l':
+        reply(encodeOkay(deviceList(query === 'devices-l')))
+        socket.end()
+        return
+      case 'track-devices':
+        trackers.add(socket)
+        reply(encodeOkay(deviceList(false)))
+        return
+      case 'features':
+      case 'host-features':
+        reply(encodeOkay(''))
+        socket.end()
+        return
+      case 'kill':
+        reply(encodeOkay())
+        socket.end()
+        void close()
+        return
+    }
+
+    let transportSelector: string | undefined
+    let sendTransportId = false
+    if (query.startsWith('transport:'))
+      transportSelector = `serial:${query.slice('transport:'.length)}`
+    else if (query.startsWith('transport-id:')) transportSelector = query
+    else if (
+      query === 'transport-any' ||
+      query === 'transport-usb' ||
+      query === 'transport-local'
+    ) {
+      transportSelector = 'any'
+    } else if (query.startsWith('tport:')) {
+      sendTransportId = true
+      const what = query.slice('tport:'.length)
+      transportSelector = what === 'any' || what === 'usb' || what === 'local' ? 'any' : what
+    }
+    if (transportSelector === undefined) {
+      failAndClose('unknown host service')
+      return
+    }
+    const r = resolveDevice(transportSelector)
+    if (!r.ok) {
+      failAndClose(r.message)
+      return
+    }
+    const { device, transportId } = r.served
+    if (sendTransportId) {
+      const id = Buffer.alloc(8)
+      id.writeBigUInt64LE(BigInt(transportId))
+      reply(Buffer.concat([encodeOkay(), id]))
+    } else reply(encodeOkay())
+    await serveDevice(device, socket, reader)
+  }
+
+  /** After a transport switch: one device service per connection. */
+  async function serveDevice(
+    device: VirtualDeviceHandle,
+    socket: Socket,
+    reader: SocketReader,
+  ): Promise<void> {
+    const request = await readRequest(reader)
+    if (request === undefined) return
+    if (!request.ok) {
+      socket.write(encodeFail(request.reason))
+      socket.end()
+      return
+    }
+    const service = request.service
+    const shell = /^(shell(?:,[^:]*)?|exec):(.*)$/s.exec(service)
+    if (shell !== null) {
+      const commandLine = shell[2] ?? ''
+      if (commandLine.trim() === '') {
+        socket.write(encodeFail('interactive shells are not supported by the virtual device'))
+        socket.end()
+        return
+      }
+      socket.write(encodeOkay())
+      const controller = new AbortController()
+      const onClose = (): void => controller.abort('client disconnected')
+      socket.once('close', onClose)
+      const write = (chunk: string | Uint8Array): void => {
+        if (!socket.destroyed && socket.writable) socket.write(chunk)
+      }
+      try {
+        // Legacy (non-shell_v2) protocol: stderr is merged into the stream, no exit status.
+        await execShell(device, commandLine, { write, writeErr: write }, controller.signal)
+      } finally {
+        socket.off('close', onClose)
+        if (!socket.destroyed) socket.end()
+      }
+      return
+    }
+    if (service === 'sync:') {
+      socket.write(encodeOkay())
+      await serveSync(device, socket, reader)
+      if (!socket.destroyed) socket.end()
+      return
+    }
+    if (service === 'root:') {
+      socket.write(encodeOkay())
+      socket.end('adbd cannot run as root in production builds\n')
+      return
+    }
+    socket.write(encodeFail('closed'))
+    socket.end()
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error): void => {
+      reject(
+        new EnergyError({
+          code: AdbServerErrors.LISTEN_FAILED,
+          message: `cannot listen on ${host}:${options.port ?? 0}: ${error.message}`,
+          hint: 'Pick another port, or pass port 0 to let the system choose a free one.',
+          details: { host, port: options.port ?? 0 },
+          cause: error,
+        }),
+      )
+    }
+    server.once('error', onError)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', onError)
+      resolve()
+    })
+  })
+  server.on('error', () => undefined)
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 0)
+
+  let closing: Promise<void> | undefined
+  function close(): Promise<void> {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      for (const s of sockets) s.destroy()
+    }).then(() => resolveClosed())
+    return closing
+  }
+
+  const addDevice = (device: VirtualDeviceHandle): number => {
+    if (served.has(device.serial)) {
+      throw new EnergyError({
+        code: AdbServerErrors.DUPLICATE_SERIAL,
+        message: `a device with serial '${device.serial}' is already served`,
+        hint: 'Give every virtual device on one server its own serial.',
+        details: { serial: device.serial },
+      })
+    }
+    const transportId = nextTransportId++
+    served.set(device.serial, { device, transportId })
+    notifyTrackers()
+    return transportId
+  }
+  for (const d of options.devices ?? []) addDevice(d)
+
+  return {
+    port,
+    host,
+    close,
+    closed,
+    addDevice,
+    removeDevice(serial: string): boolean {
+      const removed = served.delete(serial)
+      if (removed) notifyTrackers()
+      return removed
+    },
+    devices: () => [...served.values()].map((s) => s.device),
+  }
+}

@@ -1,0 +1,29 @@
+/** The base commands every virtual device has (the simulation adds `dumpsys`, `am`, ...). */
+import type { ShellCommand } from '../../contract.js'
+import { cat, ls, mkdir, rm, touch } from './files.js'
+import { date, echo, getprop, id, setprop, uname, which } from './misc.js'
+import { kill, pidof, ps, sleep } from './proc.js'
+
+/** `name → command` for the toybox/mksh base set, in a fresh map. */
+export function baseCommands(): Map<string, ShellCommand> {
+  return new Map<string, ShellCommand>([
+    ['cat', cat],
+    ['date', date],
+    ['echo', echo],
+    ['getprop', getprop],
+    ['id', id],
+    ['kill', kill],
+    ['ls', ls],
+    ['mkdir', mkdir],
+    ['pidof', pidof],
+    ['ps', ps],
+    ['rm', rm],
+    ['setprop', setprop],
+    ['sleep', sleep],
+    ['touch', touch],
+    ['uname', uname],
+    ['which', which],
+    ['true', () => 0],
+    ['false', () => 1],
+  ])
+}

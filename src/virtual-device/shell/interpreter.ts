@@ -1,0 +1,674 @@
+/**
+ * Runs parsed mksh command lines against a virtual device. Output goes to the sinks as soon as a
+ * command produces it (a `while` loop streams), pipes are buffered (each stage finishes before the
+ * next one starts), and everything stops when `signal` aborts (the ADB client went away).
+ */
+import type { ShellCommand, ShellIo, VirtualDeviceHandle } from '../contract.js'
+import {
+  parseShell,
+  ShellSyntaxError,
+  type AndOr,
+  type CommandNode,
+  type ListNode,
+  type Pipeline,
+  type Redirect,
+  type SimpleCommand,
+  type Word,
+} from './parse.js'
+import { basename, deniedErrno, dirname, errnoOf, normalizePath, shellMayWrite } from './vfs.js'
+import { ERRNO_TEXT } from './errors.js'
+import type { SpawnOptions } from './processes.js'
+
+/** The shell's name as it prefixes its own error messages. */
+export const SHELL_NAME = '/system/bin/sh'
+
+const encoder = new TextEncoder()
+const EMPTY = new Uint8Array(0)
+
+export function toBytes(chunk: string | Uint8Array): Uint8Array {
+  return typeof chunk === 'string' ? encoder.encode(chunk) : chunk
+}
+
+type Sink = (chunk: Uint8Array) => void
+
+interface Streams {
+  readonly stdin: Uint8Array
+  /** fd 1 and fd 2. */
+  readonly out: Sink
+  readonly err: Sink
+}
+
+const discard: Sink = () => undefined
+
+/** Thrown by `exit N`; unwinds to the nearest shell boundary. */
+class ExitRequest {
+  constructor(readonly status: number) {}
+}
+
+/** Thrown by `break N` / `continue N`; caught by the enclosing loop(s). */
+class LoopControl {
+  constructor(
+    readonly kind: 'break' | 'continue',
+    public levels: number,
+  ) {}
+}
+
+/** Thrown when the client disconnected: unwinds everything without further output. */
+class Aborted {
+  readonly aborted = true
+}
+
+export interface RunShellOptions {
+  readonly device: VirtualDeviceHandle
+  readonly io: ShellIo
+  /** Aborts the whole command line (the ADB connection closed). */
+  readonly signal: AbortSignal
+  readonly stdin?: Uint8Array
+  /** `$$`. @default a fresh pid is not allocated; 0 is used */
+  readonly pid?: number
+  /** Initial variables. @default PATH, HOME, TMPDIR, EXTERNAL_STORAGE, HOSTNAME */
+  readonly env?: ReadonlyMap<string, string>
+}
+
+export function defaultEnv(): Map<string, string> {
+  return new Map([
+    [
+      'PATH',
+      '/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin',
+    ],
+    ['HOME', '/'],
+    ['TMPDIR', '/data/local/tmp'],
+    ['EXTERNAL_STORAGE', '/sdcard'],
+    ['ANDROID_DATA', '/data'],
+    ['ANDROID_ROOT', '/system'],
+    ['HOSTNAME', 'localhost'],
+    ['IFS', ' \t\n'],
+  ])
+}
+
+/** Parses and runs `source`; resolves with the exit status as `sh -c` would report it. */
+export async function runShell(source: string, options: RunShellOptions): Promise<number> {
+  const streams: Streams = {
+    stdin: options.stdin ?? EMPTY,
+    out: (c) => options.io.write(c),
+    err: (c) => options.io.writeErr(c),
+  }
+  const shell = new Shell(options.device, options.pid ?? 0, options.env ?? defaultEnv())
+  return shell.runSource(source, streams, options.signal)
+}
+
+class Shell {
+  lastStatus = 0
+  lastBackgroundPid: number | undefined
+  cwd = '/'
+  readonly vars: Map<string, string>
+
+  constructor(
+    readonly device: VirtualDeviceHandle,
+    readonly pid: number,
+    vars: ReadonlyMap<string, string>,
+  ) {
+    this.vars = new Map(vars)
+  }
+
+  private child(): Shell {
+    const s = new Shell(this.device, this.pid, this.vars)
+    s.cwd = this.cwd
+    s.lastStatus = this.lastStatus
+    s.lastBackgroundPid = this.lastBackgroundPid
+    return s
+  }
+
+  async runSource(source: string, streams: Streams, signal: AbortSignal): Promise<number> {
+    let program: ListNode
+    try {
+      program = parseShell(source)
+    } catch (error) {
+      if (error instanceof ShellSyntaxError) {
+        streams.err(toBytes(`${SHELL_NAME}: syntax error: ${error.message}\n`))
+        return 1
+      }
+      throw error
+    }
+    try {
+      return await this.runList(program, streams, signal)
+    } catch (error) {
+      if (error instanceof ExitRequest) return error.status
+      if (error instanceof Aborted) return 130
+      if (error instanceof LoopControl) return 0
+      throw error
+    }
+  }
+
+  private check(signal: AbortSignal): void {
+    if (signal.aborted) throw new Aborted()
+  }
+
+  async runList(list: ListNode, streams: Streams, signal: AbortSignal): Promise<number> {
+    for (const item of list.items) {
+      this.check(signal)
+      if (item.background) {
+        this.lastStatus = await this.runBackground(item, streams)
+      } else {
+        this.lastStatus = await this.runAndOr(item, streams, signal)
+      }
+    }
+    return this.lastStatus
+  }
+
+  private async runAndOr(item: Omit<AndOr, 'background'>, streams: Streams, signal: AbortSignal) {
+    let status = await this.runPipeline(item.first, streams, signal)
+    this.lastStatus = status
+    for (const { op, pipeline } of item.rest) {
+      if ((op === '&&' && status !== 0) || (op === '||' && status === 0)) continue
+      status = await this.runPipeline(pipeline, streams, signal)
+      this.lastStatus = status
+    }
+    return status
+  }
+
+  /** `cmd &`: a process in the table, output discarded unless redirected; status 0. */
+  private async runBackground(item: AndOr, streams: Streams): Promise<number> {
+    const background: Streams = { stdin: EMPTY, out: discard, err: discard }
+    const only =
+      item.rest.length === 0 && item.first.commands.length === 1
+        ? item.first.commands[0]
+        : undefined
+    const shell = this.child()
+    const spawnOptions: SpawnOptions = { ppid: this.pid }
+    if (only?.type === 'simple' && only.words.length > 0 && !item.first.negated) {
+      const argv = await this.expandWords(only.words, streams, new AbortController().signal)
+      const name = argv[0]
+      if (name !== undefined) {
+        const command = this.lookup(name)
+        if (command !== undefined) {
+          const process = this.device.processes.spawn(
+            basename(name),
+            async (procSignal) => {
+              const redirected = shell.redirect(only.redirects, background, procSignal)
+              const io = await redirected
+              if (io === undefined) return 1
+              return shell.invoke(command, argv, io, procSignal)
+            },
+            spawnOptions,
+          )
+          this.lastBackgroundPid = process.pid
+          return 0
+        }
+      }
+    }
+    const process = this.device.processes.spawn(
+      'sh',
+      async (procSignal) => {
+        try {
+          return await shell.runAndOr(item, background, procSignal)
+        } catch (error) {
+          if (error instanceof ExitRequest) return error.status
+          if (error instanceof Aborted) return 130
+          throw error
+        }
+      },
+      spawnOptions,
+    )
+    this.lastBackgroundPid = process.pid
+    return 0
+  }
+
+  private async runPipeline(pipeline: Pipeline, streams: Streams, signal: AbortSignal) {
+    let status = 0
+    let stdin = streams.stdin
+    const last = pipeline.commands.length - 1
+    for (const [i, command] of pipeline.commands.entries()) {
+      this.check(signal)
+      if (i === last) {
+        status = await this.runCommand(command, { ...streams, stdin }, signal)
+      } else {
+        const chunks: Uint8Array[] = []
+        // Each stage of a pipeline runs in a subshell.
+        status = await this.child().runCommand(
+          command,
+          { stdin, out: (c) => chunks.push(c), err: streams.err },
+          signal,
+        )
+        stdin = concat(chunks)
+      }
+    }
+    return pipeline.negated ? (status === 0 ? 1 : 0) : status
+  }
+
+  private async runCommand(node: CommandNode, streams: Streams, signal: AbortSignal) {
+    if (node.type === 'simple') return this.runSimple(node, streams, signal)
+    const io = await this.redirect(node.redirects, streams, signal)
+    if (io === undefined) return 1
+    switch (node.type) {
+      case 'while':
+      case 'until': {
+        let status = 0
+        for (;;) {
+          this.check(signal)
+          const c = await this.runList(node.condition, io, signal)
+          if ((c === 0) !== (node.type === 'while')) break
+          const control = await this.loopBody(node.body, io, signal)
+          if (control === 'break') break
+          status = this.lastStatus
+          // Yield to the event loop so a tight loop cannot starve the server.
+          await new Promise<void>((resolve) => setImmediate(resolve))
+        }
+        return status
+      }
+      case 'for': {
+        let status = 0
+        const items = node.items === undefined ? [] : await this.expandWords(node.items, io, signal)
+        for (const value of items) {
+          this.check(signal)
+          this.vars.set(node.variable, value)
+          const control = await this.loopBody(node.body, io, signal)
+          status = this.lastStatus
+          if (control === 'break') break
+        }
+        return status
+      }
+      case 'if': {
+        for (const branch of node.branches) {
+          if ((await this.runList(branch.condition, io, signal)) === 0) {
+            return this.runList(branch.body, io, signal)
+          }
+        }
+        return node.otherwise === undefined ? 0 : this.runList(node.otherwise, io, signal)
+      }
+      case 'group':
+        return this.runList(node.body, io, signal)
+      case 'subshell': {
+        try {
+          return await this.child().runList(node.body, io, signal)
+        } catch (error) {
+          if (error instanceof ExitRequest) return error.status
+          throw error
+        }
+      }
+    }
+  }
+
+  /** Runs a loop body; reports a `break`/`continue` aimed at this loop. */
+  private async loopBody(
+    body: ListNode,
+    io: Streams,
+    signal: AbortSignal,
+  ): Promise<'break' | 'continue' | undefined> {
+    try {
+      await this.runList(body, io, signal)
+      return undefined
+    } catch (error) {
+      if (!(error instanceof LoopControl)) throw error
+      if (error.levels > 1) {
+        error.levels--
+        throw error
+      }
+      this.lastStatus = 0
+      return error.kind
+    }
+  }
+
+  private async runSimple(node: SimpleCommand, streams: Streams, signal: AbortSignal) {
+    const argv = await this.expandWords(node.words, streams, signal)
+    const values: [string, string][] = []
+    for (const a of node.assignments) {
+      values.push([a.name, (await this.expandWord(a.value, streams, signal, false)).join('')])
+    }
+    if (argv.length === 0) {
+      for (const [k, v] of values) this.vars.set(k, v)
+      const io = await this.redirect(node.redirects, streams, signal)
+      return io === undefined ? 1 : this.lastStatus
+    }
+    // Prefix assignments (`X=1 cmd`) only affect that command; plain variables suffice here.
+    for (const [k, v] of values) this.vars.set(k, v)
+    const io = await this.redirect(node.redirects, streams, signal)
+    if (io === undefined) return 1
+    const name = argv[0] ?? ''
+    const builtin = await this.builtin(argv, io, signal)
+    if (builtin !== undefined) return builtin
+    const command = this.lookup(name)
+    if (command === undefined) {
+      io.err(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
+      return 127
+    }
+    const spawnOptions: SpawnOptions = { ppid: this.pid }
+    const process = this.device.processes.spawn(
+      basename(name),
+      (procSignal) => this.invoke(command, argv, io, AbortSignal.any([signal, procSignal])),
+      spawnOptions,
+    )
+    const onAbort = (): void => {
+      process.kill('HUP')
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      const status = await process.exited
+      this.check(signal)
+      return status
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+
+  /** Finds a device command by name or by path (`/system/bin/ls`). */
+  lookup(name: string): ShellCommand | undefined {
+    if (!name.includes('/')) return this.device.commands.get(name)
+    const path = normalizePath(name, this.cwd)
+    if (this.device.fs.stat(path) === undefined) return undefined
+    return this.device.commands.get(basename(path))
+  }
+
+  async invoke(
+    command: ShellCommand,
+    argv: readonly string[],
+    io: Streams,
+    signal: AbortSignal,
+  ): Promise<number> {
+    const shellIo: ShellIo = {
+      write: (c) => io.out(toBytes(c)),
+      writeErr: (c) => io.err(toBytes(c)),
+    }
+    try {
+      return await command({ argv, stdin: io.stdin, io: shellIo, device: this.device, signal })
+    } catch (error) {
+      if (signal.aborted) return 130
+      const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
+      io.err(toBytes(`${argv[0] ?? ''}: ${message}\n`))
+      return 1
+    }
+  }
+
+  /** Shell builtins (mksh): `undefined` when `argv[0]` is not one. */
+  private async builtin(
+    argv: string[],
+    io: Streams,
+    signal: AbortSignal,
+  ): Promise<number | undefined> {
+    const [name, ...args] = argv
+    switch (name) {
+      case ':':
+      case 'true':
+        return 0
+      case 'false':
+        return 1
+      case 'exit': {
+        const status = args[0] === undefined ? this.lastStatus : Number.parseInt(args[0], 10)
+        throw new ExitRequest(Number.isNaN(status) ? 1 : status & 0xff)
+      }
+      case 'cd': {
+        const target = normalizePath(args[0] ?? '/', this.cwd)
+        const node = this.device.fs.stat(target)
+        if (node?.kind !== 'dir') {
+          io.err(toBytes(`${SHELL_NAME}: cd: ${args[0] ?? '/'}: ${ERRNO_TEXT.ENOENT}\n`))
+          return 2
+        }
+        this.cwd = target
+        return 0
+      }
+      case 'pwd':
+        io.out(toBytes(`${this.cwd}\n`))
+        return 0
+      case 'export':
+      case 'readonly':
+        for (const a of args) {
+          const eq = a.indexOf('=')
+          if (eq > 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1))
+        }
+        return 0
+      case 'unset':
+        for (const a of args) this.vars.delete(a)
+        return 0
+      case 'wait':
+        return 0
+      case 'break':
+      case 'continue': {
+        const levels = Number.parseInt(args[0] ?? '1', 10)
+        throw new LoopControl(name, Number.isNaN(levels) || levels < 1 ? 1 : levels)
+      }
+      case 'test':
+      case '[':
+        return this.test(name === '[' ? args : args, name === '[', io)
+      case 'sh':
+        return this.sh(args, io, signal)
+      default:
+        return undefined
+    }
+  }
+
+  private async sh(args: string[], io: Streams, signal: AbortSignal): Promise<number> {
+    const child = new Shell(this.device, this.pid, this.vars)
+    child.cwd = this.cwd
+    let source: string
+    if (args[0] === '-c') {
+      if (args[1] === undefined) {
+        io.err(toBytes(`${SHELL_NAME}: -c: option requires an argument\n`))
+        return 1
+      }
+      source = args[1]
+    } else if (args[0] !== undefined) {
+      const path = normalizePath(args[0], this.cwd)
+      try {
+        source = new TextDecoder().decode(this.device.fs.readFile(path))
+      } catch {
+        io.err(toBytes(`${SHELL_NAME}: ${args[0]}: No such file or directory\n`))
+        return 127
+      }
+    } else {
+      source = new TextDecoder().decode(io.stdin)
+    }
+    return child.runSource(source, { ...io, stdin: EMPTY }, signal)
+  }
+
+  private test(args: string[], bracket: boolean, io: Streams): number {
+    if (bracket) {
+      if (args[args.length - 1] !== ']') {
+        io.err(toBytes(`${SHELL_NAME}: [: missing ]\n`))
+        return 2
+      }
+      args = args.slice(0, -1)
+    }
+    const evaluate = (a: string[]): boolean => {
+      if (a[0] === '!') return !evaluate(a.slice(1))
+      if (a.length === 0) return false
+      if (a.length === 1) return (a[0] ?? '') !== ''
+      if (a.length === 2) {
+        const [op, v = ''] = a
+        const node = this.device.fs.stat(normalizePath(v, this.cwd))
+        switch (op) {
+          case '-n':
+            return v !== ''
+          case '-z':
+            return v === ''
+          case '-e':
+            return node !== undefined
+          case '-f':
+            return node !== undefined && node.kind !== 'dir'
+          case '-d':
+            return node?.kind === 'dir'
+          case '-s':
+            return node?.kind === 'file' ? node.data.length > 0 : node?.kind === 'dynamic'
+          default:
+            return false
+        }
+      }
+      const [l = '', op, r = ''] = a
+      const ln = Number(l)
+      const rn = Number(r)
+      switch (op) {
+        case '=':
+        case '==':
+          return l === r
+        case '!=':
+          return l !== r
+        case '-eq':
+          return ln === rn
+        case '-ne':
+          return ln !== rn
+        case '-lt':
+          return ln < rn
+        case '-le':
+          return ln <= rn
+        case '-gt':
+          return ln > rn
+        case '-ge':
+          return ln >= rn
+        default:
+          return false
+      }
+    }
+    return evaluate(args) ? 0 : 1
+  }
+
+  /** Applies redirections; `undefined` after printing mksh's error when a file cannot be opened. */
+  async redirect(
+    redirects: readonly Redirect[],
+    streams: Streams,
+    signal: AbortSignal,
+  ): Promise<Streams | undefined> {
+    let { stdin, out, err } = streams
+    const fs = this.device.fs
+    for (const r of redirects) {
+      const target = (await this.expandWord(r.target, streams, signal, false)).join('')
+      if (r.op === '>&' || r.op === '<&') {
+        const src = target === '1' ? out : target === '2' ? err : undefined
+        if (target === '-') {
+          if (r.fd === 1) out = discard
+          else if (r.fd === 2) err = discard
+          continue
+        }
+        if (src === undefined) {
+          if (target === '0' && r.fd === 0) continue
+          err(toBytes(`${SHELL_NAME}: ${target}: illegal file descriptor name\n`))
+          return undefined
+        }
+        if (r.fd === 1) out = src
+        else if (r.fd === 2) err = src
+        continue
+      }
+      const path = normalizePath(target, this.cwd)
+      if (r.op === '<') {
+        try {
+          stdin = path === '/dev/null' ? EMPTY : fs.readFile(path)
+        } catch (error) {
+          const errno = errnoOf(error) ?? 'ENOENT'
+          err(toBytes(`${SHELL_NAME}: can't open ${target}: ${ERRNO_TEXT[errno]}\n`))
+          return undefined
+        }
+        continue
+      }
+      let sink: Sink
+      if (path === '/dev/null') sink = discard
+      else {
+        const node = fs.stat(path)
+        const dir = dirname(path)
+        let errno: keyof typeof ERRNO_TEXT | undefined
+        if (node?.kind === 'dir') errno = 'EISDIR'
+        else if (fs.stat(dir)?.kind !== 'dir')
+          errno = fs.stat(dir) === undefined ? 'ENOENT' : 'ENOTDIR'
+        else if (node === undefined && !shellMayWrite(fs, dir)) errno = deniedErrno(dir)
+        else if (node?.kind === 'dynamic' && node.write === undefined) errno = 'EACCES'
+        if (errno !== undefined) {
+          err(toBytes(`${SHELL_NAME}: can't create ${target}: ${ERRNO_TEXT[errno]}\n`))
+          return undefined
+        }
+        if (node?.kind === 'dynamic') {
+          sink = (c) => fs.writeFile(path, c)
+        } else {
+          if (r.op === '>' || node === undefined) fs.writeFile(path, EMPTY)
+          sink = (c) => fs.appendFile(path, c)
+        }
+      }
+      if (r.fd === 1) out = sink
+      else if (r.fd === 2) err = sink
+    }
+    return { stdin, out, err }
+  }
+
+  private async expandWords(words: readonly Word[], streams: Streams, signal: AbortSignal) {
+    const out: string[] = []
+    for (const w of words) out.push(...(await this.expandWord(w, streams, signal, true)))
+    return out
+  }
+
+  /** Expands one word into fields (split on IFS whitespace where unquoted, if `split`). */
+  private async expandWord(
+    word: Word,
+    streams: Streams,
+    signal: AbortSignal,
+    split: boolean,
+  ): Promise<string[]> {
+    const fields: string[] = []
+    let current = ''
+    let hasCurrent = false
+    for (const part of word.parts) {
+      if (part.kind === 'text') {
+        current += part.text
+        hasCurrent = hasCurrent || part.quoted || part.text !== ''
+        continue
+      }
+      const value =
+        part.kind === 'param'
+          ? this.param(part.name)
+          : await this.substitute(part.source, streams, signal)
+      if (part.quoted || !split) {
+        current += value
+        hasCurrent = true
+        continue
+      }
+      const pieces = value.split(/[ \t\n]+/)
+      for (const [i, piece] of pieces.entries()) {
+        if (i > 0) {
+          if (hasCurrent) fields.push(current)
+          current = ''
+          hasCurrent = false
+        }
+        current += piece
+        if (piece !== '') hasCurrent = true
+      }
+    }
+    if (hasCurrent) fields.push(current)
+    return split ? fields : [fields.join('')]
+  }
+
+  private param(name: string): string {
+    switch (name) {
+      case '?':
+        return String(this.lastStatus)
+      case '$':
+        return String(this.pid)
+      case '!':
+        return this.lastBackgroundPid === undefined ? '' : String(this.lastBackgroundPid)
+      case '#':
+        return '0'
+      case '0':
+        return SHELL_NAME
+      default:
+        return /^\d$/.test(name) ? '' : (this.vars.get(name) ?? '')
+    }
+  }
+
+  private async substitute(source: string, streams: Streams, signal: AbortSignal): Promise<string> {
+    const chunks: Uint8Array[] = []
+    const status = await this.child().runSource(
+      source,
+      { stdin: EMPTY, out: (c) => chunks.push(c), err: streams.err },
+      signal,
+    )
+    this.lastStatus = status
+    return new TextDecoder().decode(concat(chunks)).replace(/\n+$/, '')
+  }
+}
+
+export function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
+  let length = 0
+  for (const c of chunks) length += c.length
+  const out = new Uint8Array(length)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.length
+  }
+  return out
+}
