@@ -1,0 +1,127 @@
+/**
+ * The subset of Perfetto's trace protos this tool reads and writes, as protobufjs definitions.
+ * Field numbers from google/perfetto (protos/perfetto/trace/trace_packet.proto @02603952,
+ * power/power_rails.proto @515cd212, power/battery_counters.proto @7e831a6c,
+ * clock_snapshot.proto @246b14de, config/trace_config.proto @010da55c,
+ * config/power/android_power_config.proto @1bc7c76b; DataSourceConfig.android_power_config = 106).
+ * Every other TracePacket member is unknown here and skipped by the decoder.
+ */
+import protobuf from 'protobufjs'
+
+const PROTO = `
+syntax = "proto2";
+package perfetto.protos;
+
+message PowerRails {
+  message RailDescriptor {
+    optional uint32 index = 1;
+    optional string rail_name = 2;
+    optional string subsys_name = 3;
+    optional uint32 sampling_rate = 4;
+  }
+  repeated RailDescriptor rail_descriptor = 1;
+  message EnergyData {
+    optional uint32 index = 1;
+    optional uint64 timestamp_ms = 2;
+    optional uint64 energy = 3;
+  }
+  repeated EnergyData energy_data = 2;
+}
+
+message BatteryCounters {
+  optional int64 charge_counter_uah = 1;
+  optional float capacity_percent = 2;
+  optional int64 current_ua = 3;
+  optional int64 current_avg_ua = 4;
+  optional string name = 5;
+  optional int64 energy_counter_uwh = 6;
+  optional int64 voltage_uv = 7;
+}
+
+message ClockSnapshot {
+  message Clock {
+    optional uint32 clock_id = 1;
+    optional uint64 timestamp = 2;
+    optional bool is_incremental = 3;
+    optional uint64 unit_multiplier_ns = 4;
+  }
+  repeated Clock clocks = 1;
+  optional uint32 primary_trace_clock = 2;
+}
+
+message AndroidPowerConfig {
+  enum BatteryCounters {
+    BATTERY_COUNTER_UNSPECIFIED = 0;
+    BATTERY_COUNTER_CHARGE = 1;
+    BATTERY_COUNTER_CAPACITY_PERCENT = 2;
+    BATTERY_COUNTER_CURRENT = 3;
+    BATTERY_COUNTER_CURRENT_AVG = 4;
+    BATTERY_COUNTER_VOLTAGE = 5;
+  }
+  optional uint32 battery_poll_ms = 1;
+  repeated BatteryCounters battery_counters = 2;
+  optional bool collect_power_rails = 3;
+  optional bool collect_energy_estimation_breakdown = 4;
+  optional bool collect_entity_state_residency = 5;
+}
+
+message DataSourceConfig {
+  optional string name = 1;
+  optional uint32 target_buffer = 2;
+  optional AndroidPowerConfig android_power_config = 106;
+}
+
+message TraceConfig {
+  message BufferConfig {
+    optional uint32 size_kb = 1;
+    enum FillPolicy {
+      UNSPECIFIED = 0;
+      RING_BUFFER = 1;
+      DISCARD = 2;
+    }
+    optional FillPolicy fill_policy = 4;
+  }
+  repeated BufferConfig buffers = 1;
+  message DataSource {
+    optional DataSourceConfig config = 1;
+  }
+  repeated DataSource data_sources = 2;
+  optional uint32 duration_ms = 3;
+  optional bool write_into_file = 8;
+  optional uint32 file_write_period_ms = 9;
+  optional uint64 max_file_size_bytes = 10;
+  optional uint32 flush_period_ms = 13;
+}
+
+message TracePacketDefaults {
+  optional uint32 timestamp_clock_id = 58;
+}
+
+message TracePacket {
+  optional uint64 timestamp = 8;
+  optional uint32 timestamp_clock_id = 58;
+  optional int32 trusted_uid = 3;
+  optional uint32 trusted_packet_sequence_id = 10;
+  optional int32 trusted_pid = 79;
+  optional uint32 sequence_flags = 13;
+  optional TracePacketDefaults trace_packet_defaults = 59;
+  optional ClockSnapshot clock_snapshot = 6;
+  optional TraceConfig trace_config = 33;
+  optional BatteryCounters battery = 38;
+  optional PowerRails power_rails = 40;
+  optional bytes compressed_packets = 50;
+}
+
+message Trace {
+  repeated TracePacket packet = 1;
+}
+`
+
+const root = protobuf.parse(PROTO, { keepCase: true }).root
+
+export const TracePacketType: protobuf.Type = root.lookupType('perfetto.protos.TracePacket')
+export const TraceType: protobuf.Type = root.lookupType('perfetto.protos.Trace')
+export const TraceConfigType: protobuf.Type = root.lookupType('perfetto.protos.TraceConfig')
+
+/** protobufjs' reader, for walking the top-level `Trace` packet by packet (offsets for errors). */
+export const Reader = protobuf.Reader

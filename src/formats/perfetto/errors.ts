@@ -1,0 +1,19 @@
+/** Error codes of the Perfetto trace decoder/encoder and text-config parser (docs/formats/perfetto.md). */
+export const PerfettoErrors = {
+  /** The bytes are not a binary Perfetto `Trace` (e.g. textproto, gzip, perf.data, ART trace). */
+  NOT_A_TRACE: 'E_PERFETTO_NOT_A_TRACE',
+  /** The trace ends inside a packet. */
+  TRUNCATED: 'E_PERFETTO_TRUNCATED',
+  /** A packet does not decode as `TracePacket`. */
+  CORRUPT: 'E_PERFETTO_CORRUPT',
+  /** A power packet's timestamp uses a clock the model cannot name (sequence-scoped clock ids). */
+  UNSUPPORTED_CLOCK: 'E_PERFETTO_UNSUPPORTED_CLOCK',
+  /** A 64-bit value does not fit a JavaScript safe integer. */
+  UNSAFE_INTEGER: 'E_PERFETTO_UNSAFE_INTEGER',
+  /** The encoder was given values it cannot write (negative energy, non-integer index, ...). */
+  ENCODE_INPUT: 'E_PERFETTO_ENCODE_INPUT',
+  /** Text config: a token or bracket is out of place. */
+  CONFIG_SYNTAX: 'E_PERFETTO_CONFIG_SYNTAX',
+  /** Text config: a known field holds a value of the wrong type. */
+  CONFIG_VALUE: 'E_PERFETTO_CONFIG_VALUE',
+} as const satisfies Record<string, `E_${string}`>

@@ -1,0 +1,583 @@
+/**
+ * Perfetto binary trace decoder (power data) and encoder (what a phone's `android.power` data
+ * source writes).
+ *
+ * A trace file is a `Trace` message: `repeated TracePacket packet = 1`, i.e. a plain concatenation
+ * of (tag 0x0a, varint length, packet bytes). We walk it with protobufjs' Reader so errors carry
+ * byte offsets, and decode each packet with protobufjs from `_schema.ts`; packet types we do not
+ * model (ftrace, track events, process trees, ...) are unknown fields and skipped.
+ *
+ * Semantics follow Perfetto's trace processor (src/trace_processor/importers/proto/
+ * android_probes_parser.cc): rail descriptors may arrive in any power_rails packet, energy_data is
+ * cumulative µWs with `timestamp_ms` on CLOCK_BOOTTIME; battery counters take the packet
+ * timestamp, whose clock is `timestamp_clock_id`, else the sequence default, else BOOTTIME.
+ */
+import { inflateSync } from 'node:zlib'
+import type { ClockName } from '../../model/clock.js'
+import { EnergyError } from '../../model/errors.js'
+import type { RailReading, RailSeries } from '../../model/samples.js'
+import { Reader, TraceConfigType, TracePacketType, TraceType } from './_schema.js'
+import type { AndroidPowerConfig, PerfettoTraceConfig } from './config.js'
+import { traceConfigToProtoObject } from './config.js'
+import { PerfettoErrors } from './errors.js'
+import type {
+  BatteryCounterReading,
+  BatteryCounterSeries,
+  PerfettoClockReading,
+  PerfettoPowerTrace,
+  PerfettoRailDescriptor,
+} from './types.js'
+
+const FORMAT = 'Perfetto trace'
+
+/** Perfetto BuiltinClock ids → model clocks (coarse clocks share their base clock's timeline). */
+const CLOCK_IDS: Readonly<Record<number, ClockName>> = {
+  1: 'realtime',
+  2: 'realtime',
+  3: 'monotonic',
+  4: 'monotonic',
+  5: 'monotonic_raw',
+  6: 'boottime',
+}
+const CLOCK_TO_ID: Readonly<Record<string, number>> = {
+  realtime: 1,
+  monotonic: 3,
+  monotonic_raw: 5,
+  boottime: 6,
+}
+
+type Obj = Record<string, unknown>
+
+function isObj(value: unknown): value is Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function arr(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
+}
+
+function int(value: unknown, field: string, offset: number): number | undefined {
+  if (value === undefined || value === null) return undefined
+  const n = typeof value === 'string' ? Number(value) : value
+  if (typeof n !== 'number' || !Number.isFinite(n)) {
+    throw corrupt(offset, `field \`${field}\` is not a number`)
+  }
+  if (!Number.isSafeInteger(n)) {
+    throw new EnergyError({
+      code: PerfettoErrors.UNSAFE_INTEGER,
+      message: `field \`${field}\` = ${String(value)} exceeds 2^53 and cannot be represented exactly`,
+      hint: 'This value is outside what the tool supports; report it with the trace attached.',
+      details: { format: FORMAT, offset },
+    })
+  }
+  return n
+}
+
+function corrupt(offset: number, message: string, cause?: unknown): EnergyError {
+  return new EnergyError({
+    code: PerfettoErrors.CORRUPT,
+    message,
+    hint: 'The trace is damaged; pull it again from the device (or re-record it).',
+    details: { format: FORMAT, offset },
+    ...(cause === undefined ? {} : { cause }),
+  })
+}
+
+function truncated(offset: number, message: string): EnergyError {
+  return new EnergyError({
+    code: PerfettoErrors.TRUNCATED,
+    message,
+    hint: 'The trace file was cut short (pulled before perfetto finished writing?); stop the session cleanly and pull it again.',
+    details: { format: FORMAT, offset },
+  })
+}
+
+function notATrace(message: string): EnergyError {
+  return new EnergyError({
+    code: PerfettoErrors.NOT_A_TRACE,
+    message,
+    hint: 'Pass the binary trace written by `perfetto -o <file>` (not the text config, a textproto, or a gzip/zip archive).',
+    details: { format: FORMAT, offset: 0 },
+  })
+}
+
+function startsWithAscii(bytes: Uint8Array, ascii: string): boolean {
+  if (bytes.length < ascii.length) return false
+  for (let i = 0; i < ascii.length; i++) if (bytes[i] !== ascii.charCodeAt(i)) return false
+  return true
+}
+
+/** Reject well-known other formats by their first bytes, with a message naming them. */
+function checkMagic(bytes: Uint8Array): void {
+  if (bytes.length === 0) throw notATrace('input is empty')
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b)
+    throw notATrace('input is gzip-compressed; gunzip it first')
+  if (startsWithAscii(bytes, 'PK\x03\x04'))
+    throw notATrace('input is a zip archive (bugreport?), not a trace')
+  if (startsWithAscii(bytes, 'PERFILE2'))
+    throw notATrace('input is a simpleperf/perf perf.data recording')
+  if (startsWithAscii(bytes, 'SIMPLEPERF'))
+    throw notATrace('input is simpleperf report-sample protobuf')
+  if (startsWithAscii(bytes, '*version') || startsWithAscii(bytes, 'SLOW')) {
+    throw notATrace('input is an ART method trace')
+  }
+  if (bytes[0] !== 0x0a) {
+    const head = new TextDecoder().decode(bytes.subarray(0, 32))
+    if (/^\s*(?:packet|buffers|data_sources|duration_ms)\s*[:{]/.test(head)) {
+      throw notATrace('input is protobuf text (a textproto or config), not a binary trace')
+    }
+    throw notATrace(
+      `first byte 0x${(bytes[0] ?? 0).toString(16).padStart(2, '0')} is not a TracePacket field tag (0x0a)`,
+    )
+  }
+}
+
+interface RawPacket {
+  readonly offset: number
+  readonly packet: Obj
+}
+
+/** Walk `Trace.packet` entries, expanding `compressed_packets` (zlib deflate) in place. */
+function* packets(bytes: Uint8Array, base: number): Generator<RawPacket> {
+  const reader = Reader.create(bytes)
+  while (reader.pos < reader.len) {
+    const at = reader.pos
+    let tag: number
+    let length: number
+    try {
+      tag = reader.uint32()
+      if (tag >>> 3 !== 1 || (tag & 7) !== 2) {
+        if (tag >>> 3 === 0) throw corrupt(base + at, `invalid field number 0 at top level`)
+        reader.skipType(tag & 7)
+        continue
+      }
+      length = reader.uint32()
+    } catch (error) {
+      if (error instanceof EnergyError) throw error
+      throw truncated(
+        base + at,
+        `trace ends inside a packet header (${bytes.length - at} bytes left)`,
+      )
+    }
+    const start = reader.pos
+    if (start + length > bytes.length) {
+      throw truncated(
+        base + at,
+        `packet of ${length} bytes at offset ${base + start} runs past the end (${bytes.length - start} bytes left)`,
+      )
+    }
+    let packet: Obj
+    try {
+      packet = TracePacketType.toObject(
+        TracePacketType.decode(bytes.subarray(start, start + length)),
+        {
+          longs: String,
+          enums: String,
+          bytes: Array,
+          defaults: false,
+        },
+      )
+    } catch (cause) {
+      throw corrupt(base + at, `packet of ${length} bytes does not decode as TracePacket`, cause)
+    }
+    reader.pos = start + length
+    const compressed = packet.compressed_packets
+    if (Array.isArray(compressed)) {
+      let inner: Uint8Array
+      try {
+        inner = inflateSync(Uint8Array.from(compressed as number[]))
+      } catch (cause) {
+        throw corrupt(base + at, 'compressed_packets do not inflate (zlib)', cause)
+      }
+      yield* packets(inner, base + start)
+      continue
+    }
+    yield { offset: base + at, packet }
+  }
+}
+
+/**
+ * Decode a binary Perfetto trace and return its power data: ODPM rails as cumulative `RailSeries`
+ * (J, boottime), battery counters (SI, with their clock), rail descriptors and clock snapshots.
+ * Traces without power data decode fine and report `hasPowerData: false`.
+ */
+export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
+  checkMagic(bytes)
+  const kinds: Record<string, number> = {}
+  const count = (kind: string): void => {
+    kinds[kind] = (kinds[kind] ?? 0) + 1
+  }
+  const descriptors = new Map<number, PerfettoRailDescriptor>()
+  const energy: Array<{ index: number; tNs: number; energyJ: number; offset: number }> = []
+  const battery = new Map<
+    string,
+    { name?: string; clock: ClockName; readings: BatteryCounterReading[] }
+  >()
+  const snapshots: PerfettoClockReading[][] = []
+  const sequenceClock = new Map<number, number>()
+  const warnings: string[] = []
+  const dataSources: string[] = []
+  let powerConfig: AndroidPowerConfig | undefined
+  let packetCount = 0
+  for (const { offset, packet } of packets(bytes, 0)) {
+    packetCount++
+    const sequence =
+      int(packet.trusted_packet_sequence_id, 'trusted_packet_sequence_id', offset) ?? 0
+    if (isObj(packet.trace_packet_defaults)) {
+      const id = int(packet.trace_packet_defaults.timestamp_clock_id, 'timestamp_clock_id', offset)
+      if (id !== undefined) sequenceClock.set(sequence, id)
+    }
+    const timestampNs = int(packet.timestamp, 'timestamp', offset)
+    const clockId =
+      int(packet.timestamp_clock_id, 'timestamp_clock_id', offset) ??
+      sequenceClock.get(sequence) ??
+      6
+    let kind = 'other'
+    if (isObj(packet.power_rails)) {
+      kind = 'power_rails'
+      for (const d of arr(packet.power_rails.rail_descriptor)) {
+        if (!isObj(d)) continue
+        const index = int(d.index, 'rail_descriptor.index', offset) ?? 0
+        const rate = int(d.sampling_rate, 'sampling_rate', offset)
+        descriptors.set(index, {
+          index,
+          railName: typeof d.rail_name === 'string' ? d.rail_name : '',
+          subsystem: typeof d.subsys_name === 'string' ? d.subsys_name : '',
+          ...(rate === undefined ? {} : { samplingRateHz: rate }),
+        })
+      }
+      for (const e of arr(packet.power_rails.energy_data)) {
+        if (!isObj(e)) continue
+        const index = int(e.index, 'energy_data.index', offset) ?? 0
+        const ms = int(e.timestamp_ms, 'timestamp_ms', offset)
+        const uws = int(e.energy, 'energy', offset) ?? 0
+        let tNs: number
+        if (ms !== undefined) {
+          tNs = ms * 1e6
+        } else if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime') {
+          tNs = timestampNs
+        } else {
+          warnings.push(
+            `energy_data for rail index ${index} at byte ${offset} has no timestamp_ms and no boottime packet timestamp; reading dropped`,
+          )
+          continue
+        }
+        energy.push({ index, tNs, energyJ: uws / 1e6, offset })
+      }
+    } else if (isObj(packet.battery)) {
+      kind = 'battery'
+      const clock = CLOCK_IDS[clockId]
+      if (clock === undefined) {
+        throw new EnergyError({
+          code: PerfettoErrors.UNSUPPORTED_CLOCK,
+          message: `battery packet uses clock id ${clockId}, which is not a builtin clock`,
+          hint: 'Record battery counters with the default (BOOTTIME) packet clock.',
+          details: { format: FORMAT, offset },
+        })
+      }
+      if (timestampNs === undefined) {
+        warnings.push(`battery packet at byte ${offset} has no timestamp; reading dropped`)
+      } else {
+        const b = packet.battery
+        const name = typeof b.name === 'string' ? b.name : undefined
+        const key = `${name ?? ''}\u0000${clock}`
+        let series = battery.get(key)
+        if (series === undefined) {
+          series = { ...(name === undefined ? {} : { name }), clock, readings: [] }
+          battery.set(key, series)
+        }
+        const charge = int(b.charge_counter_uah, 'charge_counter_uah', offset)
+        const current = int(b.current_ua, 'current_ua', offset)
+        const currentAvg = int(b.current_avg_ua, 'current_avg_ua', offset)
+        const energyUwh = int(b.energy_counter_uwh, 'energy_counter_uwh', offset)
+        const voltage = int(b.voltage_uv, 'voltage_uv', offset)
+        const capacity = typeof b.capacity_percent === 'number' ? b.capacity_percent : undefined
+        series.readings.push({
+          tNs: timestampNs,
+          ...(charge === undefined ? {} : { chargeC: (charge * 3600) / 1e6 }),
+          ...(capacity === undefined ? {} : { capacityPercent: capacity }),
+          ...(current === undefined ? {} : { currentA: current / 1e6 }),
+          ...(currentAvg === undefined ? {} : { currentAvgA: currentAvg / 1e6 }),
+          ...(energyUwh === undefined ? {} : { energyJ: (energyUwh * 3600) / 1e6 }),
+          ...(voltage === undefined ? {} : { voltageV: voltage / 1e6 }),
+        })
+      }
+    } else if (isObj(packet.clock_snapshot)) {
+      kind = 'clock_snapshot'
+      snapshots.push(
+        arr(packet.clock_snapshot.clocks)
+          .filter(isObj)
+          .map((c): PerfettoClockReading => {
+            const id = typeof c.clock_id === 'number' ? c.clock_id : 0
+            const timestamp = typeof c.timestamp === 'string' ? c.timestamp : '0'
+            const asNumber = Number(timestamp)
+            const clock = CLOCK_IDS[id]
+            return {
+              clockId: id,
+              ...(clock === undefined ? {} : { clock }),
+              timestamp,
+              ...(Number.isSafeInteger(asNumber) ? { timestampNs: asNumber } : {}),
+            }
+          }),
+      )
+    } else if (isObj(packet.trace_config)) {
+      kind = 'trace_config'
+      for (const ds of arr(packet.trace_config.data_sources)) {
+        if (isObj(ds) && isObj(ds.config) && typeof ds.config.name === 'string') {
+          dataSources.push(ds.config.name)
+          // Old services echo every config sub-message, also for other data sources: only the
+          // android.power source's config means anything.
+          if (ds.config.name === 'android.power' && isObj(ds.config.android_power_config)) {
+            const p = ds.config.android_power_config
+            powerConfig = {
+              ...(typeof p.battery_poll_ms === 'number'
+                ? { batteryPollMs: p.battery_poll_ms }
+                : {}),
+              batteryCounters: arr(p.battery_counters).map((c) => String(c)),
+              ...(typeof p.collect_power_rails === 'boolean'
+                ? { collectPowerRails: p.collect_power_rails }
+                : {}),
+              unknownFields: [],
+            }
+          }
+        }
+      }
+    }
+    count(kind)
+  }
+  const byRail = new Map<number, RailReading[]>()
+  const lastEnergy = new Map<number, number>()
+  for (const e of energy) {
+    if (!descriptors.has(e.index) && !byRail.has(e.index)) {
+      warnings.push(
+        `energy_data refers to rail index ${e.index}, which no rail_descriptor describes`,
+      )
+    }
+    const previous = lastEnergy.get(e.index)
+    if (previous !== undefined && e.energyJ < previous) {
+      warnings.push(
+        `rail index ${e.index}: cumulative energy went backwards (${previous} J → ${e.energyJ} J) at byte ${e.offset}`,
+      )
+    }
+    lastEnergy.set(e.index, e.energyJ)
+    let list = byRail.get(e.index)
+    if (list === undefined) {
+      list = []
+      byRail.set(e.index, list)
+    }
+    list.push({ tNs: e.tNs, energyJ: e.energyJ })
+  }
+  const rails: RailSeries[] = [...byRail.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, readings]) => {
+      const d = descriptors.get(index)
+      return {
+        kind: 'cumulative',
+        rail: d?.railName ?? `rail#${index}`,
+        ...(d === undefined || d.subsystem === '' ? {} : { subsystem: d.subsystem }),
+        source: 'perfetto.power_rails',
+        clock: 'boottime',
+        // Stable sort: readings at equal times keep trace order.
+        readings: [...readings].sort((a, b) => a.tNs - b.tNs),
+      }
+    })
+  const batterySeries: BatteryCounterSeries[] = [...battery.values()]
+  return {
+    packetCount,
+    packetKinds: kinds,
+    rails,
+    railDescriptors: [...descriptors.values()].sort((a, b) => a.index - b.index),
+    battery: batterySeries,
+    clockSnapshots: snapshots,
+    hasPowerData: rails.length > 0 || batterySeries.some((s) => s.readings.length > 0),
+    configuredDataSources: dataSources,
+    ...(powerConfig === undefined ? {} : { androidPowerConfig: powerConfig }),
+    warnings,
+  }
+}
+
+/** A rail to encode: the model's series plus optional descriptor facts. */
+export interface PowerTraceRail {
+  readonly series: RailSeries
+  /** Hardware sampling rate written into the descriptor. */
+  readonly samplingRateHz?: number
+}
+
+/** Input of {@link encodePowerTrace}. */
+export interface PowerTraceInput {
+  /**
+   * ODPM rails. Readings are written with `timestamp_ms = round(tNs / 1e6)` and
+   * `energy = round(energyJ × 1e6)` µWs; readings that share a time go into one packet.
+   * Series must be on `boottime`.
+   */
+  readonly rails?: readonly (RailSeries | PowerTraceRail)[]
+  /** Battery counters; each reading becomes one `battery` packet stamped `tNs` on the series clock. */
+  readonly batteryCounters?: readonly BatteryCounterSeries[]
+  /**
+   * Clock readings taken at the same instant, written as the service's `clock_snapshot` packet.
+   * @default `{ boottime: <earliest data time, whole ms> }`
+   */
+  readonly clockSnapshot?: Partial<
+    Record<'boottime' | 'monotonic' | 'monotonic_raw' | 'realtime', number>
+  >
+  /** The session's config, echoed as a `trace_config` packet as the tracing service does. */
+  readonly config?: PerfettoTraceConfig
+  /** `trusted_packet_sequence_id` of the android.power producer. @default 2 */
+  readonly sequenceId?: number
+  /** `trusted_uid` of the producer (traced_probes). @default 9999 */
+  readonly producerUid?: number
+}
+
+function earliestTime(input: PowerTraceInput): number {
+  let min = Infinity
+  for (const r of input.rails ?? []) {
+    const series = 'series' in r ? r.series : r
+    for (const reading of series.readings) min = Math.min(min, reading.tNs)
+  }
+  for (const b of input.batteryCounters ?? []) {
+    if (b.clock !== 'boottime') continue
+    for (const reading of b.readings) min = Math.min(min, reading.tNs)
+  }
+  return Number.isFinite(min) ? Math.max(0, Math.floor(min / 1e6) * 1e6) : 0
+}
+
+function encodeError(message: string): EnergyError {
+  return new EnergyError({
+    code: PerfettoErrors.ENCODE_INPUT,
+    message,
+    hint: 'Give non-negative, finite values on the boottime clock (rails) or a builtin clock (battery).',
+    details: { format: FORMAT },
+  })
+}
+
+function nonNegativeInt(value: number, what: string): number {
+  if (!Number.isFinite(value) || value < 0) throw encodeError(`${what} is ${value}`)
+  const rounded = Math.round(value)
+  if (!Number.isSafeInteger(rounded)) throw encodeError(`${what} = ${value} exceeds 2^53`)
+  return rounded
+}
+
+/**
+ * Encode power data as the binary Perfetto trace a phone writes for an `android.power` session:
+ * [trace_config], clock_snapshot, one power_rails packet with all rail descriptors, then
+ * energy_data and battery packets in time order.
+ */
+export function encodePowerTrace(input: PowerTraceInput): Uint8Array {
+  const sequence = input.sequenceId ?? 2
+  const uid = input.producerUid ?? 9999
+  const service = { trusted_uid: 0, trusted_packet_sequence_id: 1 }
+  const producer = { trusted_uid: uid, trusted_packet_sequence_id: sequence }
+  const out: Obj[] = []
+  if (input.config !== undefined) {
+    out.push({ ...service, trace_config: traceConfigToProtoObject(input.config) })
+  }
+  // The tracing service always starts a session with a clock snapshot; without one given, a
+  // BOOTTIME-only snapshot at the earliest data time stands in (so even an empty session decodes).
+  const snapshot = input.clockSnapshot ?? { boottime: earliestTime(input) }
+  const clocks = Object.entries(snapshot).map(([name, t]) => ({
+    clock_id: CLOCK_TO_ID[name],
+    timestamp: nonNegativeInt(t ?? 0, `clock snapshot ${name}`),
+  }))
+  out.push({
+    ...service,
+    ...(snapshot.boottime === undefined
+      ? {}
+      : { timestamp: nonNegativeInt(snapshot.boottime, 'boottime') }),
+    clock_snapshot: { clocks, primary_trace_clock: 6 },
+  })
+  const rails = (input.rails ?? []).map((r) => ('series' in r ? r : { series: r }))
+  const timed: Array<{ tNs: number; order: number; packet: Obj }> = []
+  if (rails.length > 0) {
+    out.push({
+      ...producer,
+      power_rails: {
+        rail_descriptor: rails.map((r, index) => ({
+          index,
+          rail_name: r.series.rail,
+          subsys_name: r.series.subsystem ?? '',
+          ...(r.samplingRateHz === undefined
+            ? {}
+            : { sampling_rate: nonNegativeInt(r.samplingRateHz, 'sampling rate') }),
+        })),
+      },
+    })
+    const byTime = new Map<number, Array<{ index: number; timestamp_ms: number; energy: number }>>()
+    rails.forEach((r, index) => {
+      if (r.series.clock !== 'boottime') {
+        throw encodeError(
+          `rail ${r.series.rail} is on clock ${r.series.clock}; ODPM rails are boottime`,
+        )
+      }
+      for (const reading of r.series.readings) {
+        const ms = nonNegativeInt(reading.tNs / 1e6, `rail ${r.series.rail} time (ms)`)
+        const entry = {
+          index,
+          timestamp_ms: ms,
+          energy: nonNegativeInt(reading.energyJ * 1e6, `rail ${r.series.rail} energy (µWs)`),
+        }
+        const list = byTime.get(ms)
+        if (list === undefined) byTime.set(ms, [entry])
+        else list.push(entry)
+      }
+    })
+    for (const [ms, entries] of byTime) {
+      timed.push({
+        tNs: ms * 1e6,
+        order: 0,
+        packet: { ...producer, timestamp: ms * 1e6, power_rails: { energy_data: entries } },
+      })
+    }
+  }
+  for (const series of input.batteryCounters ?? []) {
+    const clockId = CLOCK_TO_ID[series.clock]
+    if (clockId === undefined) {
+      throw encodeError(
+        `battery series on clock ${series.clock}, which Perfetto has no builtin id for`,
+      )
+    }
+    for (const r of series.readings) {
+      const signed = (v: number, what: string): number => {
+        if (!Number.isFinite(v)) throw encodeError(`${what} is ${v}`)
+        return Math.round(v)
+      }
+      timed.push({
+        tNs: r.tNs,
+        order: 1,
+        packet: {
+          ...producer,
+          timestamp: nonNegativeInt(r.tNs, 'battery time'),
+          ...(clockId === 6 ? {} : { timestamp_clock_id: clockId }),
+          battery: {
+            ...(r.chargeC === undefined
+              ? {}
+              : { charge_counter_uah: signed((r.chargeC * 1e6) / 3600, 'charge') }),
+            ...(r.capacityPercent === undefined ? {} : { capacity_percent: r.capacityPercent }),
+            ...(r.currentA === undefined
+              ? {}
+              : { current_ua: signed(r.currentA * 1e6, 'current') }),
+            ...(r.currentAvgA === undefined
+              ? {}
+              : { current_avg_ua: signed(r.currentAvgA * 1e6, 'average current') }),
+            ...(series.name === undefined ? {} : { name: series.name }),
+            ...(r.energyJ === undefined
+              ? {}
+              : { energy_counter_uwh: signed((r.energyJ * 1e6) / 3600, 'energy counter') }),
+            ...(r.voltageV === undefined
+              ? {}
+              : { voltage_uv: signed(r.voltageV * 1e6, 'voltage') }),
+          },
+        },
+      })
+    }
+  }
+  timed.sort((a, b) => a.tNs - b.tNs || a.order - b.order)
+  for (const t of timed) out.push(t.packet)
+  return TraceType.encode(TraceType.fromObject({ packet: out })).finish()
+}
+
+/** Encode a trace config as the binary `TraceConfig` message (what `perfetto -c` sends). */
+export function encodeTraceConfig(config: PerfettoTraceConfig): Uint8Array {
+  return TraceConfigType.encode(
+    TraceConfigType.fromObject(traceConfigToProtoObject(config)),
+  ).finish()
+}
