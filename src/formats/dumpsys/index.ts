@@ -1,0 +1,27 @@
+/** dumpsys battery and dumpsys powerstats (ODPM channels, PowerStats HAL energy meter). */
+export { DumpsysErrors } from './errors.js'
+export type { DumpsysBatteryState } from './battery.js'
+export {
+  BATTERY_HEALTH,
+  BATTERY_STATUS,
+  batteryTemperatureC,
+  batteryVoltageV,
+  formatDumpsysBattery,
+  isPowered,
+  parseDumpsysBattery,
+} from './battery.js'
+export type {
+  DumpsysPowerstats,
+  PowerStatsChannel,
+  PowerStatsEnergyConsumer,
+  PowerStatsEntity,
+  PowerStatsMeter,
+  PowerStatsMeterReading,
+} from './powerstats.js'
+export {
+  formatDumpsysPowerstats,
+  formatPowerStatsMeter,
+  meterReadingEnergyJ,
+  meterReadingFromUws,
+  parseDumpsysPowerstats,
+} from './powerstats.js'
