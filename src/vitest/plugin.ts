@@ -1,27 +1,40 @@
 /**
- * `vitest-energy/plugin`: the Vite plugin that wires vitest-energy into a Vitest project. It makes
- * `--reporter=energy` resolvable (Vitest loads custom reporters by import specifier, so we resolve
- * the bare name `energy` to our reporter module).
+ * `vitest-energy/plugin`: wires vitest-energy into a Vitest project.
+ * - validates the options (clear errors naming the field) and provides them to workers;
+ * - adds the global setup that connects to the phone or starts the virtual device;
+ * - makes `--reporter=energy` resolvable: Vitest loads custom reporters by import specifier, so
+ *   the bare name `energy` resolves to our reporter module.
  */
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import { OPTIONS_KEY } from './context.js'
+import { resolveOptions, type EnergyOptions } from './options.js'
 
 const REPORTER_ALIAS = 'energy'
 
-/** Our reporter's module: the TypeScript source in a checkout, the compiled file when installed. */
-function reporterModulePath(): string {
-  const here = import.meta.url
-  const ext = here.endsWith('.ts') ? 'ts' : 'js'
-  return fileURLToPath(new URL(`../../reporter/index.${ext}`, here))
+/** A sibling module: the TypeScript source in a checkout, the compiled file when installed. */
+function modulePath(relative: string): string {
+  const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js'
+  return fileURLToPath(new URL(`${relative}.${ext}`, import.meta.url))
 }
 
-export function energy(): Plugin {
+export function energy(options?: EnergyOptions): Plugin {
+  const resolved = options === undefined ? undefined : resolveOptions(options)
   return {
     name: 'vitest-energy',
     enforce: 'pre',
+    config() {
+      if (resolved === undefined) return {}
+      return { test: { globalSetup: [modulePath('./global-setup')] } }
+    },
+    configureVitest({ project }) {
+      if (resolved !== undefined) project.provide(OPTIONS_KEY, resolved)
+    },
     resolveId(id) {
-      if (id === REPORTER_ALIAS) return reporterModulePath()
+      if (id === REPORTER_ALIAS) return modulePath('../../reporter/index')
       return null
     },
   }
 }
+
+export type { EnergyOptions }

@@ -1,0 +1,24 @@
+/** What the main process hands to workers (Vitest provide/inject), as plain JSON. */
+import type { ResolvedEnergyOptions } from './options.js'
+
+/** Where the devices are, decided once by the global setup. */
+export interface DeviceTarget {
+  readonly host: string
+  readonly port: number
+  /** Serials workers share; worker N uses serials[(N − 1) mod length]. */
+  readonly serials: readonly string[]
+  /** True when the devices are the bundled virtual device. */
+  readonly virtual: boolean
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Plugin options after validation and defaults. */
+    vitestEnergyOptions: ResolvedEnergyOptions
+    /** Set by the global setup. */
+    vitestEnergyTarget: DeviceTarget
+  }
+}
+
+export const OPTIONS_KEY = 'vitestEnergyOptions'
+export const TARGET_KEY = 'vitestEnergyTarget'

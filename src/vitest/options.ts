@@ -1,0 +1,198 @@
+/**
+ * The plugin's options, validated once in the main process with errors that name the field, then
+ * handed to workers through Vitest's provide/inject as plain JSON.
+ */
+import { EnergyError } from '../model/index.js'
+
+export interface EnergyOptions {
+  /** Package name of the app under test, e.g. `com.example.trails`. */
+  readonly app: string
+  /**
+   * Which device: `auto` (the only attached phone, else the virtual device), `virtual` (always the
+   * virtual device), or a serial. @default 'auto'
+   */
+  readonly device?: 'auto' | 'virtual' | (string & {})
+  /** The adb server to use for real phones. @default { host: '127.0.0.1', port: 5037 } */
+  readonly adb?: { readonly host?: string; readonly port?: number }
+  /** Power source. `auto` picks the best the device has: ODPM rails, then the fuel gauge. @default 'auto' */
+  readonly power?: 'auto' | 'odpm' | 'fuel-gauge'
+  /**
+   * How methods are attributed. `simpleperf` (EDATA: release builds, task-clock sampling),
+   * `art-sampling` (`am profile --sampling`), `art-instrumentation` (every call; inflates energy),
+   * `none`. @default 'simpleperf'
+   */
+  readonly execution?: 'simpleperf' | 'art-sampling' | 'art-instrumentation' | 'none'
+  /** Repetitions for `energy.repeat()` when not given. @default 1 */
+  readonly repeats?: number
+  /**
+   * Idle baseline subtracted from each window: `measure` (an idle window per worker before its
+   * first test), a power in watts, or `none`. @default 'measure'
+   */
+  readonly baseline?: 'measure' | 'none' | number
+  /** Length of the measured idle window, ms. @default 3000 */
+  readonly baselineMs?: number
+  /** Open a window around every test that uses the `energy` fixture. @default true */
+  readonly autoWindow?: boolean
+  /** Battery capacity when the device does not tell, mAh. */
+  readonly batteryCapacityMah?: number
+  /** When a budget lies inside a figure's 95% interval: fail (default) or decide and warn. */
+  readonly inconclusive?: 'fail' | 'warn'
+  /** The virtual device, when it is used. */
+  readonly virtualDevice?: {
+    /** App model (JSON file path). @default the bundled Trails demo app */
+    readonly appModel?: string
+    /** Simulated phones on the virtual adb server. @default 1 */
+    readonly devices?: number
+    /** Seed for noise and scheduling. @default 1 */
+    readonly seed?: number
+  }
+}
+
+/** Options after defaults, as workers receive them. */
+export interface ResolvedEnergyOptions {
+  readonly app: string
+  readonly device: string
+  readonly adb: { readonly host: string; readonly port: number }
+  readonly power: 'auto' | 'odpm' | 'fuel-gauge'
+  readonly execution: 'simpleperf' | 'art-sampling' | 'art-instrumentation' | 'none'
+  readonly repeats: number
+  readonly baseline: 'measure' | 'none' | number
+  readonly baselineMs: number
+  readonly autoWindow: boolean
+  readonly batteryCapacityMah: number | null
+  readonly inconclusive: 'fail' | 'warn'
+  readonly virtualDevice: {
+    readonly appModel: string | null
+    readonly devices: number
+    readonly seed: number
+  }
+}
+
+const POWER = ['auto', 'odpm', 'fuel-gauge'] as const
+const EXECUTION = ['simpleperf', 'art-sampling', 'art-instrumentation', 'none'] as const
+
+export function resolveOptions(input: unknown): ResolvedEnergyOptions {
+  if (typeof input !== 'object' || input === null)
+    throw invalid('options', 'must be an object like { app: "com.example.app" }')
+  const o = input as Record<string, unknown>
+  const known = new Set([
+    'app',
+    'device',
+    'adb',
+    'power',
+    'execution',
+    'repeats',
+    'baseline',
+    'baselineMs',
+    'autoWindow',
+    'batteryCapacityMah',
+    'inconclusive',
+    'virtualDevice',
+  ])
+  for (const key of Object.keys(o)) {
+    if (!known.has(key))
+      throw invalid(key, `is not an option; known options: ${[...known].join(', ')}`)
+  }
+  if (typeof o['app'] !== 'string' || !/^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/.test(o['app'])) {
+    throw invalid(
+      'app',
+      `must be an Android package name like "com.example.trails" (got ${JSON.stringify(o['app'])})`,
+    )
+  }
+  const adb = (o['adb'] ?? {}) as Record<string, unknown>
+  const virtual = (o['virtualDevice'] ?? {}) as Record<string, unknown>
+  return {
+    app: o['app'],
+    device: optionalString(o, 'device') ?? 'auto',
+    adb: {
+      host: optionalString(adb, 'host', 'adb.host') ?? '127.0.0.1',
+      port: optionalInteger(adb, 'port', 1, 65535, 'adb.port') ?? 5037,
+    },
+    power: oneOf(o, 'power', POWER) ?? 'auto',
+    execution: oneOf(o, 'execution', EXECUTION) ?? 'simpleperf',
+    repeats: optionalInteger(o, 'repeats', 1, 10_000) ?? 1,
+    baseline: baselineOf(o['baseline']),
+    baselineMs: optionalInteger(o, 'baselineMs', 100, 600_000) ?? 3000,
+    autoWindow: optionalBoolean(o, 'autoWindow') ?? true,
+    batteryCapacityMah: optionalNumber(o, 'batteryCapacityMah') ?? null,
+    inconclusive: oneOf(o, 'inconclusive', ['fail', 'warn'] as const) ?? 'fail',
+    virtualDevice: {
+      appModel: optionalString(virtual, 'appModel', 'virtualDevice.appModel') ?? null,
+      devices: optionalInteger(virtual, 'devices', 1, 16, 'virtualDevice.devices') ?? 1,
+      seed: optionalInteger(virtual, 'seed', 0, 2 ** 31 - 1, 'virtualDevice.seed') ?? 1,
+    },
+  }
+}
+
+function invalid(field: string, why: string): EnergyError {
+  return new EnergyError({
+    code: 'E_INVALID_OPTION',
+    message: `vitest-energy option \`${field}\` ${why}`,
+    hint: 'Fix the options passed to energy({...}) in vitest.config.ts (see docs/configuration.md).',
+    details: { field },
+  })
+}
+
+function optionalString(o: Record<string, unknown>, key: string, name = key): string | undefined {
+  const v = o[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'string' || v === '')
+    throw invalid(name, `must be a non-empty string (got ${JSON.stringify(v)})`)
+  return v
+}
+
+function optionalBoolean(o: Record<string, unknown>, key: string): boolean | undefined {
+  const v = o[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'boolean') throw invalid(key, `must be true or false (got ${JSON.stringify(v)})`)
+  return v
+}
+
+function optionalNumber(o: Record<string, unknown>, key: string): number | undefined {
+  const v = o[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw invalid(key, `must be a positive number (got ${JSON.stringify(v)})`)
+  return v
+}
+
+function optionalInteger(
+  o: Record<string, unknown>,
+  key: string,
+  min: number,
+  max: number,
+  name = key,
+): number | undefined {
+  const v = o[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw invalid(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`)
+  }
+  return v
+}
+
+function oneOf<T extends string>(
+  o: Record<string, unknown>,
+  key: string,
+  values: readonly T[],
+): T | undefined {
+  const v = o[key]
+  if (v === undefined) return undefined
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+    throw invalid(
+      key,
+      `must be one of ${values.map((x) => `"${x}"`).join(', ')} (got ${JSON.stringify(v)})`,
+    )
+  }
+  return v as T
+}
+
+function baselineOf(v: unknown): 'measure' | 'none' | number {
+  if (v === undefined) return 'measure'
+  if (v === 'measure' || v === 'none') return v
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v
+  throw invalid(
+    'baseline',
+    `must be "measure", "none" or an idle power in watts (got ${JSON.stringify(v)})`,
+  )
+}
