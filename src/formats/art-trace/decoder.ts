@@ -87,9 +87,14 @@ export class ArtTraceDecoder {
   push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return
     if (this.state === 'done') throw afterEnd(this.baseOffset + this.pendingBytes)
+    if (this.pendingBytes + chunk.byteLength < this.needBytes) {
+      // Not enough to make progress: keep a copy (the caller may reuse its buffer).
+      this.pending.push(chunk.slice())
+      this.pendingBytes += chunk.byteLength
+      return
+    }
     this.pending.push(chunk)
     this.pendingBytes += chunk.byteLength
-    if (this.pendingBytes < this.needBytes) return
     const data = this.pending.length === 1 ? chunk : concat(this.pending, this.pendingBytes)
     const pos = this.process(data)
     if (pos < data.byteLength) {

@@ -11,7 +11,7 @@ export type ArtTraceKind = 'streaming' | 'legacy' | 'v2'
  */
 export function sniffArtTrace(bytes: Uint8Array): ArtTraceKind | null {
   if (bytes.byteLength >= 8 && ascii(bytes, 0, 8) === '*version') {
-    const nl = bytes.indexOf(0x0a, 8)
+    const nl = bytes.indexOf(0x0a, 9)
     const versionLine = ascii(bytes, 9, nl < 0 ? Math.min(bytes.byteLength, 20) : nl).trim()
     return versionLine === '4' || versionLine === '5' ? 'v2' : 'legacy'
   }

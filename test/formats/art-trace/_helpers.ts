@@ -216,10 +216,13 @@ const STEPS: readonly Step[] = [
 ]
 
 /** The scenario as writer input for a clock; times accumulate per thread (cpu) / globally (wall). */
+/** Writer input whose records are an array. */
+export type Scenario = ArtTraceWriteInput & { readonly records: readonly ArtTraceRecord[] }
+
 export function scenario(
   clock: ArtClock,
-  overrides: Partial<ArtTraceWriteInput> = {},
-): ArtTraceWriteInput {
+  overrides: Omit<Partial<ArtTraceWriteInput>, 'records'> = {},
+): Scenario {
   const cpu = new Map<number, number>()
   let wall = 100
   const records: ArtTraceRecord[] = STEPS.map(([tid, action, index, dtCpu, dtWall]) => {
