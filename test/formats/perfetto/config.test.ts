@@ -1,0 +1,267 @@
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { TraceConfigType } from '../../../src/formats/perfetto/_schema.js'
+import {
+  PerfettoErrors,
+  encodeTraceConfig,
+  formatPerfettoTextConfig,
+  parsePerfettoTextConfig,
+  parseTextProto,
+} from '../../../src/formats/perfetto/index.js'
+import type { PerfettoTraceConfig } from '../../../src/formats/perfetto/index.js'
+import { expectEnergyError, fixtureText } from '../simpleperf/_helpers.js'
+
+const TEXT = fixtureText('perfetto/android_power_config.pbtxt')
+
+/** Line numbers differ between an input and its re-rendering; compare without them. */
+function withoutLines(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutLines)
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => k !== 'line')
+        .map(([k, v]) => [k, withoutLines(v)]),
+    )
+  }
+  return value
+}
+
+describe('parsePerfettoTextConfig', () => {
+  const config = parsePerfettoTextConfig(TEXT)
+
+  test('typed fields', () => {
+    expect(config.buffers.map((b) => [b.sizeKb, b.fillPolicy])).toEqual([
+      [63488, 'DISCARD'],
+      [2048, undefined],
+    ])
+    expect(config.durationMs).toBe(10000)
+    expect(config.writeIntoFile).toBe(true)
+    expect(config.fileWritePeriodMs).toBe(2500)
+    expect(config.flushPeriodMs).toBe(30000)
+    expect(config.dataSources.map((d) => [d.name, d.targetBuffer])).toEqual([
+      ['android.power', 0],
+      ['linux.ftrace', 1],
+    ])
+    expect(config.dataSources[0]?.androidPowerConfig).toEqual({
+      batteryPollMs: 250,
+      batteryCounters: [
+        'BATTERY_COUNTER_CAPACITY_PERCENT',
+        'BATTERY_COUNTER_CHARGE',
+        'BATTERY_COUNTER_CURRENT',
+      ],
+      collectPowerRails: true,
+      unknownFields: [],
+    })
+  })
+
+  test('unknown fields are kept verbatim with their lines, at every level', () => {
+    expect(config.unknownFields.map((f) => [f.name, f.line])).toEqual([
+      ['incremental_state_config', 38],
+    ])
+    const ftrace = config.dataSources[1]
+    expect(ftrace?.unknownFields.map((f) => f.name)).toEqual(['ftrace_config'])
+    expect(ftrace?.dataSourceUnknownFields).toEqual([
+      { name: 'producer_name_filter', line: 32, value: { kind: 'string', value: 'traced_probes' } },
+    ])
+  })
+
+  test('format → parse keeps everything (unknown fields included)', () => {
+    const again = parsePerfettoTextConfig(formatPerfettoTextConfig(config))
+    expect(withoutLines(again)).toEqual(withoutLines(config))
+  })
+
+  test('writer output is canonical text', () => {
+    const small = parsePerfettoTextConfig(
+      'data_sources: { config { name: "android.power" android_power_config { battery_poll_ms: 250 battery_counters: BATTERY_COUNTER_CURRENT collect_power_rails: true } } } duration_ms: 5000 buffers { size_kb: 1024 }',
+    )
+    expect(formatPerfettoTextConfig(small)).toBe(
+      [
+        'buffers {',
+        '  size_kb: 1024',
+        '}',
+        'data_sources {',
+        '  config {',
+        '    name: "android.power"',
+        '    android_power_config {',
+        '      battery_poll_ms: 250',
+        '      battery_counters: BATTERY_COUNTER_CURRENT',
+        '      collect_power_rails: true',
+        '    }',
+        '  }',
+        '}',
+        'duration_ms: 5000',
+        '',
+      ].join('\n'),
+    )
+  })
+
+  test('binary TraceConfig carries the known fields', () => {
+    const decoded = TraceConfigType.toObject(TraceConfigType.decode(encodeTraceConfig(config)), {
+      enums: String,
+      longs: Number,
+    })
+    expect(decoded).toEqual({
+      buffers: [{ size_kb: 63488, fill_policy: 'DISCARD' }, { size_kb: 2048 }],
+      data_sources: [
+        {
+          config: {
+            name: 'android.power',
+            target_buffer: 0,
+            android_power_config: {
+              battery_poll_ms: 250,
+              battery_counters: [
+                'BATTERY_COUNTER_CAPACITY_PERCENT',
+                'BATTERY_COUNTER_CHARGE',
+                'BATTERY_COUNTER_CURRENT',
+              ],
+              collect_power_rails: true,
+            },
+          },
+        },
+        { config: { name: 'linux.ftrace', target_buffer: 1 } },
+      ],
+      duration_ms: 10000,
+      write_into_file: true,
+      file_write_period_ms: 2500,
+      flush_period_ms: 30000,
+    })
+  })
+
+  test('text-format variants: `<>` messages, lists, numeric enums, ; and , separators, string concatenation, escapes', () => {
+    const parsed = parsePerfettoTextConfig(
+      [
+        'buffers < size_kb: 8, fill_policy: 1 >;',
+        'data_sources { config { name: "android." "power" android_power_config {',
+        '  battery_counters: [BATTERY_COUNTER_CHARGE, 3] collect_power_rails: 1 } } }',
+        'unique_session_name: "a\\"b\\n\\101"',
+      ].join('\n'),
+    )
+    expect(parsed.buffers[0]).toMatchObject({ sizeKb: 8, fillPolicy: 'RING_BUFFER' })
+    expect(parsed.dataSources[0]?.name).toBe('android.power')
+    expect(parsed.dataSources[0]?.androidPowerConfig?.batteryCounters).toEqual([
+      'BATTERY_COUNTER_CHARGE',
+      'BATTERY_COUNTER_CURRENT',
+    ])
+    expect(parsed.dataSources[0]?.androidPowerConfig?.collectPowerRails).toBe(true)
+    expect(parsed.unknownFields[0]?.value).toEqual({ kind: 'string', value: 'a"b\nA' })
+    const again = parsePerfettoTextConfig(formatPerfettoTextConfig(parsed))
+    expect(withoutLines(again)).toEqual(withoutLines(parsed))
+  })
+
+  test('an empty config is a valid (empty) TraceConfig', () => {
+    expect(parsePerfettoTextConfig('# nothing\n')).toEqual({
+      buffers: [],
+      dataSources: [],
+      unknownFields: [],
+    })
+  })
+})
+
+describe('errors carry the line', () => {
+  const cases: Array<[string, string, string, number]> = [
+    ['missing closing brace', 'buffers {\n  size_kb: 1\n', PerfettoErrors.CONFIG_SYNTAX, 2],
+    ['stray closing brace', 'duration_ms: 1\n}\n', PerfettoErrors.CONFIG_SYNTAX, 2],
+    ['missing colon', 'duration_ms 5\n', PerfettoErrors.CONFIG_SYNTAX, 1],
+    [
+      'unterminated string',
+      'data_sources {\n config { name: "android.power\n } }',
+      PerfettoErrors.CONFIG_SYNTAX,
+      2,
+    ],
+    ['bad escape', 'x: "\\q"', PerfettoErrors.CONFIG_SYNTAX, 1],
+    ['odd character', 'duration_ms: 5\n@\n', PerfettoErrors.CONFIG_SYNTAX, 2],
+    ['value missing at end', 'duration_ms:', PerfettoErrors.CONFIG_SYNTAX, 1],
+    ['bad list', 'a: [1 2]', PerfettoErrors.CONFIG_SYNTAX, 1],
+    ['string duration', '\nduration_ms: "10"\n', PerfettoErrors.CONFIG_VALUE, 2],
+    ['negative size', 'buffers { size_kb: -1 }', PerfettoErrors.CONFIG_VALUE, 1],
+    ['bool as word', 'write_into_file: yes', PerfettoErrors.CONFIG_VALUE, 1],
+    ['message as scalar', 'data_sources: 5', PerfettoErrors.CONFIG_VALUE, 1],
+    ['scalar as message', 'duration_ms { }', PerfettoErrors.CONFIG_VALUE, 1],
+    ['unnamed enum number', 'buffers { fill_policy: 9 }', PerfettoErrors.CONFIG_VALUE, 1],
+    [
+      'name not a string',
+      'data_sources { config { name: android.power } }',
+      PerfettoErrors.CONFIG_VALUE,
+      1,
+    ],
+  ]
+  test.each(cases)('%s', (_name, text, code, line) => {
+    const error = expectEnergyError(() => parsePerfettoTextConfig(text), code)
+    expect(error.details.line).toBe(line)
+    expect(error.message).toContain(`line ${line}`)
+  })
+})
+
+describe('properties', () => {
+  const name = fc.constantFrom('android.power', 'linux.ftrace', 'linux.process_stats')
+  const configArb: fc.Arbitrary<PerfettoTraceConfig> = fc.record({
+    buffers: fc.array(
+      fc.record({
+        sizeKb: fc.nat({ max: 1 << 20 }),
+        fillPolicy: fc.constantFrom('RING_BUFFER', 'DISCARD'),
+        unknownFields: fc.constant([]),
+      }),
+      { maxLength: 3 },
+    ),
+    dataSources: fc.array(
+      fc.record({
+        name,
+        targetBuffer: fc.nat({ max: 3 }),
+        androidPowerConfig: fc.record({
+          batteryPollMs: fc.nat({ max: 10000 }),
+          batteryCounters: fc.array(
+            fc.constantFrom(
+              'BATTERY_COUNTER_CHARGE',
+              'BATTERY_COUNTER_CURRENT',
+              'BATTERY_COUNTER_CAPACITY_PERCENT',
+            ),
+            { maxLength: 3 },
+          ),
+          collectPowerRails: fc.boolean(),
+          unknownFields: fc.constant([]),
+        }),
+        unknownFields: fc.constant([]),
+        dataSourceUnknownFields: fc.constant([]),
+      }),
+      { maxLength: 3 },
+    ),
+    durationMs: fc.nat({ max: 2 ** 31 }),
+    writeIntoFile: fc.boolean(),
+    fileWritePeriodMs: fc.nat({ max: 100000 }),
+    unknownFields: fc.array(
+      fc.record({
+        name: fc.constantFrom('unique_session_name', 'notes'),
+        line: fc.constant(0),
+        value: fc.record({
+          kind: fc.constant('string' as const),
+          value: fc.string({ maxLength: 20 }),
+        }),
+      }),
+      { maxLength: 2 },
+    ),
+  })
+
+  test('format → parse is the identity', () => {
+    fc.assert(
+      fc.property(configArb, (config) => {
+        const parsed = parsePerfettoTextConfig(formatPerfettoTextConfig(config))
+        expect(withoutLines(parsed)).toEqual(withoutLines(config))
+      }),
+      { numRuns: 200 },
+    )
+  })
+
+  test('arbitrary text parses or throws an EnergyError', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 120 }), (text) => {
+        try {
+          parseTextProto(text)
+          parsePerfettoTextConfig(text)
+        } catch (error) {
+          expect((error as { name?: string }).name).toBe('EnergyError')
+        }
+      }),
+      { numRuns: 500 },
+    )
+  })
+})
