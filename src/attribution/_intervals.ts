@@ -14,7 +14,24 @@ export function proportionInterval(successes: number, trials: number, level: num
 
 /** t interval of a mean from k values: mean ± t(1 − α/2, k − 1) · √(variance / k). Needs k ≥ 2. */
 export function meanInterval(k: number, mean: number, variance: number, level: number): Interval {
-  const t = studentTQuantile(1 - (1 - level) / 2, k - 1)
+  const t = tQuantile(level, k - 1)
   const half = t * Math.sqrt(variance / k)
   return { low: mean - half, high: mean + half, level }
+}
+
+/** Two-sided t quantiles by level and degrees of freedom: a run asks for the same few many times. */
+const quantiles = new Map<number, Map<number, number>>()
+
+function tQuantile(level: number, df: number): number {
+  let byDf = quantiles.get(level)
+  if (byDf === undefined) {
+    byDf = new Map()
+    quantiles.set(level, byDf)
+  }
+  let q = byDf.get(df)
+  if (q === undefined) {
+    q = studentTQuantile(1 - (1 - level) / 2, df)
+    if (byDf.size < 100_000) byDf.set(df, q)
+  }
+  return q
 }

@@ -107,30 +107,46 @@ export function attributeSamples(
   const tails = options.tails ?? []
   const samples = set.samples
 
-  // Samples inside the window, in time order (distinct readings are counted along time).
-  const inWindow: number[] = []
+  // Samples inside the window, in time order (distinct readings are counted along time). When the
+  // input is already sorted (the usual case) the window is one index range and nothing is copied.
   let sorted = true
   let lastT = -Infinity
+  let first = -1
+  let last = -2
+  let contiguous = true
   for (let i = 0; i < samples.length; i++) {
     const s = samples[i]
     if (s === undefined) continue
-    if (!Number.isFinite(s.tNs)) {
+    const t = s.tNs
+    if (!Number.isFinite(t)) {
       throw attributionError(
         AttributionErrors.NOT_FINITE,
-        `stack sample ${i} has a non-finite time (${s.tNs})`,
+        `stack sample ${i} has a non-finite time (${t})`,
         'Drop the sample in the collector; attribution never guesses times.',
         { format: 'stack samples', index: i },
       )
     }
-    if (s.tNs < window.startNs || s.tNs > window.endNs) continue
-    if (s.tNs < lastT) sorted = false
-    lastT = s.tNs
-    inWindow.push(i)
+    if (t < lastT) sorted = false
+    lastT = t
+    if (t < window.startNs || t > window.endNs) continue
+    if (first < 0) first = i
+    else if (i !== last + 1) contiguous = false
+    last = i
   }
-  if (!sorted) {
-    inWindow.sort((a, b) => (samples[a]?.tNs ?? 0) - (samples[b]?.tNs ?? 0) || a - b)
+  // Either a contiguous index range [from, from + n) or an explicit list of indices.
+  let picked: number[] | undefined
+  let from = Math.max(first, 0)
+  let n = first < 0 ? 0 : last - first + 1
+  if (!(sorted && contiguous)) {
+    picked = []
+    for (let i = 0; i < samples.length; i++) {
+      const t = samples[i]?.tNs
+      if (t !== undefined && t >= window.startNs && t <= window.endNs) picked.push(i)
+    }
+    if (!sorted) picked.sort((a, b) => (samples[a]?.tNs ?? 0) - (samples[b]?.tNs ?? 0) || a - b)
+    from = 0
+    n = picked.length
   }
-  const n = inWindow.length
   const defaultPeriodNs =
     options.samplePeriodNs ?? (n > 0 ? (window.endNs - window.startNs) / n : 0)
   if (!(defaultPeriodNs >= 0) || !Number.isFinite(defaultPeriodNs)) {
@@ -204,7 +220,7 @@ export function attributeSamples(
   let emptySamples = 0
   let used = 0
   for (let k = 0; k < n; k++) {
-    const s = samples[inWindow[k] as number]
+    const s = samples[picked === undefined ? from + k : (picked[k] as number)]
     if (s === undefined) continue
     const frames = s.frames
     const leaf = frames[0]
