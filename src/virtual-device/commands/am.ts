@@ -8,13 +8,13 @@
 import type { ShellCommand, ShellInvocation, VirtualDeviceHandle } from '../contract.js'
 import { qualifyActivity } from '../sim/app-model.js'
 import { buildArtProfile } from '../sim/art-profile.js'
-import { bootNowNs, type SimPhone } from '../sim/phone.js'
+import { bootNowNs, type ArtProfileSession, type SimPhone } from '../sim/phone.js'
 import { err, intArg, javaException, out } from './_util.js'
 
 const USAGE = `Activity manager (activity) commands:
   start [-W] [-S] -n <COMPONENT>
   force-stop <PACKAGE>
-  profile start [--sampling INTERVAL | --streaming] <PROCESS> <FILE>
+  profile start [--sampling INTERVAL | --streaming] [--clock-type dual|wall|thread-cpu] <PROCESS> <FILE>
   profile stop [<PROCESS>]
 `
 
@@ -178,6 +178,7 @@ async function profile(
   const [verb, ...rest] = args
   let samplingUs: number | undefined
   let streaming = false
+  let clock: 'dual' | 'wall' | 'thread-cpu' = 'dual'
   const operands: string[] = []
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i]
@@ -187,6 +188,13 @@ async function profile(
         err(inv, `Error: invalid sampling interval: ${rest[i] ?? ''}\n`)
         return 255
       }
+    } else if (a === '--clock-type') {
+      const value = rest[++i]
+      if (value !== 'dual' && value !== 'wall' && value !== 'thread-cpu') {
+        err(inv, `Error: invalid clock type: ${value ?? ''}\n`)
+        return 255
+      }
+      clock = value
     } else if (a === '--streaming') streaming = true
     else if (a === '--user') i++
     else if (a !== undefined) operands.push(a)
@@ -197,7 +205,7 @@ async function profile(
       err(inv, 'Error: no profile file path specified\n')
       return 255
     }
-    return profileStart(phone, inv, processName, file, samplingUs, streaming)
+    return profileStart(phone, inv, processName, file, { samplingUs, streaming, clock })
   }
   if (verb === 'stop') return profileStop(phone, inv, operands[0])
   err(inv, `Error: profile must be start or stop: ${verb ?? ''}\n`)
@@ -215,8 +223,7 @@ function profileStart(
   inv: ShellInvocation,
   processName: string,
   file: string,
-  samplingUs: number | undefined,
-  streaming: boolean,
+  mode: Pick<ArtProfileSession, 'samplingUs' | 'streaming' | 'clock'>,
 ): number {
   const pid = resolveProcess(phone, processName)
   if (pid === undefined) {
@@ -251,7 +258,7 @@ function profileStart(
     return 255
   }
   inv.device.fs.writeFile(file, new Uint8Array(0), 0o666)
-  phone.artProfile = { startNs: bootNowNs(phone), file, samplingUs, streaming, pid }
+  phone.artProfile = { startNs: bootNowNs(phone), file, pid, ...mode }
   return 0
 }
 
@@ -280,8 +287,10 @@ function profileStop(
     monotonicOffsetNs: phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime'),
     ...(session.samplingUs === undefined ? {} : { samplingUs: session.samplingUs }),
     streaming: session.streaming,
+    clock: session.clock,
     bufferBytes: phone.traceBufferBytes,
   })
+  phone.lastArtProfile = result
   inv.device.fs.writeFile(session.file, result.bytes, 0o666)
   return 0
 }

@@ -5,8 +5,12 @@
  * sampling profiler does). `intendedEvents` is the list the writer is given, for tests comparing it
  * with `dmtracedump -o`.
  */
-import type { ArtThread, ArtTraceRecord } from '../../formats/art-trace/types.js'
-import { writeArtTrace, type ArtMethodInput } from '../../formats/art-trace/writer.js'
+import {
+  writeArtTrace,
+  type ArtMethodInput,
+  type ArtThread,
+  type ArtTraceRecord,
+} from '../../formats/art-trace/index.js'
 import type { CallRecord, Simulation } from './simulation.js'
 
 export interface ArtProfileRequest {

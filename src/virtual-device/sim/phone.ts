@@ -6,6 +6,7 @@
 import type { PowerProfile } from '../../formats/power-profile/index.js'
 import type { DeviceClock, VirtualProcess } from '../contract.js'
 import type { AppModel } from './app-model.js'
+import type { ArtProfileResult } from './art-profile.js'
 import { buildPowerModel } from './power-model.js'
 import { Battery, type FuelGaugeOptions } from './sensors.js'
 import { Simulation } from './simulation.js'
@@ -18,6 +19,8 @@ export interface ArtProfileSession {
   readonly samplingUs: number | undefined
   readonly streaming: boolean
   readonly pid: number
+  /** `--clock-type` (Android 15+). @default 'dual' */
+  readonly clock: 'dual' | 'wall' | 'thread-cpu'
 }
 
 export interface SimPhoneOptions {
@@ -47,6 +50,8 @@ export interface SimPhone {
   /** The app's process while it runs. */
   appProcess: VirtualProcess | undefined
   artProfile: ArtProfileSession | undefined
+  /** What the last `am profile stop` wrote: the intended records, for tests. */
+  lastArtProfile: ArtProfileResult | undefined
   /** Packages compiled with `cmd package compile -m speed -f`. */
   readonly compiled: Map<string, string>
 }
@@ -86,6 +91,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     settings,
     appProcess: undefined,
     artProfile: undefined,
+    lastArtProfile: undefined,
     compiled: new Map(),
   }
 }
