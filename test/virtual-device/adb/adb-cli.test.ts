@@ -57,9 +57,7 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
         `echo 'a  b' "$(getprop ro.serialno)"; ls /nope; echo "x" > /data/local/tmp/f; cat /data/local/tmp/f`,
       ])
       expect(r.code).toBe(0)
-      expect(r.stdout.toString()).toBe(
-        `a  b ${serial}\nls: /nope: No such file or directory\nx\n`,
-      )
+      expect(r.stdout.toString()).toBe(`a  b ${serial}\nls: /nope: No such file or directory\nx\n`)
     }
   })
 
@@ -69,7 +67,13 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
     const local = join(dir, `in-${count}.bin`)
     writeFileSync(local, data)
     for (const serial of serials) {
-      const push = await runAdb(server.port, ['-s', serial, 'push', local, '/data/local/tmp/in.bin'])
+      const push = await runAdb(server.port, [
+        '-s',
+        serial,
+        'push',
+        local,
+        '/data/local/tmp/in.bin',
+      ])
       expect(push.code, push.stderr).toBe(0)
       const out = join(dir, `out-${serial}.bin`)
       const pull = await runAdb(server.port, ['-s', serial, 'pull', '/data/local/tmp/in.bin', out])
@@ -100,13 +104,15 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
     expect(unknown.stderr).toBe("error: device 'no-such' not found\n")
   })
 
-  it('adb push into a read-only directory reports adbd\'s error', async () => {
+  it("adb push into a read-only directory reports adbd's error", async () => {
     const local = join(dir, 'small.txt')
     writeFileSync(local, 'hello')
     const r = await runAdb(server.port, ['-s', serials[0]!, 'push', local, '/system/small.txt'])
     expect(r.code).toBe(1)
     expect(r.stdout.toString() + r.stderr).toContain(
-      "adb: error: failed to copy '" + local + "' to '/system/small.txt': remote couldn't create file: Read-only file system",
+      "adb: error: failed to copy '" +
+        local +
+        "' to '/system/small.txt': remote couldn't create file: Read-only file system",
     )
   })
 })

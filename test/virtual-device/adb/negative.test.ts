@@ -34,14 +34,14 @@ describe('malformed and unknown requests', () => {
 
   it('a non-hex length prefix gets FAIL with a message', async () => {
     const reply = await rawExchange(server.port, Buffer.from('zz12host:version'))
-    expect(reply.toString()).toBe(
-      fail('malformed length prefix "zz12": expected 4 hex digits'),
-    )
+    expect(reply.toString()).toBe(fail('malformed length prefix "zz12": expected 4 hex digits'))
     await stillServes()
   })
 
   it('a zero-length request, a truncated request and garbage bytes do not crash it', async () => {
-    expect((await rawExchange(server.port, Buffer.from('0000'))).toString()).toBe(fail('empty request'))
+    expect((await rawExchange(server.port, Buffer.from('0000'))).toString()).toBe(
+      fail('empty request'),
+    )
     // Announces 0x00ff bytes, sends 3, then closes.
     const short = net.connect(server.port, '127.0.0.1')
     await new Promise<void>((resolve) => short.on('connect', resolve))
@@ -85,16 +85,16 @@ describe('malformed and unknown requests', () => {
   })
 
   it('host:tport answers OKAY + 8-byte little-endian transport id; features is empty', async () => {
-    const reply = await rawExchange(
-      server.port,
-      [encodeData('host:tport:serial:neg-2'), encodeData('shell:echo hi')],
-    )
+    const reply = await rawExchange(server.port, [
+      encodeData('host:tport:serial:neg-2'),
+      encodeData('shell:echo hi'),
+    ])
     expect(reply.subarray(0, 4).toString()).toBe('OKAY')
     expect(reply.readBigUInt64LE(4)).toBe(2n)
     expect(reply.subarray(12).toString()).toBe('OKAYhi\n')
-    expect((await rawExchange(server.port, encodeData('host-serial:neg-2:features'))).toString()).toBe(
-      'OKAY0000',
-    )
+    expect(
+      (await rawExchange(server.port, encodeData('host-serial:neg-2:features'))).toString(),
+    ).toBe('OKAY0000')
   })
 
   it('an unknown device service fails the way a closed adbd stream does', async () => {
@@ -112,7 +112,9 @@ describe('malformed and unknown requests', () => {
     expect(unknown.subarray(8).toString('latin1', 0, 4)).toBe('FAIL')
     expect(unknown.subarray(16).toString()).toBe('unknown sync command "ABCD"')
     const big = await t([syncFrame('SEND', '/data/local/tmp/x,420'), syncHeader('DATA', 70_000)])
-    expect(big.subarray(16).toString()).toBe('DATA frame of 70000 bytes exceeds the 65536-byte limit')
+    expect(big.subarray(16).toString()).toBe(
+      'DATA frame of 70000 bytes exceeds the 65536-byte limit',
+    )
     const long = await t([syncHeader('STAT', 5000)])
     expect(long.subarray(16).toString()).toBe('path too long: 5000 bytes (limit 1024)')
     expect(devices[0]!.fs.stat('/data/local/tmp/x')).toBeUndefined()
@@ -137,7 +139,9 @@ describe('malformed and unknown requests', () => {
     })
     expect(received).toBeLessThan(data.length)
     await stillServes()
-    const pulled = await readAll(await adbkitClient(server.port).getDevice('neg-1').pull('/data/local/tmp/huge.bin'))
+    const pulled = await readAll(
+      await adbkitClient(server.port).getDevice('neg-1').pull('/data/local/tmp/huge.bin'),
+    )
     expect(pulled.length).toBe(data.length)
   })
 
@@ -169,7 +173,9 @@ describe('malformed and unknown requests', () => {
     expect(device.processes.list().some((p) => p.name === 'sleep')).toBe(true)
     socket.destroy()
     await vi.waitFor(() => {
-      expect(device.processes.list().filter((p) => p.user === 'shell' && p.name !== 'adbd')).toEqual([])
+      expect(
+        device.processes.list().filter((p) => p.user === 'shell' && p.name !== 'adbd'),
+      ).toEqual([])
     })
     await stillServes()
   })
@@ -199,6 +205,8 @@ describe('server lifecycle errors', () => {
     const server = await startAdbServer({ devices: [createDevice({ serial: 'k-1' })] })
     expect((await rawExchange(server.port, encodeData('host:kill'))).toString()).toBe('OKAY')
     await server.closed
-    await expect(rawExchange(server.port, encodeData('host:version'))).rejects.toThrow(/ECONNREFUSED/)
+    await expect(rawExchange(server.port, encodeData('host:version'))).rejects.toThrow(
+      /ECONNREFUSED/,
+    )
   })
 })
