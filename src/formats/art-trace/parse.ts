@@ -50,11 +50,13 @@ export function parseArtTrace(bytes: Uint8Array): ArtTrace {
   decoder.push(bytes)
   const info = decoder.end()
   // Single-clock streaming traces name their clock only in the closing summary.
-  const fixed =
-    decoder.recordClock !== undefined && decoder.recordClock !== info.clock
-      ? records.map((r) => remap(r, info.clock === 'thread-cpu'))
-      : records
-  return { ...info, records: fixed }
+  if (decoder.recordClock !== undefined && decoder.recordClock !== info.clock) {
+    const toCpu = info.clock === 'thread-cpu'
+    // The records are fixed up here, so the decoder's note about them no longer applies.
+    const warnings = info.warnings.filter((w) => !w.startsWith('records were decoded as clock'))
+    return { ...info, warnings, records: records.map((r) => remap(r, toCpu)) }
+  }
+  return { ...info, records }
 }
 
 function remap(record: ArtTraceRecord, toCpu: boolean): ArtTraceRecord {
