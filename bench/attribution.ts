@@ -7,7 +7,7 @@
  */
 import { attributeTest } from '../src/attribution/index.js'
 import type { CallInterval, PowerSeries, StackSample } from '../src/model/samples.js'
-import { mulberry32 } from '../src/stats/random.js'
+import { mulberry32 } from '../src/stats/index.js'
 
 const args = process.argv.slice(2)
 const runsArg = args.indexOf('--runs')

@@ -3,8 +3,7 @@
  * shape. The statistics themselves live in `src/stats` (Wilson, Student t quantile).
  */
 import type { Interval } from '../model/energy.js'
-import { studentTQuantile } from '../stats/distributions.js'
-import { wilsonInterval } from '../stats/intervals.js'
+import { studentTQuantile, wilsonInterval } from '../stats/index.js'
 
 /** Wilson interval of a proportion `successes / trials` (EDATA's p̂, Eq. 3.5). */
 export function proportionInterval(successes: number, trials: number, level: number): Interval {

@@ -9,7 +9,7 @@
 import type { MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
 import { isEnergyError } from '../model/errors.js'
-import { robustRegression } from '../stats/regression.js'
+import { robustRegression } from '../stats/index.js'
 import { AttributionErrors, attributionError } from './errors.js'
 
 export interface RegressionWindow {

@@ -5,7 +5,7 @@ import { tailCumulativeJ, type TailInvocation } from '../../src/attribution/tail
 import { AttributionWarnings } from '../../src/attribution/warnings.js'
 import { invariantViolations } from '../../src/model/build.js'
 import type { CallInterval, PowerSeries, StackSample } from '../../src/model/samples.js'
-import { mulberry32 } from '../../src/stats/random.js'
+import { mulberry32 } from '../../src/stats/index.js'
 import { MS, S, call, sample, series, stacks, trace, win } from './_helpers.js'
 
 /** A random power series over [0, 12 s], random nested calls on 1–3 threads, random tails. */

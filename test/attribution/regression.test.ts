@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { AttributionErrors } from '../../src/attribution/errors.js'
 import { attributeRegression, type RegressionWindow } from '../../src/attribution/regression.js'
-import { mulberry32 } from '../../src/stats/random.js'
+import { mulberry32 } from '../../src/stats/index.js'
 import type { EnergyError } from '../../src/model/errors.js'
 
 describe('regression attribution (vLens §3.2.2)', () => {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { powerCurve } from '../../src/attribution/curve.js'
 import { AttributionErrors } from '../../src/attribution/errors.js'
 import { attributeSamples } from '../../src/attribution/sampling.js'
-import { studentTQuantile } from '../../src/stats/distributions.js'
+import { studentTQuantile } from '../../src/stats/index.js'
 import { MS, S, codeOf, sample, series, stacks, win } from './_helpers.js'
 
 const Z95 = 1.959963984540054
