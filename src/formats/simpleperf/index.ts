@@ -8,7 +8,11 @@ export {
   parseReportSampleProtobuf,
 } from './report-sample-proto.js'
 export type { SimpleperfTextRecord } from './report-sample-text.js'
-export { parseReportSampleText, parseReportSampleTextRecords } from './report-sample-text.js'
+export {
+  ReportSampleTextDecoder,
+  parseReportSampleText,
+  parseReportSampleTextRecords,
+} from './report-sample-text.js'
 export type { FormatReportSampleTextOptions } from './report-sample-text-writer.js'
 export { formatReportSampleText } from './report-sample-text-writer.js'
 export type { SimpleperfSniff } from './sniff.js'

@@ -321,44 +321,68 @@ function buildRecord(
 }
 
 /**
- * Stream report-sample text block by block. Memory stays flat: only the current block is held.
- * Throws `EnergyError` (with the 1-based line) on malformed input; an input whose first
- * non-empty line is not a block header is rejected as not report-sample text.
+ * Push-style report-sample text decoder: feed lines (`line`) or arbitrary chunks (`push`), get
+ * each block as soon as the next block header (or the end) completes it. Memory stays flat: only
+ * the current block and, for `push`, the unfinished last line are held. Throws `EnergyError` (with
+ * the 1-based line) on malformed input.
  */
-export function* parseReportSampleTextRecords(
-  lines: Iterable<string>,
-): Generator<SimpleperfTextRecord, void, undefined> {
-  let block: BlockDraft | undefined
-  let meta: SimpleperfMetaInfo | undefined
-  let lineNo = 0
-  let sawHeader = false
-  const flush = (): SimpleperfTextRecord | undefined => {
-    if (block === undefined) return undefined
-    const record = buildRecord(block, meta)
-    if (record.kind === 'meta_info') meta = record.meta
-    block = undefined
-    return record
+export class ReportSampleTextDecoder {
+  private block: BlockDraft | undefined
+  private meta: SimpleperfMetaInfo | undefined
+  private lineNo = 0
+  private sawHeader = false
+  private partial = ''
+
+  /** Feed a chunk of text (any size, may split lines); returns the blocks it completed. */
+  push(chunk: string): SimpleperfTextRecord[] {
+    const out: SimpleperfTextRecord[] = []
+    const text = this.partial + chunk
+    let start = 0
+    let newline = text.indexOf('\n')
+    while (newline !== -1) {
+      const record = this.line(text.slice(start, newline))
+      if (record !== undefined) out.push(record)
+      start = newline + 1
+      newline = text.indexOf('\n', start)
+    }
+    this.partial = text.slice(start)
+    return out
   }
-  for (const rawLine of lines) {
-    lineNo++
+
+  /** End of input: returns the last block(s). */
+  finish(): SimpleperfTextRecord[] {
+    const out: SimpleperfTextRecord[] = []
+    if (this.partial.length > 0) {
+      const record = this.line(this.partial)
+      this.partial = ''
+      if (record !== undefined) out.push(record)
+    }
+    const last = this.end()
+    if (last !== undefined) out.push(last)
+    return out
+  }
+
+  /** Feed one line (without its `\n`); returns the block it completed, if any. */
+  line(rawLine: string): SimpleperfTextRecord | undefined {
+    this.lineNo++
+    const lineNo = this.lineNo
     const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
-    if (line.trim().length === 0) continue
+    if (line.trim().length === 0) return undefined
     let indent = 0
     while (line.charCodeAt(indent) === 32) indent++
     const content = line.slice(indent)
     if (indent === 0) {
       const header = /^([a-z_]+):$/.exec(content)
       if (header === null) {
-        if (!sawHeader) throw notReportSample(lineNo, content)
+        if (!this.sawHeader) throw notReportSample(lineNo, content)
         throw syntaxError(
           lineNo,
           `expected a block header such as \`sample:\`, got ${JSON.stringify(truncate(content))}`,
         )
       }
-      const record = flush()
-      if (record !== undefined) yield record
-      sawHeader = true
-      block = {
+      const record = this.flush()
+      this.sawHeader = true
+      this.block = {
         name: header[1] ?? '',
         line: lineNo,
         fields: [],
@@ -366,8 +390,9 @@ export function* parseReportSampleTextRecords(
         chain: [],
         inCallchain: false,
       }
-      continue
+      return record
     }
+    const block = this.block
     if (block === undefined) throw notReportSample(lineNo, content)
     if (content.startsWith('\t') || (indent !== 2 && indent !== 4)) {
       throw syntaxError(lineNo, `unexpected indentation of ${indent} spaces`)
@@ -380,19 +405,19 @@ export function* parseReportSampleTextRecords(
     if (block.name !== 'sample') {
       if (indent !== 2) throw syntaxError(lineNo, `unexpected indentation of ${indent} spaces`)
       block.fields.push([key, value, lineNo])
-      continue
+      return undefined
     }
     if (indent === 2) {
       if (key === 'callchain' && value === '') {
         block.inCallchain = true
-        continue
+        return undefined
       }
       if (block.inCallchain) {
         throw syntaxError(lineNo, `sample field \`${key}\` after \`callchain:\``)
       }
       if (block.top.line === 0) block.top.line = lineNo
       if (!frameKey(block.top, key, value, lineNo, block)) block.fields.push([key, value, lineNo])
-      continue
+      return undefined
     }
     // indent 4: a callchain frame; `vaddr_in_file`/`ip` opens a new one.
     if (!block.inCallchain) throw syntaxError(lineNo, 'frame field outside `callchain:`')
@@ -405,17 +430,45 @@ export function* parseReportSampleTextRecords(
     if (!frameKey(current, key, value, lineNo, block)) {
       throw syntaxError(lineNo, `unknown callchain field \`${key}\``)
     }
+    return undefined
   }
-  if (!sawHeader) {
-    throw new EnergyError({
-      code: SimpleperfErrors.NOT_REPORT_SAMPLE,
-      message: 'input is empty: no report-sample block found',
-      hint: 'Check that `simpleperf report-sample` ran and its stdout was captured (an empty perf.data yields no samples).',
-      details: { format: FORMAT, line: lineNo },
-    })
+
+  /** End of line input: returns the last block; throws if the input held no block at all. */
+  end(): SimpleperfTextRecord | undefined {
+    if (!this.sawHeader) {
+      throw new EnergyError({
+        code: SimpleperfErrors.NOT_REPORT_SAMPLE,
+        message: 'input is empty: no report-sample block found',
+        hint: 'Check that `simpleperf report-sample` ran and its stdout was captured (an empty perf.data yields no samples).',
+        details: { format: FORMAT, line: this.lineNo },
+      })
+    }
+    return this.flush()
   }
-  const record = flush()
-  if (record !== undefined) yield record
+
+  private flush(): SimpleperfTextRecord | undefined {
+    if (this.block === undefined) return undefined
+    const record = buildRecord(this.block, this.meta)
+    if (record.kind === 'meta_info') this.meta = record.meta
+    this.block = undefined
+    return record
+  }
+}
+
+/**
+ * Stream report-sample text block by block from an iterable of lines (a generator over lines:
+ * constant memory). Same rules and errors as {@link ReportSampleTextDecoder}.
+ */
+export function* parseReportSampleTextRecords(
+  lines: Iterable<string>,
+): Generator<SimpleperfTextRecord, void, undefined> {
+  const decoder = new ReportSampleTextDecoder()
+  for (const line of lines) {
+    const record = decoder.line(line)
+    if (record !== undefined) yield record
+  }
+  const last = decoder.end()
+  if (last !== undefined) yield last
 }
 
 function truncate(text: string): string {

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import {
+  ReportSampleTextDecoder,
   SimpleperfErrors,
   parseReportSampleText,
   parseReportSampleTextRecords,
@@ -275,6 +276,50 @@ describe('negative inputs', () => {
           expect((error as { name?: string }).name).toBe('EnergyError')
         }
       }),
+    )
+  })
+})
+
+describe('ReportSampleTextDecoder (chunked input)', () => {
+  const batch = [...parseReportSampleTextRecords(CURRENT.split('\n'))]
+
+  test.each([1, 7, 4096])('chunks of %i characters give the batch result', (size) => {
+    const decoder = new ReportSampleTextDecoder()
+    const records = []
+    for (let at = 0; at < CURRENT.length; at += size) {
+      records.push(...decoder.push(CURRENT.slice(at, at + size)))
+    }
+    records.push(...decoder.finish())
+    expect(records).toEqual(batch)
+  })
+
+  test('a block is emitted as soon as the next header arrives', () => {
+    const decoder = new ReportSampleTextDecoder()
+    expect(decoder.push('meta_info:\n  trace_offcpu: false\n  event_type: task-clock\n')).toEqual(
+      [],
+    )
+    const done = decoder.push('sample:\n')
+    expect(done.map((r) => r.kind)).toEqual(['meta_info'])
+  })
+
+  test('property: random chunking equals batch parsing', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 40 }),
+        (sizes) => {
+          const decoder = new ReportSampleTextDecoder()
+          const records = []
+          let at = 0
+          for (let i = 0; at < CURRENT.length; i++) {
+            const size = sizes[i % sizes.length]!
+            records.push(...decoder.push(CURRENT.slice(at, at + size)))
+            at += size
+          }
+          records.push(...decoder.finish())
+          expect(records).toEqual(batch)
+        },
+      ),
+      { numRuns: 100 },
     )
   })
 })
