@@ -135,8 +135,9 @@ function offsetsFrom(snapshots: ReturnType<typeof decodePowerTrace>['clockSnapsh
   for (const snapshot of snapshots) {
     const boot = snapshot.find((c) => c.clock === 'boottime')
     const mono = snapshot.find((c) => c.clock === 'monotonic')
-    if (boot !== undefined && mono !== undefined)
-      return { monotonicToBoottimeNs: boot.tNs - mono.tNs }
+    if (boot?.timestampNs !== undefined && mono?.timestampNs !== undefined) {
+      return { monotonicToBoottimeNs: boot.timestampNs - mono.timestampNs }
+    }
   }
   return {}
 }
