@@ -94,6 +94,18 @@ export function classify(
       hint: 'Run the energy tests first; the classifier needs at least one test.',
     })
   }
+  const seen = new Set<string>()
+  for (const t of tests) {
+    if (seen.has(t.id)) {
+      throw new EnergyError({
+        code: ClassifyErrors.DUPLICATE_TEST,
+        message: `test id '${t.id}' appears twice`,
+        hint: 'Give every test a unique id; merge repetitions of one test into one row.',
+        details: { test: t.id },
+      })
+    }
+    seen.add(t.id)
+  }
   const ev = errorVector(tests, options)
   const excessive = new Set(ev.excessive)
   const failing = ev.excessive.length

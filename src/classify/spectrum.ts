@@ -86,6 +86,17 @@ export function testSpectrum(input: {
   readonly budgetJ?: number
   readonly repetitionsPowerW?: readonly number[]
 }): TestSpectrum {
+  if (
+    !(Number.isFinite(input.energyJ) && input.energyJ >= 0) ||
+    !(Number.isFinite(input.durationS) && input.durationS > 0)
+  ) {
+    throw new EnergyError({
+      code: ClassifyErrors.INVALID_SPECTRUM,
+      message: `test '${input.id}' has energyJ ${input.energyJ} and durationS ${input.durationS}; need energy ≥ 0 J and duration > 0 s`,
+      hint: 'Leave out tests whose energy window failed or is empty.',
+      details: { test: input.id },
+    })
+  }
   const merged = new Map<string, { calls: number; timeS?: number; energyJ?: number }>()
   for (const m of input.methods) {
     const hit = typeof m === 'string' ? { name: m } : m

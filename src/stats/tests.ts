@@ -93,20 +93,23 @@ export function mannWhitneyU(
   return { u, pValue, method: 'normal', z }
 }
 
-/** Counts of U = 0 … mn over all C(m+n, m) arrangements (floating counts; exact below 2⁵³). */
+/**
+ * Counts of U = 0 … mn over all C(m + n, m) orderings (floating counts; exact below 2⁵³, relative
+ * precision beyond). Recurrence on the largest pooled value: if it is a y it beats all i x's
+ * (U shifts by i, sizes (i, j − 1)); if it is an x it beats nothing (sizes (i − 1, j)).
+ */
 function exactUDistribution(m: number, n: number): number[] {
-  // c[i][j] is the distribution for sizes (i, j); built bottom-up over i with rolling rows.
+  // prev[j] is the distribution for sizes (i − 1, j); cur[j] for (i, j).
   let prev: number[][] = []
-  for (let j = 0; j <= n; j++) prev.push([1]) // i = 0: only U = 0
+  for (let j = 0; j <= n; j++) prev.push([1]) // i = 0: U = 0 only
   for (let i = 1; i <= m; i++) {
-    const cur: number[][] = [[1]] // j = 0: only U = 0
+    const cur: number[][] = [[1]] // j = 0: U = 0 only
     for (let j = 1; j <= n; j++) {
-      const size = i * j + 1
-      const row = new Array<number>(size).fill(0)
-      const a = prev[j] ?? [] // (i − 1, j), shifted by j: the largest x-value below all j y's…
-      const b = cur[j - 1] ?? [] // (i, j − 1)
-      for (let k = 0; k < a.length; k++) row[k] = (row[k] ?? 0) + (a[k] ?? 0)
-      for (let k = 0; k < b.length; k++) row[k + i] = (row[k + i] ?? 0) + (b[k] ?? 0)
+      const row = new Array<number>(i * j + 1).fill(0)
+      const xLargest = prev[j] ?? []
+      const yLargest = cur[j - 1] ?? []
+      for (let k = 0; k < xLargest.length; k++) row[k] = (row[k] ?? 0) + (xLargest[k] ?? 0)
+      for (let k = 0; k < yLargest.length; k++) row[k + i] = (row[k + i] ?? 0) + (yLargest[k] ?? 0)
       cur.push(row)
     }
     prev = cur

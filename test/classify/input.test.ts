@@ -367,3 +367,21 @@ describe('spectrumFromResults', () => {
     expect(s[0]?.methods).toEqual([{ name: 'a.B.m', calls: 4, energyJ: 0.75 }])
   })
 })
+
+describe('API-level validation', () => {
+  test('testSpectrum rejects empty windows and negative energy', () => {
+    expect(
+      thrown(() => testSpectrum({ id: 'x', energyJ: 1, durationS: 0, methods: [] })).code,
+    ).toBe('E_CLASSIFY_INVALID_SPECTRUM')
+    expect(
+      thrown(() => testSpectrum({ id: 'x', energyJ: -1, durationS: 1, methods: [] })).code,
+    ).toBe('E_CLASSIFY_INVALID_SPECTRUM')
+    expect(
+      thrown(() => testSpectrum({ id: 'x', energyJ: Number.NaN, durationS: 1, methods: [] })).code,
+    ).toBe('E_CLASSIFY_INVALID_SPECTRUM')
+  })
+  test('classify rejects duplicate test ids', () => {
+    const t = testSpectrum({ id: 'x', energyJ: 1, durationS: 1, methods: [] })
+    expect(thrown(() => classify([t, t])).code).toBe('E_CLASSIFY_DUPLICATE_TEST')
+  })
+})
