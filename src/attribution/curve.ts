@@ -221,14 +221,8 @@ class PiecewiseCurve implements EnergyCurve {
     if (first < this.t.length && this.t[first] === fromNs) first++
     let updates = 0
     for (let i = Math.max(first, 1); i <= last; i++) {
-      if (this.shape === 'linear-counter') {
-        // A counter "updates" when its increment changes (a stuck counter repeats the same slope).
-        const prevDelta = i >= 2 ? (this.v[i - 1] as number) - (this.v[i - 2] as number) : NaN
-        const delta = (this.v[i] as number) - (this.v[i - 1] as number)
-        if (delta !== 0 || prevDelta !== 0) updates++
-      } else if (this.v[i] !== this.v[i - 1]) {
-        updates++
-      }
+      // Power: a new value; counter: it moved (a counter that was not refreshed repeats itself).
+      if (this.v[i] !== this.v[i - 1]) updates++
     }
     return updates
   }

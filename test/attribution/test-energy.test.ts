@@ -78,6 +78,27 @@ describe('per-test energy', () => {
     expect(e.grossEnergyJ).toBeCloseTo(6, 12)
   })
 
+  test('a counter polled faster than it refreshes: repeats are not updates', () => {
+    // Polled every 100 ms, the counter moves every 250 ms or so.
+    const stuck = rail('VDD', [
+      [0, 0],
+      [0.1 * S, 0],
+      [0.2 * S, 0],
+      [0.3 * S, 1],
+      [0.4 * S, 1],
+      [0.5 * S, 2],
+      [0.6 * S, 2],
+      [0.7 * S, 2],
+      [0.8 * S, 3],
+      [0.9 * S, 3],
+      [1.0 * S, 3],
+    ])
+    const e = testEnergy({ window: win(0, 1 * S), power: [stuck] })
+    expect(e.sampleCount).toBe(11)
+    expect(e.sensorRateHz, '3 refreshes in 1 s').toBe(3)
+    expect(e.grossEnergyJ).toBeCloseTo(3, 12)
+  })
+
   test('rejects empty windows, foreign clocks, bad baselines and capacities', () => {
     expect(codeOf(() => testEnergy({ window: win(1, 1), power: s }))).toBe(
       AttributionErrors.EMPTY_WINDOW,
