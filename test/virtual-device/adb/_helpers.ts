@@ -3,10 +3,12 @@ import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import net from 'node:net'
+import type { Duplex } from 'node:stream'
+import type * as AdbkitNs from '@devicefarmer/adbkit'
 import type { Client } from '@devicefarmer/adbkit'
 import { encodeData } from '../../../src/virtual-device/adb/wire.js'
 
-type AdbkitModule = typeof import('@devicefarmer/adbkit')
+type AdbkitModule = typeof AdbkitNs
 const adbkit = createRequire(import.meta.url)('@devicefarmer/adbkit') as AdbkitModule
 
 /** An adbkit client that can never spawn a real adb daemon. */
@@ -14,7 +16,7 @@ export function adbkitClient(port: number): Client {
   return adbkit.Adb.createClient({ host: '127.0.0.1', port, bin: '/nonexistent-adb' })
 }
 
-export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+export async function readAll(stream: Duplex): Promise<Buffer> {
   return Buffer.from(await adbkit.Adb.util.readAll(stream))
 }
 

@@ -4,6 +4,8 @@
  */
 import { createHash } from 'node:crypto'
 import { PassThrough } from 'node:stream'
+import type { DeviceWithPath } from '@devicefarmer/adbkit'
+type Entry = { readonly name: string; readonly size: number }
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAdbServer, type AdbServer } from '../../../src/virtual-device/adb/server.js'
 import { createDevice } from '../../../src/virtual-device/device.js'
@@ -50,7 +52,15 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
     expect(await client.listDevices()).toEqual(serials.map((id) => ({ id, type: 'device' })))
     const long = await client.listDevicesWithPaths()
     expect(
-      long.map((d) => [d.id, d.type, d.path, d.product, d.model, d.device, d.transportId]),
+      long.map((d: DeviceWithPath) => [
+        d.id,
+        d.type,
+        d.path,
+        d.product,
+        d.model,
+        d.device,
+        d.transportId,
+      ]),
     ).toEqual(
       serials.map((id, i) => [
         id,
@@ -143,8 +153,8 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
         expect(stat.isFile()).toBe(true)
         expect(stat.mode & 0o777).toBe(0o640)
         const entries = await device.readdir('/data/local/tmp')
-        expect(entries.map((e) => e.name).sort()).toEqual(['blob.bin', 'who'])
-        expect(entries.find((e) => e.name === 'blob.bin')?.size).toBe(data.length)
+        expect(entries.map((e: Entry) => e.name).sort()).toEqual(['blob.bin', 'who'])
+        expect(entries.find((e: Entry) => e.name === 'blob.bin')?.size).toBe(data.length)
         const dir = await device.stat('/data/local/tmp')
         expect(dir.isDirectory()).toBe(true)
       }),
