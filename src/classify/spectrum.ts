@@ -3,7 +3,7 @@
  * (with call counts and, where known, time and energy per method). Built from `EnergyResult`s or
  * parsed (and validated) from the CLI's JSON input.
  */
-import { EnergyError, type EnergyResult } from '../model/index.js'
+import { EnergyError, type EnergyResult, type MeasuredEnergyResult } from '../model/index.js'
 import { ClassifyErrors } from './errors.js'
 
 /** One method executed by one test. */
@@ -129,8 +129,13 @@ export function testSpectrum(input: {
 }
 
 /**
- * Spectrum from measured results (skipped/failed windows are left out): energy = `netEnergyJ`,
- * methods with calls (samples when sampled), inclusive time and inclusive energy.
+ * Spectrum from measured results; skipped/failed/empty windows are left out. Energy is
+ * `netEnergyJ` clamped at 0 (a test can draw less than the idle baseline); methods carry calls
+ * (samples on the stack when sampled), inclusive time and inclusive energy. Entries sharing an id
+ * are repetitions of one test: its row gets the mean energy and duration, the methods seen in any
+ * repetition (calls summed, time and energy averaged per repetition) and `repetitionsPowerW` for
+ * the `statistical` error vector. Results trimmed by `summarize({ topMethods })` lose the methods
+ * below the cut, which then count as not executed: classify untrimmed results when you can.
  */
 export function spectrumFromResults(
   entries: readonly {
@@ -139,25 +144,36 @@ export function spectrumFromResults(
     readonly budgetJ?: number
   }[],
 ): TestSpectrum[] {
-  const out: TestSpectrum[] = []
+  const groups = new Map<string, { budgetJ?: number; runs: MeasuredEnergyResult[] }>()
   for (const { id, result, budgetJ } of entries) {
     if (result.status !== 'measured' || !(result.durationS > 0)) continue
-    out.push(
-      testSpectrum({
-        id,
-        energyJ: result.netEnergyJ,
-        durationS: result.durationS,
-        methods: result.methods.map((m) => ({
-          name: m.method,
-          calls: m.calls ?? Math.max(1, (m.localSamples ?? 0) + (m.nonLocalSamples ?? 0)),
-          ...(m.inclusiveTimeS === undefined ? {} : { timeS: m.inclusiveTimeS }),
-          energyJ: m.inclusiveEnergyJ,
-        })),
-        ...(budgetJ === undefined ? {} : { budgetJ }),
-      }),
-    )
+    const g = groups.get(id) ?? { runs: [] }
+    if (budgetJ !== undefined) g.budgetJ = budgetJ
+    g.runs.push(result)
+    groups.set(id, g)
   }
-  return out
+  return [...groups].map(([id, { budgetJ, runs }]) => {
+    const k = runs.length
+    const energies = runs.map((r) => Math.max(0, r.netEnergyJ))
+    const methods = new Map<string, { calls: number; timeS?: number; energyJ: number }>()
+    for (const r of runs) {
+      for (const m of r.methods) {
+        const prev = methods.get(m.method) ?? { calls: 0, energyJ: 0 }
+        prev.calls += m.calls ?? Math.max(1, (m.localSamples ?? 0) + (m.nonLocalSamples ?? 0))
+        prev.energyJ += m.inclusiveEnergyJ / k
+        if (m.inclusiveTimeS !== undefined) prev.timeS = (prev.timeS ?? 0) + m.inclusiveTimeS / k
+        methods.set(m.method, prev)
+      }
+    }
+    return testSpectrum({
+      id,
+      energyJ: energies.reduce((a, b) => a + b, 0) / k,
+      durationS: runs.reduce((a, r) => a + r.durationS, 0) / k,
+      methods: [...methods].map(([name, v]) => ({ name, ...v })),
+      ...(budgetJ === undefined ? {} : { budgetJ }),
+      repetitionsPowerW: runs.map((r, i) => (energies[i] ?? 0) / r.durationS),
+    })
+  })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -385,3 +385,39 @@ describe('API-level validation', () => {
     expect(thrown(() => classify([t, t])).code).toBe('E_CLASSIFY_DUPLICATE_TEST')
   })
 })
+
+describe('spectrumFromResults with repetitions', () => {
+  const run = (grossEnergyJ: number, methodJ: number) =>
+    measuredResult({
+      label: 't',
+      window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
+      grossEnergyJ,
+      baselinePowerW: 1,
+      methods: [
+        methodEnergy({
+          method: 'a.B.m',
+          attribution: 'interval',
+          localEnergyJ: methodJ,
+          nonLocalEnergyJ: 0,
+          asyncEnergyJ: 0,
+          calls: 2,
+        }),
+      ],
+      components: [],
+      rails: [],
+      sources: { power: 'virtual', execution: 'art-trace' },
+      warnings: [],
+    } as unknown as Parameters<typeof measuredResult>[0])
+  test('entries with one id become one row with the mean energy and per-repetition powers', () => {
+    const [row] = spectrumFromResults([
+      { id: 'x', result: run(3, 0.4) },
+      { id: 'x', result: run(4, 0.6) },
+      { id: 'x', result: run(0.5, 0.2) },
+    ])
+    // net energies 2, 3 and −0.5 → clamped to 0
+    expect(row?.repetitionsPowerW, 'W per repetition').toEqual([2, 3, 0])
+    expect(row?.energyJ, 'mean net energy').toBeCloseTo(5 / 3, 12)
+    expect(row?.methods[0]?.calls, 'calls summed').toBe(6)
+    expect(row?.methods[0]?.energyJ, 'energy averaged').toBeCloseTo(0.4, 12)
+  })
+})
