@@ -5,8 +5,9 @@
  * We take the reading with the smallest round trip of N (the NTP/Cristian estimate).
  *
  * Which device reading gives which clock (and why):
- * - boottime: `cat /proc/uptime`, first field, seconds with 2 decimals → 10 ms steps. Readable by
- *   the shell user; the kernel computes it from CLOCK_BOOTTIME (counts suspend).
+ * - boottime: `cat /proc/uptime`, first field, seconds with 2 decimals → 10 ms steps, truncated
+ *   (fs/proc/uptime.c prints tv_nsec / (NSEC_PER_SEC / 100)). Readable by the shell user; the
+ *   kernel computes it from CLOCK_BOOTTIME (counts suspend).
  * - realtime: `date +%s%N` (toybox date, ns digits, held in a double to 256 ns; wall clock, can
  *   jump with NTP). Falls back to
  *   `date +%s` (1 s steps) on toolbox-era devices that print a literal `%N`.
@@ -100,7 +101,8 @@ export function parseTimerListNow(
 const SOURCES: Record<DeviceClock, ClockSource> = {
   boottime: { command: 'cat /proc/uptime', parse: parseProcUptime },
   realtime: { command: 'date +%s%N', parse: parseEpochDate },
-  monotonic: { command: "grep -m1 '^now at' /proc/timer_list", parse: parseTimerListNow },
+  // `cat`, not `grep`: toybox grep is absent on some builds; the `now at` line is the file's third.
+  monotonic: { command: 'cat /proc/timer_list', parse: parseTimerListNow },
 }
 
 /**

@@ -44,7 +44,6 @@ export {
   currentUnitOf,
   notProfileable,
   parseDumpsysPackage,
-  parsePowerStatsChannels,
   probeCapabilities,
   voltageUnitOf,
 } from './probe.js'

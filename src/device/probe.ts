@@ -12,7 +12,14 @@
  *   charger's current minus the phone's draw can be either), so it is `unknown`.
  * - voltage_now: µV per the ABI (3.0–4.6 V → 3e6–4.6e6); 3000–4600 is read as mV.
  */
-import { EnergyError } from '../model/index.js'
+import {
+  parseDumpsysBattery,
+  parseDumpsysPowerstats,
+  type DumpsysBatteryState,
+  type PowerStatsChannel,
+} from '../formats/dumpsys/index.js'
+import { parseSysfsInt, type CurrentConvention } from '../formats/sysfs/index.js'
+import { EnergyError, isEnergyError } from '../model/index.js'
 import type { AdbDevice } from './client.js'
 import { DeviceErrors } from './errors.js'
 import { quoteShellArg, shell, shellScript, type ShellResult } from './shell.js'
@@ -55,6 +62,8 @@ export interface FuelGaugeCapability {
   readonly voltageUnit?: 'uV' | 'mV' | 'unknown'
   /** Multiply a raw `current_now` by this to get amperes drawn from the battery (positive). */
   readonly dischargeAmperesPerUnit?: number
+  /** Unit and sign for `normalizeCurrent` (src/formats/sysfs), when both were detected. */
+  readonly currentConvention?: CurrentConvention
   readonly evidence: readonly Evidence[]
 }
 
@@ -140,76 +149,85 @@ export async function probeCapabilities(
   return { ...capabilities, app: await probeApp(device, options.app, sdkLevel) }
 }
 
-/** `dumpsys powerstats`: `ChannelId: 0, ChannelName: S10M_VDD_TPU, ChannelSubsystem: TPU`. */
-export function parsePowerStatsChannels(
-  stdout: string,
-): Array<{ id: number; name: string; subsystem: string; line: string }> {
-  const rails: Array<{ id: number; name: string; subsystem: string; line: string }> = []
-  const seen = new Set<number>()
-  for (const raw of stdout.split('\n')) {
-    const line = raw.trim()
-    const match = /^ChannelId:\s*(\d+),\s*ChannelName:\s*([^,]+),\s*ChannelSubsystem:\s*(.*)$/.exec(
-      line,
-    )
-    if (match === null) continue
-    const id = Number(match[1])
-    if (seen.has(id)) continue
-    seen.add(id)
-    rails.push({ id, name: (match[2] ?? '').trim(), subsystem: (match[3] ?? '').trim(), line })
+/** Channels of `dumpsys powerstats` (parsed by src/formats/dumpsys), or the parser's error. */
+function powerstatsChannels(stdout: string): readonly PowerStatsChannel[] | EnergyError {
+  try {
+    return parseDumpsysPowerstats(stdout).channels
+  } catch (error) {
+    if (isEnergyError(error)) return error
+    throw error
   }
-  return rails
 }
 
 async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
   const result = await run(device, ['dumpsys', 'powerstats'])
-  const rails = result.exitCode === 0 ? parsePowerStatsChannels(result.stdout) : []
+  const parsed = result.exitCode === 0 ? powerstatsChannels(result.stdout) : []
+  const rails = parsed instanceof EnergyError ? [] : parsed
+  const lineOf = (c: PowerStatsChannel): string | undefined =>
+    findLine(result.stdout, new RegExp(`ChannelId: ${c.id}, ChannelName: `))
   return {
     available: rails.length > 0,
     rails: rails.map(({ id, name, subsystem }) => ({ id, name, subsystem })),
     evidence:
       rails.length > 0
-        ? rails.slice(0, 3).map((r) => evidence(result, r.line))
-        : [evidence(result, firstLine(result.stdout))],
+        ? rails.slice(0, 3).map((r) => evidence(result, lineOf(r)))
+        : [
+            evidence(
+              result,
+              parsed instanceof EnergyError
+                ? parsed.message.split('\n')[0]
+                : firstLine(result.stdout),
+            ),
+          ],
   }
 }
 
 async function probeCharging(device: AdbDevice): Promise<ChargingCapability> {
   const result = await run(device, ['dumpsys', 'battery'])
-  const flag = (label: string): { on: boolean; line?: string } => {
-    const line = findLine(result.stdout, new RegExp(`^\\s*${label} powered: (true|false)\\s*$`))
-    return line === undefined ? { on: false } : { on: line.trim().endsWith('true'), line }
+  let state: DumpsysBatteryState | undefined
+  let failure: string | undefined
+  try {
+    state = parseDumpsysBattery(result.stdout)
+  } catch (error) {
+    if (!isEnergyError(error)) throw error
+    failure = error.message.split('\n')[0]
   }
-  const ac = flag('AC')
-  const usb = flag('USB')
-  const wireless = flag('Wireless')
-  const dock = flag('Dock')
-  const statusLine = findLine(result.stdout, /^\s*status: \d+\s*$/)
-  const evidences = [ac, usb, wireless, dock]
-    .filter((f) => f.line !== undefined)
-    .map((f) => evidence(result, f.line))
-  if (statusLine !== undefined) evidences.push(evidence(result, statusLine))
+  const labels = ['AC powered', 'USB powered', 'Wireless powered', 'Dock powered', 'status']
+  const lines = labels
+    .map((label) => findLine(result.stdout, new RegExp(`^\\s*${label}: `)))
+    .filter((l): l is string => l !== undefined)
+  const ac = state?.acPowered ?? false
+  const usb = state?.usbPowered ?? false
+  const wireless = state?.wirelessPowered ?? false
+  const dock = state?.dockPowered ?? false
   const base = {
-    ac: ac.on,
-    usb: usb.on,
-    wireless: wireless.on,
-    dock: dock.on,
-    powered: ac.on || usb.on || wireless.on || dock.on,
-    evidence: evidences.length > 0 ? evidences : [evidence(result, firstLine(result.stdout))],
+    ac,
+    usb,
+    wireless,
+    dock,
+    powered: ac || usb || wireless || dock,
+    evidence:
+      lines.length > 0
+        ? lines.map((l) => evidence(result, l))
+        : [evidence(result, failure ?? firstLine(result.stdout))],
   }
-  return statusLine === undefined ? base : { ...base, status: Number(statusLine.split(':')[1]) }
+  return state?.status === undefined ? base : { ...base, status: state.status }
 }
 
-/** Reads a sysfs integer node; undefined when absent or not an integer. */
+/** Reads a sysfs integer node (parsed by src/formats/sysfs); no value when absent or malformed. */
 async function readSysfsInt(
   device: AdbDevice,
   path: string,
 ): Promise<{ value?: number; evidence: Evidence }> {
   const result = await run(device, ['cat', path])
-  const text = result.stdout.trim()
-  if (result.exitCode !== 0 || !/^-?\d+$/.test(text)) {
-    return { evidence: evidence(result, firstLine(result.stdout)) }
+  if (result.exitCode !== 0) return { evidence: evidence(result, firstLine(result.stdout)) }
+  try {
+    const value = parseSysfsInt(result.stdout, path)
+    return { value, evidence: evidence(result, result.stdout.trim()) }
+  } catch (error) {
+    if (!isEnergyError(error)) throw error
+    return { evidence: evidence(result, firstLine(result.stdout) ?? '(empty)') }
   }
-  return { value: Number(text), evidence: evidence(result, text) }
 }
 
 /** The unit of a raw `current_now` reading (see the file comment). */
@@ -275,9 +293,13 @@ async function probeFuelGauge(
       ...(voltage.value === undefined
         ? {}
         : { voltageNowRaw: voltage.value, voltageUnit: voltageUnitOf(voltage.value) }),
-      ...(perUnit === undefined || signFactor === undefined
+      ...(perUnit === undefined || signFactor === undefined || unit === 'unknown'
         ? {}
-        : { dischargeAmperesPerUnit: perUnit * signFactor }),
+        : {
+            dischargeAmperesPerUnit: perUnit * signFactor,
+            // normalizeCurrent's sign brings raw values to the kernel convention (+ = charging).
+            currentConvention: { unit, sign: sign === 'positive-discharge' ? -1 : 1 },
+          }),
     }
     return gauge
   }

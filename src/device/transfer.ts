@@ -5,7 +5,7 @@
  */
 import { createWriteStream } from 'node:fs'
 import { rename, rm } from 'node:fs/promises'
-import { Readable, type Writable } from 'node:stream'
+import { Readable, Transform, type Writable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { EnergyError } from '../model/index.js'
 import type { RawPullTransfer, RawStats } from './_adbkit.js'
@@ -123,10 +123,8 @@ export async function push(
 ): Promise<void> {
   const source =
     contents instanceof Readable
-      ? contents
-      : Readable.from([
-          typeof contents === 'string' ? Buffer.from(contents) : Buffer.from(contents),
-        ])
+      ? contents.pipe(rechunk())
+      : Readable.from(chunks(typeof contents === 'string' ? Buffer.from(contents) : contents))
   let transfer
   try {
     transfer = await device.raw.push(source, path, options.mode ?? 0o644)
@@ -140,6 +138,27 @@ export async function push(
     )
     started.once('end', () => resolve())
     started.once('error', (error: unknown) => reject(context(error, device, path)))
+  })
+}
+
+/**
+ * adbd rejects sync DATA frames over 64 KiB, and adbkit sends each source chunk as one frame
+ * (found against the virtual device: a 70 000-byte Buffer failed), so we cut sources to size.
+ */
+const SYNC_DATA_MAX = 64 * 1024
+
+function* chunks(bytes: Uint8Array): Generator<Buffer> {
+  for (let at = 0; at < bytes.length; at += SYNC_DATA_MAX) {
+    yield Buffer.from(bytes.subarray(at, at + SYNC_DATA_MAX))
+  }
+}
+
+function rechunk(): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      for (const piece of chunks(chunk)) this.push(piece)
+      callback()
+    },
   })
 }
 

@@ -18,7 +18,6 @@ import {
   currentSignOf,
   currentUnitOf,
   parseDumpsysPackage,
-  parsePowerStatsChannels,
   voltageUnitOf,
 } from '../../src/device/probe.js'
 import { buildCommandLine, quoteShellArg } from '../../src/device/shell.js'
@@ -237,18 +236,6 @@ describe('clock readings', () => {
 })
 
 describe('probe parsers', () => {
-  test('dumpsys powerstats channel list (duplicates from the meter section dropped)', () => {
-    const rails = parsePowerStatsChannels(fixture('dumpsys-powerstats-pixel6.txt'))
-    expect(rails).toHaveLength(16)
-    expect(rails[0]).toMatchObject({ id: 10, name: 'S9S_VDD_AOC', subsystem: 'AOC' })
-    expect(rails.find((r) => r.id === 3)).toMatchObject({
-      name: 'S2M_VDD_CPUCL2',
-      subsystem: 'CPU(BIG)',
-    })
-    expect(rails.find((r) => r.id === 14)?.subsystem).toBe('')
-    expect(parsePowerStatsChannels("Can't find service: powerstats\n")).toEqual([])
-  })
-
   test('dumpsys package: debuggable build', () => {
     const app = parseDumpsysPackage(
       fixture('dumpsys-package-debuggable.txt'),
