@@ -1,0 +1,176 @@
+/** The mksh-like interpreter: quoting, expansion, lists, redirections, loops, background jobs. */
+import fc from 'fast-check'
+import { describe, expect, it, vi } from 'vitest'
+import { fastClock } from '../../../src/virtual-device/clock.js'
+import { createDevice } from '../../../src/virtual-device/device.js'
+import { run } from './_run.js'
+
+const device = () => createDevice({ serial: 'sh-1', clock: fastClock() })
+
+describe('quoting and expansion (as mksh prints it)', () => {
+  it.each([
+    [`echo 'a  b' "c\\"d" e\\ f`, 'a  b c"d e f\n'],
+    [`echo $'tab\\there' $'q\\'q' $'\\x41\\101\\u00e9'`, "tab\there q'q AAé\n"],
+    [`echo "a'b" 'a"b' "\\$HOME" '$HOME' "$HOME"`, `a'b a"b $HOME $HOME /\n`],
+    [`echo "" '' x`, '  x\n'],
+    [`X='1   2'; echo $X; echo "$X"`, '1 2\n1   2\n'],
+    [`X=; echo a $X b "$X" c`, 'a b  c\n'],
+    [`echo "\\a\\n"`, '\x07\n\n'],
+    [`echo -n a; echo -e 'b\\tc'; echo -E 'd\\te'`, 'ab\tc\nd\\te\n'],
+    [`echo 'x\\cy' z`, 'x'],
+    [`echo $(echo "  in   sub  ") "$(echo "  in  ")"`, 'in sub   in  \n'],
+    [`echo \`echo back\`tick`, 'backtick\n'],
+    [`echo \${HOME}x $0`, '/x /system/bin/sh\n'],
+    [`echo a#b # comment`, 'a#b\n'],
+  ])('%s', async (line, expected) => {
+    expect((await run(device(), line)).out).toBe(expected)
+  })
+
+  it('round-trips any argument quoted the way adbkit quotes it', async () => {
+    const d = device()
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .string({ unit: 'grapheme', maxLength: 24 })
+          .filter((s) => !s.includes('\0') && !/^-[neE]+$/.test(s)),
+        async (s) => {
+          const quoted = `'${s.replace(/'/g, `'"'"'`)}'`
+          const r = await run(d, `echo -E ${quoted}`)
+          expect(r.out).toBe(`${s}\n`)
+        },
+      ),
+      { numRuns: 150 },
+    )
+  })
+})
+
+describe('status and control flow', () => {
+  it('unknown commands fail like Android sh, 127', async () => {
+    const r = await run(device(), 'frobnicate --x; echo $?; /system/bin/nope; echo $?')
+    expect(r.out).toBe(
+      '/system/bin/sh: frobnicate: inaccessible or not found\n127\n/system/bin/sh: /system/bin/nope: inaccessible or not found\n127\n',
+    )
+  })
+
+  it('; && || ! and exit N', async () => {
+    const d = device()
+    expect((await run(d, 'false && echo no; true || echo no; ! false && echo yes')).out).toBe(
+      'yes\n',
+    )
+    expect(await run(d, 'echo a; exit 7; echo b')).toEqual({ status: 7, out: 'a\n' })
+    expect(await run(d, "sh -c 'exit 3'; echo $?")).toEqual({ status: 0, out: '3\n' })
+    expect(await run(d, 'false')).toEqual({ status: 1, out: '' })
+    expect(await run(d, 'cat /nope')).toEqual({
+      status: 1,
+      out: 'cat: /nope: No such file or directory\n',
+    })
+  })
+
+  it('for, while, until, if, break, continue, subshells and groups', async () => {
+    const d = device()
+    expect((await run(d, 'for x in a "b c" d; do echo "[$x]"; done')).out).toBe('[a]\n[b c]\n[d]\n')
+    expect(
+      (
+        await run(
+          d,
+          'i=0; while [ $i -lt 5 ]; do i=$(echo $i | cat); if [ "$i" = 0 ]; then i=1; continue; fi; echo $i; break; done',
+        )
+      ).out,
+    ).toBe('1\n')
+    expect((await run(d, 'n=; until [ "$n" = xxx ]; do n=x$n; done; echo $n')).out).toBe('xxx\n')
+    expect((await run(d, 'X=1; (X=2; echo $X); echo $X; { echo g; echo h; } | cat')).out).toBe(
+      '2\n1\ng\nh\n',
+    )
+    expect(
+      (await run(d, 'if false; then echo a; elif true; then echo b; else echo c; fi')).out,
+    ).toBe('b\n')
+  })
+
+  it('syntax errors are reported by the shell with status 1', async () => {
+    const d = device()
+    expect(await run(d, "echo 'open")).toEqual({
+      status: 1,
+      out: '/system/bin/sh: syntax error: no closing quote\n',
+    })
+    expect(await run(d, 'do echo')).toEqual({
+      status: 1,
+      out: "/system/bin/sh: syntax error: 'do' unexpected\n",
+    })
+    expect((await run(d, 'echo a |')).out).toBe('/system/bin/sh: syntax error: unexpected EOF\n')
+  })
+})
+
+describe('redirections and pipes', () => {
+  it('> >> < 2>&1 2>/dev/null and a read-only target', async () => {
+    const d = device()
+    const r = await run(
+      d,
+      'echo one > /data/local/tmp/f; echo two >> /data/local/tmp/f; cat < /data/local/tmp/f; ls /nope 2>/dev/null; echo $?; ls /nope > /data/local/tmp/e 2>&1; cat /data/local/tmp/e',
+    )
+    expect(r.out).toBe('one\ntwo\n1\nls: /nope: No such file or directory\n')
+    expect(await run(d, 'echo x > /system/x')).toEqual({
+      status: 1,
+      out: "/system/bin/sh: can't create /system/x: Read-only file system\n",
+    })
+    expect((await run(d, 'echo x > /data/x')).out).toBe(
+      "/system/bin/sh: can't create /data/x: Permission denied\n",
+    )
+    expect((await run(d, 'cat < /nope')).out).toBe(
+      "/system/bin/sh: can't open /nope: No such file or directory\n",
+    )
+  })
+
+  it('pipes feed stdin; pipeline status is the last command', async () => {
+    const d = device()
+    expect(await run(d, 'getprop ro.product.model | cat | cat')).toEqual({
+      status: 0,
+      out: 'Pixel 6\n',
+    })
+    expect((await run(d, 'cat /nope | cat; echo $?')).out).toBe(
+      'cat: /nope: No such file or directory\n0\n',
+    )
+  })
+})
+
+describe('output streams while the command runs; abort stops it', () => {
+  it('a while loop with sleep delivers output before it ends, and stops on abort', async () => {
+    const d = createDevice({ serial: 'stream' })
+    const controller = new AbortController()
+    const chunks: string[] = []
+    const { execShell } = await import('../../../src/virtual-device/shell/index.js')
+    const done = execShell(
+      d,
+      'while true; do echo tick; sleep 0.01; done',
+      { write: (c) => chunks.push(Buffer.from(c).toString()), writeErr: () => undefined },
+      controller.signal,
+    )
+    await vi.waitFor(() => expect(chunks.length).toBeGreaterThanOrEqual(3))
+    controller.abort()
+    expect(await done).toBeGreaterThan(128)
+    expect(d.processes.list().filter((p) => p.user === 'shell' && p.name !== 'adbd')).toEqual([])
+  })
+})
+
+describe('background jobs', () => {
+  it('cmd & spawns a process (nothing printed), $! is its pid, kill -INT ends it', async () => {
+    const d = createDevice({ serial: 'bg' })
+    const r = await run(d, 'sleep 1000 & echo $!')
+    const pid = Number(r.out.trim())
+    expect(r.status).toBe(0)
+    const proc = d.processes.get(pid)
+    expect(proc?.name).toBe('sleep')
+    expect((await run(d, 'pidof sleep')).out).toBe(`${pid}\n`)
+    expect((await run(d, `kill -INT ${pid}; echo $?`)).out).toBe('0\n')
+    expect(await proc?.exited).toBe(130)
+    expect((await run(d, 'pidof sleep; echo $?')).out).toBe('1\n')
+  })
+
+  it('background output is discarded unless redirected', async () => {
+    const d = device()
+    expect((await run(d, 'echo hidden &')).out).toBe('')
+    await run(d, 'echo saved > /data/local/tmp/bg &')
+    await vi.waitFor(async () =>
+      expect((await run(d, 'cat /data/local/tmp/bg')).out).toBe('saved\n'),
+    )
+  })
+})
