@@ -40,6 +40,8 @@ export type ExecutionInput =
       readonly samplePeriodNs?: number
       /** @default 0.95 */
       readonly level?: number
+      /** @default 'equal' (see `SamplingOptions.threadShare`) */
+      readonly threadShare?: 'equal' | 'device'
     }
 
 /**
@@ -119,6 +121,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         ? {}
         : { samplePeriodNs: execution.samplePeriodNs }),
       ...(execution.level === undefined ? {} : { level: execution.level }),
+      ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
     })
     methods = [...sampling.methods]
   }

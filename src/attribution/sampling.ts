@@ -9,7 +9,7 @@
  */
 import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
-import type { StackSampleSet } from '../model/samples.js'
+import type { StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import type { EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
@@ -29,6 +29,15 @@ export interface SamplingOptions {
   readonly samplePeriodNs?: number
   /** Confidence level of the intervals. @default 0.95 */
   readonly level?: number
+  /**
+   * Power charged to a sample when several threads were sampled at the same time.
+   * - `equal` (default): the power in effect is shared 1/N among the N distinct threads that have a
+   *   sample within ± half a sample period (vLens Fig. 4's split, applied to samples). Identical
+   *   to `device` for single-threaded work.
+   * - `device`: each sample gets the whole device's power, as EDATA does (§3.5.1.2 assumes one
+   *   thread at a time); multi-threaded work is then over-counted.
+   */
+  readonly threadShare?: 'equal' | 'device'
 }
 
 /** One of EDATA's per-method estimates (Table 3.2): local, non-local or inclusive. */
@@ -219,6 +228,10 @@ export function attributeSamples(
   let execNs = 0
   let emptySamples = 0
   let used = 0
+  const share =
+    options.threadShare === 'device'
+      ? undefined
+      : threadShares(samples, picked, from, n, defaultPeriodNs)
   for (let k = 0; k < n; k++) {
     const s = samples[picked === undefined ? from + k : (picked[k] as number)]
     if (s === undefined) continue
@@ -231,7 +244,8 @@ export function attributeSamples(
     used++
     execNs += s.periodNs ?? defaultPeriodNs
     const powerW =
-      curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)
+      (curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)) *
+      (share === undefined ? 1 : (share[k] as number))
     // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
     const reading = curve.readingIdAt(s.tNs)
     const leafId = idOf(leaf)
@@ -321,4 +335,52 @@ export function attributeSamples(
     (a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ || a.method.localeCompare(b.method),
   )
   return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
+}
+
+/**
+ * 1/N for each sample, N = distinct threads with a sample within ± half the mean sample period
+ * (a sliding window over time-ordered samples). `undefined` when every sample is alone (N = 1).
+ */
+function threadShares(
+  samples: readonly StackSample[],
+  picked: readonly number[] | undefined,
+  from: number,
+  n: number,
+  defaultPeriodNs: number,
+): Float64Array | undefined {
+  const t = new Float64Array(n)
+  const thread = new Float64Array(n)
+  let periodSum = 0
+  for (let k = 0; k < n; k++) {
+    const s = samples[picked === undefined ? from + k : (picked[k] as number)]
+    t[k] = s?.tNs ?? 0
+    thread[k] = s?.threadId ?? 0
+    periodSum += s?.periodNs ?? defaultPeriodNs
+  }
+  const half = n > 0 ? periodSum / n / 2 : 0
+  if (!(half > 0)) return undefined
+  const share = new Float64Array(n)
+  const counts = new Map<number, number>()
+  let lo = 0
+  let hi = 0
+  let shared = false
+  for (let k = 0; k < n; k++) {
+    const tk = t[k] as number
+    while (hi < n && (t[hi] as number) < tk + half) {
+      const th = thread[hi] as number
+      counts.set(th, (counts.get(th) ?? 0) + 1)
+      hi++
+    }
+    while (lo < hi && (t[lo] as number) <= tk - half) {
+      const th = thread[lo] as number
+      const c = (counts.get(th) ?? 1) - 1
+      if (c === 0) counts.delete(th)
+      else counts.set(th, c)
+      lo++
+    }
+    const threads = Math.max(1, counts.size)
+    if (threads > 1) shared = true
+    share[k] = 1 / threads
+  }
+  return shared ? share : undefined
 }

@@ -139,6 +139,32 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
     expect(r2.methods).toHaveLength(0)
   })
 
+  test('threads sampled at the same time share the power 1/N (EDATA charges each the whole device)', () => {
+    const c = powerCurve(
+      series([
+        [0, 2],
+        [20 * MS, 2],
+      ]),
+    )
+    const both: ReturnType<typeof sample>[] = []
+    for (let i = 0; i < 10; i++) {
+      both.push({ ...sample(i * MS + 0.5 * MS, ['ui'], MS), threadId: 1 })
+      both.push({ ...sample(i * MS + 0.5 * MS, ['worker'], MS), threadId: 2 })
+    }
+    const shared = attributeSamples(stacks(both), c, { window: win(0, 10 * MS) })
+    expect(shared.execTimeS, 'two threads × 10 ms of CPU').toBeCloseTo(0.02, 12)
+    expect(shared.attributedEnergyJ, '∫P over the 10 ms the app ran').toBeCloseTo(0.02, 12)
+    expect(shared.methods.map((m) => m.localEnergyJ)).toEqual([
+      expect.closeTo(0.01, 12),
+      expect.closeTo(0.01, 12),
+    ])
+    const device = attributeSamples(stacks(both), c, {
+      window: win(0, 10 * MS),
+      threadShare: 'device',
+    })
+    expect(device.attributedEnergyJ, 'EDATA double counts concurrent threads').toBeCloseTo(0.04, 12)
+  })
+
   test('baseline is subtracted from the power at each sample', () => {
     const r2 = attributeSamples(worked, gauge, { window: win(0, 40 * MS), baselinePowerW: 1 })
     expect(r2.attributedEnergyJ).toBeCloseTo(0.04, 12)
