@@ -9,6 +9,8 @@ const commands: Record<string, () => Promise<CliCommand>> = {
   classify: () => import('./commands/classify.js').then((m) => m.classifyCommand),
   demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
   trace: () => import('./commands/trace.js').then((m) => m.traceCommand),
+  'virtual-device': () =>
+    import('./commands/virtual-device.js').then((m) => m.virtualDeviceCommand),
 }
 
 export function commandNames(): string[] {

@@ -83,6 +83,9 @@ export class Battery {
   private readonly capacityUah: number
   /** Times at which hardware charging switched, with the new state. */
   private readonly chargeChanges: { tNs: number; charging: boolean }[] = []
+  /** When the battery (and its initial state of charge) was set up, boottime ns. */
+  private readonly t0Ns: number
+  private readonly e0J: number
   private lastReading: GaugeReading | undefined
   private lastIndex = -1
 
@@ -98,7 +101,9 @@ export class Battery {
     this.initialSoc = options.initialSoc ?? 0.87
     this.chargesWhenUnplugged = options.chargesWhenUnplugged ?? false
     this.capacityUah = sim.power.batteryCapacityMah * 1000
-    this.chargeChanges.push({ tNs: 0, charging: true })
+    this.t0Ns = sim.now()
+    this.e0J = sim.energySinceBoot(this.t0Ns).totalJ
+    this.chargeChanges.push({ tNs: this.t0Ns, charging: true })
   }
 
   /** Whether the hardware is charging now. */
@@ -168,7 +173,8 @@ export class Battery {
 
   /** State of charge (0–1) at `tNs`, from the energy drawn and the charge put in. */
   soc(tNs: number): number {
-    const drawnUah = (this.sim.energySinceBoot(tNs).totalJ / 3.6 / this.sim.power.voltageV) * 1000
+    const drawnJ = this.sim.energySinceBoot(Math.max(tNs, this.t0Ns)).totalJ - this.e0J
+    const drawnUah = (drawnJ / 3.6 / this.sim.power.voltageV) * 1000
     const soc = this.initialSoc + (this.chargedUah(tNs) - drawnUah) / this.capacityUah
     return Math.max(0, Math.min(1, soc))
   }

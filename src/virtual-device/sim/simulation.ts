@@ -175,7 +175,8 @@ export class Simulation {
   readonly screenStates: ScreenState[]
   /** Every action fired, for test assertions: `tap feed-list @123ns`. */
   readonly actionLog: string[] = []
-  private readonly now: () => number
+  /** CLOCK_BOOTTIME now, ns. */
+  readonly now: () => number
   private readonly random: () => number
   private readonly jitter: number
   private threads = new Map<string, SimThread>()

@@ -1,0 +1,84 @@
+/**
+ * `vitest-energy virtual-device`: starts simulated Android phones behind an ADB server on
+ * loopback, prints the port and serials, and runs until interrupted (Ctrl-C).
+ */
+import { resolve } from 'node:path'
+import { startVirtualDevice } from '../../virtual-device/index.js'
+import { parseCommandArgs, usageError } from '../_args.js'
+import type { CliCommand } from '../_command.js'
+
+const USAGE = `Usage: vitest-energy virtual-device [options]
+
+Starts simulated Android phones behind an ADB server on 127.0.0.1 and runs until interrupted.
+
+Options:
+  --app <model.json>     app model (default: the demo app com.example.trails)
+  --devices <N>          number of phones (default 1)
+  --port <P>             TCP port (default: a free port)
+  --seed <S>             seed for everything random (default 1)
+  --time real|fast       device clocks follow the host (default) or jump on sleep
+  --power-profile <xml>  power_profile.xml (default: the shipped Pixel 6 profile)
+
+Talk to it with adb -P <port> -s <serial> shell ..., or adbkit createClient({ port }).
+`
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value))
+    throw usageError(`--${name} takes a non-negative integer, got '${value}'`)
+  return Number(value)
+}
+
+export const virtualDeviceCommand: CliCommand = {
+  name: 'virtual-device',
+  summary: 'start simulated Android phones behind an ADB server (port and serials printed)',
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, {
+      options: {
+        app: { type: 'string' },
+        devices: { type: 'string' },
+        port: { type: 'string' },
+        seed: { type: 'string' },
+        time: { type: 'string' },
+        'power-profile': { type: 'string' },
+      },
+      allowPositionals: false,
+    })
+    const time = values.time
+    if (time !== undefined && time !== 'real' && time !== 'fast') {
+      throw usageError(`--time takes 'real' or 'fast', got '${time}'`)
+    }
+    const devices = integer('devices', values.devices)
+    const port = integer('port', values.port)
+    const seed = integer('seed', values.seed)
+    const server = await startVirtualDevice({
+      ...(values.app === undefined ? {} : { app: resolve(io.cwd, values.app) }),
+      ...(devices === undefined ? {} : { devices }),
+      ...(port === undefined ? {} : { port }),
+      ...(seed === undefined ? {} : { seed }),
+      ...(time === undefined ? {} : { time }),
+      ...(values['power-profile'] === undefined
+        ? {}
+        : { powerProfile: resolve(io.cwd, values['power-profile']) }),
+    })
+    io.out(
+      [
+        `virtual device: ADB server on ${server.host}:${server.port}`,
+        `port: ${server.port}`,
+        `serials: ${server.serials.join(' ')}`,
+        `try: adb -P ${server.port} -s ${server.serials[0] ?? ''} shell getprop ro.product.model`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    )
+    if (!io.signal.aborted) {
+      await new Promise<void>((done) =>
+        io.signal.addEventListener('abort', () => done(), { once: true }),
+      )
+    }
+    await server.close()
+    io.out('virtual device stopped\n')
+    return 0
+  },
+}

@@ -1,0 +1,164 @@
+/**
+ * The virtual device, public entry: `startVirtualDevice(options)` starts an ADB server on loopback
+ * with N simulated phones running the app model. Tests, benchmarks and the demo reach the phones
+ * only over ADB (adbkit or `adb -P <port>`), like a real phone; `devices[i].phone` is for tests
+ * that need the simulator's own view (product code never touches it).
+ */
+import { readFileSync } from 'node:fs'
+import { parsePowerProfile, type PowerProfile } from '../formats/power-profile/index.js'
+import { EnergyError } from '../model/index.js'
+import { startAdbServer } from './adb/index.js'
+import { fastClock, realTimeClock, type FastClock } from './clock.js'
+import { installSimPhone } from './commands/index.js'
+import type { DeviceClock, VirtualDeviceHandle } from './contract.js'
+import { createDevice } from './device.js'
+import { loadAppModel, validateAppModel, type AppModel } from './sim/app-model.js'
+import { DEMO_APP_MODEL } from './sim/demo-app.js'
+import { SimErrors } from './sim/errors.js'
+import { createSimPhone, type SimPhone } from './sim/phone.js'
+import { defaultPowerProfile } from './sim/power-model.js'
+import type { FuelGaugeOptions } from './sim/sensors.js'
+
+export type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './sim/app-model.js'
+export { APP_MODEL_SCHEMA, loadAppModel, parseAppModel, validateAppModel } from './sim/app-model.js'
+export { DEMO_APP_MODEL } from './sim/demo-app.js'
+export type { GroundTruth, MethodTruth, SimComponent } from './sim/simulation.js'
+export type { FuelGaugeOptions } from './sim/sensors.js'
+export type { SimPhone } from './sim/phone.js'
+export { SimErrors } from './sim/errors.js'
+
+export interface StartVirtualDeviceOptions {
+  /** App model object, or a path to its JSON file. @default the demo app (`com.example.trails`) */
+  readonly app?: AppModel | string
+  /** Number of simulated phones on the server. @default 1 */
+  readonly devices?: number
+  /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
+  readonly port?: number
+  /** Seed for everything random (CPU cost jitter, sensor noise); device i uses `seed + i`. @default 1 */
+  readonly seed?: number
+  /**
+   * `real`: device clocks follow the host (Appium, the demo). `fast`: clocks move only when
+   * something sleeps, so simulated work completes at once (benchmarks). @default 'real'
+   */
+  readonly time?: 'real' | 'fast'
+  /** power_profile.xml: parsed profile, XML text, or a file path. @default the shipped Pixel 6 profile */
+  readonly powerProfile?: PowerProfile | string
+  /** Fuel gauge behaviour (update rate, quantization, noise, vendor quirks). */
+  readonly sensors?: FuelGaugeOptions
+  /** Serial prefix; device i is `<prefix>-<i+1, 4 digits>`. @default 'vdev' */
+  readonly serialPrefix?: string
+  /** Relative std dev of each call's CPU cost. @default 0.03 */
+  readonly cpuJitter?: number
+  /** ART trace buffer, bytes (non-streaming traces beyond it overflow). @default 8 MiB */
+  readonly traceBufferBytes?: number
+}
+
+/** One simulated phone on the server. */
+export interface VirtualPhone {
+  readonly serial: string
+  readonly device: VirtualDeviceHandle
+  readonly phone: SimPhone
+  readonly clock: DeviceClock
+}
+
+export interface VirtualDeviceServer {
+  readonly host: string
+  readonly port: number
+  readonly serials: readonly string[]
+  readonly devices: readonly VirtualPhone[]
+  /** Stops the server and every phone's app. */
+  close(): Promise<void>
+}
+
+function resolveApp(app: AppModel | string | undefined): AppModel {
+  if (app === undefined) return DEMO_APP_MODEL
+  if (typeof app === 'string') return loadAppModel(app)
+  return validateAppModel(app)
+}
+
+function resolveProfile(profile: PowerProfile | string | undefined): PowerProfile {
+  if (profile === undefined) return defaultPowerProfile()
+  if (typeof profile !== 'string') return profile
+  if (profile.trimStart().startsWith('<')) return parsePowerProfile(profile)
+  let text: string
+  try {
+    text = readFileSync(profile, 'utf8')
+  } catch (cause) {
+    throw new EnergyError({
+      code: SimErrors.BAD_OPTION,
+      message: `cannot read power profile '${profile}': ${(cause as Error).message}`,
+      hint: 'Pass a power_profile.xml path, its XML text, or omit it for the shipped Pixel 6 profile.',
+      details: { path: profile },
+      cause,
+    })
+  }
+  return parsePowerProfile(text)
+}
+
+function checkOptions(options: StartVirtualDeviceOptions): void {
+  const bad = (name: string, why: string): never => {
+    throw new EnergyError({
+      code: SimErrors.BAD_OPTION,
+      message: `startVirtualDevice: option '${name}' ${why}`,
+      hint: 'See docs/virtual-device.md for the options and their ranges.',
+      details: { option: name },
+    })
+  }
+  const { devices, port, seed, time } = options
+  if (devices !== undefined && (!Number.isInteger(devices) || devices < 1 || devices > 64)) {
+    bad('devices', `must be an integer from 1 to 64, got ${devices}`)
+  }
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    bad('port', `must be an integer from 0 to 65535, got ${port}`)
+  }
+  if (seed !== undefined && !Number.isInteger(seed)) bad('seed', `must be an integer, got ${seed}`)
+  if (time !== undefined && time !== 'real' && time !== 'fast') {
+    bad('time', `must be 'real' or 'fast', got ${String(time)}`)
+  }
+}
+
+/** Starts the ADB server with `devices` simulated phones. */
+export async function startVirtualDevice(
+  options: StartVirtualDeviceOptions = {},
+): Promise<VirtualDeviceServer> {
+  checkOptions(options)
+  const app = resolveApp(options.app)
+  const profile = resolveProfile(options.powerProfile)
+  const count = options.devices ?? 1
+  const seed = options.seed ?? 1
+  const prefix = options.serialPrefix ?? 'vdev'
+  const phones: VirtualPhone[] = []
+  for (let i = 0; i < count; i++) {
+    const clock: DeviceClock | FastClock = options.time === 'fast' ? fastClock() : realTimeClock()
+    const serial = `${prefix}-${String(i + 1).padStart(4, '0')}`
+    const device = createDevice({ serial, clock })
+    const phone = createSimPhone({
+      app,
+      powerProfile: profile,
+      seed: seed + i,
+      clock,
+      ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
+      ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+      ...(options.traceBufferBytes === undefined
+        ? {}
+        : { traceBufferBytes: options.traceBufferBytes }),
+    })
+    installSimPhone(device, phone)
+    phones.push({ serial, device, phone, clock })
+  }
+  const server = await startAdbServer({
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    devices: phones.map((p) => p.device),
+  })
+  return {
+    host: server.host,
+    port: server.port,
+    serials: phones.map((p) => p.serial),
+    devices: phones,
+    async close() {
+      for (const p of phones) p.phone.appProcess?.kill('KILL')
+      await server.close()
+    },
+  }
+}

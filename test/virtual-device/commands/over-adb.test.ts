@@ -1,0 +1,275 @@
+/**
+ * The simulated phone through real ADB clients: adbkit (always) and the Debian `adb` binary (skipped
+ * with a notice when absent), on servers with 1 and 4 devices.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import type { Duplex } from 'node:stream'
+import type * as AdbkitNs from '@devicefarmer/adbkit'
+import type { Client } from '@devicefarmer/adbkit'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { parseArtTrace } from '../../../src/formats/art-trace/index.js'
+import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
+import type { GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
+
+const adbkit = createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof AdbkitNs
+const ADB = '/usr/bin/adb'
+const hasAdb = existsSync(ADB)
+if (!hasAdb)
+  console.warn('NOTICE: /usr/bin/adb missing; real adb client tests are skipped (apt install adb)')
+
+function client(port: number): Client {
+  return adbkit.Adb.createClient({ host: '127.0.0.1', port, bin: '/nonexistent-adb' })
+}
+
+async function shell(c: Client, serial: string, command: string): Promise<string> {
+  const stream: Duplex = await c.getDevice(serial).shell(command)
+  return Buffer.from(await adbkit.Adb.util.readAll(stream)).toString('utf8')
+}
+
+async function pull(c: Client, serial: string, path: string): Promise<Buffer> {
+  const transfer = await c.getDevice(serial).pull(path)
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    transfer.on('data', (d: Buffer) => chunks.push(d))
+    transfer.on('end', () => resolve(Buffer.concat(chunks)))
+    transfer.on('error', reject)
+  })
+}
+
+function runAdb(
+  port: number,
+  args: readonly string[],
+): Promise<{ code: number; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ADB, ['-P', String(port), ...args], {
+      env: { ...process.env, ADB_SERVER_SOCKET: `tcp:127.0.0.1:${port}`, ANDROID_SERIAL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (d: Buffer) => out.push(d))
+    child.stderr.on('data', (d: Buffer) => err.push(d))
+    child.on('error', reject)
+    child.on('close', (code) =>
+      resolve({
+        code: code ?? -1,
+        out: Buffer.concat(out).toString(),
+        err: Buffer.concat(err).toString(),
+      }),
+    )
+  })
+}
+
+function center(bounds: readonly number[]): string {
+  return `${Math.floor(((bounds[0] ?? 0) + (bounds[2] ?? 0)) / 2)} ${Math.floor(((bounds[1] ?? 0) + (bounds[3] ?? 0)) / 2)}`
+}
+
+/** Widget bounds from a uiautomator dump, by content-desc. */
+function boundsIn(xml: string, desc: string): number[] {
+  const node = new RegExp(
+    `content-desc="${desc}"[^>]*bounds="\\[(\\d+),(\\d+)\\]\\[(\\d+),(\\d+)\\]"`,
+  ).exec(xml)
+  if (node === null) throw new Error(`~${desc} not in dump`)
+  return node.slice(1, 5).map(Number)
+}
+
+for (const count of [1, 4]) {
+  describe(`adbkit against a server with ${count} device(s)`, () => {
+    let server: VirtualDeviceServer
+    let c: Client
+    beforeAll(async () => {
+      server = await startVirtualDevice({ devices: count, time: 'fast', seed: 5 })
+      c = client(server.port)
+    })
+    afterAll(async () => {
+      await server.close()
+    })
+
+    test('lists every serial', async () => {
+      const devices = await c.listDevices()
+      expect(devices.map((d: { id: string }) => d.id)).toEqual(server.serials)
+    })
+
+    test('every command on every device, devices independent', async () => {
+      for (const [i, serial] of server.serials.entries()) {
+        const start = await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')
+        expect(start).toContain('LaunchState: COLD')
+        await shell(c, serial, 'uiautomator dump /data/local/tmp/ui.xml')
+        const xml = (await pull(c, serial, '/data/local/tmp/ui.xml')).toString('utf8')
+        const taps = i + 1
+        for (let k = 0; k < taps; k++)
+          await shell(c, serial, `input tap ${center(boundsIn(xml, 'feed-list'))}`)
+        expect(await shell(c, serial, 'pm list packages trails')).toBe(
+          'package:com.example.trails\n',
+        )
+        expect(await shell(c, serial, 'pm path com.example.trails')).toMatch(
+          /^package:\/data\/app\//,
+        )
+        expect(await shell(c, serial, 'cmd package compile -m speed -f com.example.trails')).toBe(
+          'Success\n',
+        )
+        await shell(c, serial, 'settings put system screen_brightness 200')
+        expect(await shell(c, serial, 'settings get system screen_brightness')).toBe('200\n')
+        expect(await shell(c, serial, 'dumpsys battery')).toMatch(
+          /^Current Battery Service state:\n {2}AC powered: false\n {2}USB powered: true\n/,
+        )
+        await shell(c, serial, 'dumpsys battery unplug')
+        expect(await shell(c, serial, 'dumpsys battery')).toContain(
+          "(UPDATES STOPPED -- use 'reset' to restart)\n  AC powered: false\n  USB powered: false",
+        )
+        await shell(c, serial, 'dumpsys battery reset')
+        expect(await shell(c, serial, 'dumpsys powerstats')).toContain(
+          'ChannelId: 0, ChannelName: S4M_VDD_CPUCL0, ChannelSubsystem: CPU(LITTLE)',
+        )
+        expect(
+          Number(await shell(c, serial, 'cat /sys/class/power_supply/battery/voltage_now')),
+        ).toBeGreaterThan(3_400_000)
+        await shell(c, serial, 'am profile start com.example.trails /data/local/tmp/p.trace')
+        await shell(c, serial, `input tap ${center(boundsIn(xml, 'refresh'))}`)
+        await shell(c, serial, 'sleep 1')
+        await shell(c, serial, 'am profile stop com.example.trails')
+        const trace = parseArtTrace(
+          new Uint8Array(await pull(c, serial, '/data/local/tmp/p.trace')),
+        )
+        expect(trace.methods.map((m) => `${m.className}.${m.name}`)).toContain(
+          'com.example.trails.FeedAdapter.bind',
+        )
+        await shell(c, serial, 'am force-stop com.example.trails')
+        expect(await shell(c, serial, 'pidof com.example.trails')).toBe('')
+      }
+      // Each phone saw only its own taps: device i tapped the list i+1 times.
+      for (const [i, phone] of server.devices.entries()) {
+        expect(phone.phone.sim.actionLog.filter((a) => a.startsWith('tap feed-list'))).toHaveLength(
+          i + 1,
+        )
+      }
+    })
+
+    test('vdev ground-truth over adb returns JSON whose sums hold', async () => {
+      const serial = server.serials.at(-1) ?? ''
+      const from = Number(await shell(c, serial, 'vdev now'))
+      await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')
+      await shell(c, serial, 'sleep 5')
+      const to = Number(await shell(c, serial, 'vdev now'))
+      const gt = JSON.parse(
+        await shell(c, serial, `vdev ground-truth --from ${from} --to ${to}`),
+      ) as GroundTruth
+      expect(gt.durationNs).toBe(to - from)
+      const sum = Object.values(gt.components).reduce((a, b) => a + b, 0)
+      expect(sum).toBeCloseTo(gt.totalEnergyJ, 12)
+      const self = gt.methods.reduce((a, m) => a + m.selfEnergyJ, 0)
+      expect(self).toBeCloseTo(gt.appCpuEnergyJ, 12)
+      expect(gt.methods.some((m) => m.method === 'com.example.trails.MainActivity.onResume')).toBe(
+        true,
+      )
+      const bad = await shell(c, serial, `vdev ground-truth --from ${to} --to ${from}`)
+      expect(bad).toContain('window ends before it starts')
+    })
+
+    test.skipIf(!hasAdb)('the real adb client runs the commands on every device', async () => {
+      const listed = await runAdb(server.port, ['devices'])
+      for (const serial of server.serials) expect(listed.out).toContain(`${serial}\tdevice`)
+      for (const serial of server.serials) {
+        const r = await runAdb(server.port, [
+          '-s',
+          serial,
+          'shell',
+          'am start -W -n com.example.trails/.MainActivity; dumpsys battery; vdev now',
+        ])
+        expect(r.out).toMatch(
+          /Complete\nCurrent Battery Service state:\n[^]* {2}level: \d+\n[^]*\n\d+\n$/,
+        )
+        const from = Number(r.out.trim().split('\n').at(-1))
+        const gt = await runAdb(server.port, [
+          '-s',
+          serial,
+          'shell',
+          `vdev ground-truth --from ${from - 1_000_000_000} --to ${from}`,
+        ])
+        expect((JSON.parse(gt.out) as GroundTruth).totalEnergyJ).toBeGreaterThan(0)
+        const ui = await runAdb(server.port, ['-s', serial, 'shell', 'uiautomator dump'])
+        expect(ui.out).toBe('UI hierchary dumped to: /sdcard/window_dump.xml\n')
+      }
+    })
+  })
+}
+
+describe('collector-style round trip', () => {
+  test('fuel gauge read at 5 Hz for 3 s integrates to within a few % of ground truth', async () => {
+    const server = await startVirtualDevice({ time: 'fast', seed: 9 })
+    try {
+      const c = client(server.port)
+      const serial = server.serials[0] ?? ''
+      await shell(c, serial, 'dumpsys battery unplug')
+      await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')
+      const from = Number(await shell(c, serial, 'vdev now'))
+      let energyJ = 0
+      for (let k = 0; k < 15; k++) {
+        await shell(c, serial, 'sleep 0.2')
+        if (k === 3) await shell(c, serial, 'input tap 540 1200')
+        const [current, voltage] = (
+          await shell(
+            c,
+            serial,
+            'cat /sys/class/power_supply/battery/current_now /sys/class/power_supply/battery/voltage_now',
+          )
+        )
+          .trim()
+          .split('\n')
+          .map(Number)
+        // Kernel sign: negative while discharging.
+        energyJ += -(current ?? 0) * 1e-6 * (voltage ?? 0) * 1e-6 * 0.2
+      }
+      const to = Number(await shell(c, serial, 'vdev now'))
+      const gt = JSON.parse(
+        await shell(c, serial, `vdev ground-truth --from ${from} --to ${to}`),
+      ) as GroundTruth
+      expect(to - from).toBe(3_000_000_000)
+      expect(Math.abs(energyJ - gt.totalEnergyJ) / gt.totalEnergyJ).toBeLessThan(0.05)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('ODPM counters in dumpsys powerstats difference to the ground-truth rail energies', async () => {
+    const server = await startVirtualDevice({ time: 'fast', seed: 3 })
+    try {
+      const c = client(server.port)
+      const serial = server.serials[0] ?? ''
+      const read = async () => {
+        const text = await shell(c, serial, 'dumpsys powerstats')
+        const names = new Map(
+          [...text.matchAll(/ChannelId: (\d+), ChannelName: (\S+),/g)].map((m) => [m[1], m[2]]),
+        )
+        return new Map(
+          [
+            ...text.matchAll(
+              /ChannelId: (\d+), Timestamp \(ms\): (\d+), Duration \(ms\): \d+, Energy \(uWs\): (\d+)/g,
+            ),
+          ].map((m) => [names.get(m[1]) ?? '?', { uws: Number(m[3]), ms: Number(m[2]) }]),
+        )
+      }
+      const a = await read()
+      await shell(
+        c,
+        serial,
+        'am start -W -n com.example.trails/.MainActivity; input tap 540 1200; sleep 4',
+      )
+      const b = await read()
+      const fromNs = (a.get('VSYS_PWR_DISPLAY')?.ms ?? 0) * 1e6
+      const toNs = (b.get('VSYS_PWR_DISPLAY')?.ms ?? 0) * 1e6
+      const gt = JSON.parse(
+        await shell(c, serial, `vdev ground-truth --from ${fromNs} --to ${toNs}`),
+      ) as GroundTruth
+      for (const [rail, j] of Object.entries(gt.rails)) {
+        const delta = ((b.get(rail)?.uws ?? 0) - (a.get(rail)?.uws ?? 0)) / 1e6
+        // Counters are floored to µWs and timestamps to ms: allow 1 ms of the largest power (~3 W).
+        expect(Math.abs(delta - j), rail).toBeLessThan(0.004)
+      }
+    } finally {
+      await server.close()
+    }
+  })
+})
