@@ -53,7 +53,7 @@ export function checkLimit(
   const figure = spec.figure(subject)
   if (isUnjudgeable(figure)) return failBothWays(context, () => `${hint}\n\n${figure.reason}`)
 
-  const decision = decide(figure.valueJ, spec.limit, figure.intervalJ, spec.strict)
+  const decision = decide(figure.valueJ, spec.limit, figure.intervalJ, spec.strict, figure.n)
   const comparator = spec.strict ? '<' : '≤'
   const lines = (verdictLine: string): string =>
     [

@@ -10,7 +10,11 @@ export function formatInterval(interval: Interval | undefined, format = formatJo
 /** Sensor and sampling facts, so a surprising figure can be judged. */
 export function describeSource(subject: Subject): string {
   if (subject.kind === 'method') return `attribution: ${subject.method.attribution}`
-  const s = subject.result.sources
+  if (subject.kind === 'repeated-method')
+    return `attribution: ${subject.runs[0]?.attribution ?? 'unknown'}, ${subject.runs.length} repetitions`
+  const result = subject.kind === 'window' ? subject.result : subject.runs[0]
+  if (result === undefined) return 'no windows'
+  const s = result.sources
   const parts = [`power: ${s.power}`]
   if (s.sensorRateHz !== undefined) parts.push(`${s.sensorRateHz.toFixed(1)} Hz`)
   parts.push(`${s.sampleCount} samples`)
@@ -19,10 +23,18 @@ export function describeSource(subject: Subject): string {
 }
 
 export function topMethods(subject: Subject, count = 5): string[] {
-  if (subject.kind !== 'window' || subject.result.methods.length === 0) return []
+  const result =
+    subject.kind === 'window'
+      ? subject.result
+      : subject.kind === 'repeated'
+        ? subject.runs[0]
+        : undefined
+  if (result === undefined || result.methods.length === 0) return []
   return [
-    'Top methods (inclusive):',
-    ...subject.result.methods.slice(0, count).map((m: MethodEnergy) => {
+    subject.kind === 'repeated'
+      ? 'Top methods (inclusive, first repetition):'
+      : 'Top methods (inclusive):',
+    ...result.methods.slice(0, count).map((m: MethodEnergy) => {
       const color = m.color !== undefined && m.color !== 'uncolored' ? `  [${m.color}]` : ''
       return `  ${formatJoules(m.inclusiveEnergyJ).padStart(10)}  ${m.method}${color}`
     }),
@@ -30,5 +42,9 @@ export function topMethods(subject: Subject, count = 5): string[] {
 }
 
 export function subjectName(subject: Subject): string {
-  return subject.kind === 'method' ? subject.method.method : `'${subject.result.label}'`
+  if (subject.kind === 'method') return subject.method.method
+  if (subject.kind === 'repeated-method') return subject.name
+  if (subject.kind === 'repeated')
+    return `'${subject.runs[0]?.label ?? ''}' (${subject.runs.length} repetitions)`
+  return `'${subject.result.label}'`
 }

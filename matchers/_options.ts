@@ -1,9 +1,11 @@
 /** Options shared by the energy-budget matchers, and the process-wide defaults. */
-import type { Scope } from './_subject.js'
+import type { Scope, Stat } from './_subject.js'
 
 export interface BudgetOptions {
   /** Which part of the window the budget applies to. @default 'net' */
   readonly scope?: Scope
+  /** Over repeated windows: the mean (default), the median, or the upper bound of the mean's 95% interval. */
+  readonly stat?: Stat
   /**
    * What to do when the budget lies inside the figure's 95% interval: fail with
    * "inconclusive: N more repetitions would decide", or decide by the point estimate and warn.

@@ -1,13 +1,26 @@
 /**
- * What a matcher can be given, and which figure it reads. Matchers accept a measured window (the
- * `EnergyResult` an `energy.measure()` run carries), a method's `MethodEnergy`, or anything that
- * exposes one of those as `energyResult` (the fixture's run objects do).
+ * What a matcher can be given, and which figure it reads. Matchers accept a measured window (an
+ * `EnergyResult`, or anything exposing one as `energyResult` — the fixture's runs do), repeated
+ * windows (`energyRuns`), a method's `MethodEnergy`, or a method across repetitions (`methodRuns`).
  */
 import type { Interval, MeasuredEnergyResult, MethodEnergy } from '../src/model/index.js'
+import {
+  bootstrapInterval,
+  median,
+  tInterval,
+  toSamples,
+  toSortedSamples,
+} from '../src/stats/index.js'
 
 export type Subject =
   | { readonly kind: 'window'; readonly result: MeasuredEnergyResult }
-  | { readonly kind: 'method'; readonly method: MethodEnergy; readonly sensor?: string }
+  | { readonly kind: 'method'; readonly method: MethodEnergy }
+  | { readonly kind: 'repeated'; readonly runs: readonly MeasuredEnergyResult[] }
+  | {
+      readonly kind: 'repeated-method'
+      readonly name: string
+      readonly runs: readonly MethodEnergy[]
+    }
 
 /** A subject that cannot be judged: the message says why (failed window, skipped, wrong type). */
 export interface Unjudgeable {
@@ -21,9 +34,13 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
     return { kind: 'unjudgeable', reason: `expected an energy result, received ${describe(value)}` }
   }
   const record = value as Record<string, unknown>
-  if (record['status'] === 'measured') {
-    return { kind: 'window', result: value as MeasuredEnergyResult }
+  if (Array.isArray(record['energyRuns'])) return repeated(record['energyRuns'] as unknown[])
+  if (Array.isArray(record['methodRuns'])) return repeatedMethod(record['methodRuns'] as unknown[])
+  if (record['missing'] === true && typeof record['reason'] === 'string') {
+    return { kind: 'unjudgeable', reason: record['reason'] }
   }
+  if (record['status'] === 'measured')
+    return { kind: 'window', result: value as MeasuredEnergyResult }
   if (record['status'] === 'failed') {
     const error = record['error'] as { message?: string } | undefined
     return {
@@ -46,6 +63,52 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
   }
 }
 
+function repeated(runs: unknown[]): Subject | Unjudgeable {
+  const judged = runs.map(resolveSubject)
+  const bad = judged.find((s) => s.kind !== 'window')
+  if (bad !== undefined) {
+    return {
+      kind: 'unjudgeable',
+      reason: bad.kind === 'unjudgeable' ? bad.reason : 'a repetition is not a window',
+    }
+  }
+  if (judged.length === 0) return { kind: 'unjudgeable', reason: 'no repetitions were measured' }
+  return {
+    kind: 'repeated',
+    runs: judged.map((s) => (s as { result: MeasuredEnergyResult }).result),
+  }
+}
+
+function repeatedMethod(runs: unknown[]): Subject | Unjudgeable {
+  const methods = runs.map(resolveSubject)
+  const found = methods.filter(
+    (s): s is Extract<Subject, { kind: 'method' }> => s.kind === 'method',
+  )
+  if (found.length === 0) {
+    const first = methods[0]
+    return {
+      kind: 'unjudgeable',
+      reason:
+        first?.kind === 'unjudgeable' ? first.reason : 'the method was not seen in any repetition',
+    }
+  }
+  const name = found[0]?.method.method ?? ''
+  // A method not sampled in one repetition genuinely cost ~0 J there.
+  const runsOrZero = methods.map((s) =>
+    s.kind === 'method'
+      ? s.method
+      : {
+          method: name,
+          attribution: found[0]?.method.attribution ?? 'sampling',
+          localEnergyJ: 0,
+          nonLocalEnergyJ: 0,
+          inclusiveEnergyJ: 0,
+          asyncEnergyJ: 0,
+        },
+  )
+  return { kind: 'repeated-method', name, runs: runsOrZero }
+}
+
 function unwrap(received: unknown): unknown {
   if (typeof received === 'object' && received !== null && 'energyResult' in received) {
     return (received as { energyResult: unknown }).energyResult
@@ -64,31 +127,29 @@ function describe(value: unknown): string {
 /** Which part of a window's energy a budget applies to. */
 export type Scope = 'net' | 'gross' | `rail:${string}` | `component:${string}`
 
+/** Which statistic of repeated windows a budget applies to. */
+export type Stat = 'mean' | 'median' | 'upper95'
+
 export interface Figure {
   readonly valueJ: number
   readonly intervalJ?: Interval
-  /** What the figure is, for messages: `net`, `rail S4M_VDD_CPUCL0`, `inclusive`. */
+  /** What the figure is, for messages: `net`, `rail S4M_VDD_CPUCL0`, `inclusive`, `mean of 5`. */
   readonly label: string
+  /** Repetitions behind the figure (1 for a single window). */
+  readonly n: number
 }
 
-export function energyFigure(subject: Subject, scope: Scope = 'net'): Figure | Unjudgeable {
-  if (subject.kind === 'method') {
-    const m = subject.method
-    return {
-      valueJ: m.inclusiveEnergyJ,
-      ...(m.inclusiveIntervalJ === undefined ? {} : { intervalJ: m.inclusiveIntervalJ }),
-      label: `inclusive, ${m.attribution}`,
-    }
-  }
-  const r = subject.result
+/** A window's energy in the given scope. */
+export function windowEnergy(r: MeasuredEnergyResult, scope: Scope = 'net'): Figure | Unjudgeable {
   if (scope === 'net') {
     return {
       valueJ: r.netEnergyJ,
       ...(r.netIntervalJ ? { intervalJ: r.netIntervalJ } : {}),
       label: 'net',
+      n: 1,
     }
   }
-  if (scope === 'gross') return { valueJ: r.grossEnergyJ, label: 'gross' }
+  if (scope === 'gross') return { valueJ: r.grossEnergyJ, label: 'gross', n: 1 }
   if (scope.startsWith('rail:')) {
     const name = scope.slice('rail:'.length)
     const rail = r.rails.find((x) => x.rail === name)
@@ -99,7 +160,7 @@ export function energyFigure(subject: Subject, scope: Scope = 'net'): Figure | U
         reason: `no rail named '${name}' in this window; rails: ${known}`,
       }
     }
-    return { valueJ: rail.energyJ, label: `rail ${name}` }
+    return { valueJ: rail.energyJ, label: `rail ${name}`, n: 1 }
   }
   const name = scope.slice('component:'.length)
   const component = r.components.find((x) => x.component === name)
@@ -110,7 +171,74 @@ export function energyFigure(subject: Subject, scope: Scope = 'net'): Figure | U
       reason: `no component '${name}' in this window; components: ${known}`,
     }
   }
-  return { valueJ: component.energyJ, label: `component ${name}` }
+  return { valueJ: component.energyJ, label: `component ${name}`, n: 1 }
+}
+
+function methodEnergyFigure(m: MethodEnergy): Figure {
+  return {
+    valueJ: m.inclusiveEnergyJ,
+    ...(m.inclusiveIntervalJ === undefined ? {} : { intervalJ: m.inclusiveIntervalJ }),
+    label: `inclusive, ${m.attribution}`,
+    n: 1,
+  }
+}
+
+/** The figure a budget applies to: one window's, or a statistic over repetitions. */
+export function energyFigure(
+  subject: Subject,
+  scope: Scope = 'net',
+  stat: Stat = 'mean',
+): Figure | Unjudgeable {
+  if (subject.kind === 'method') return methodEnergyFigure(subject.method)
+  if (subject.kind === 'window') return windowEnergy(subject.result, scope)
+  const perRun: Figure[] = []
+  for (const run of subject.kind === 'repeated'
+    ? subject.runs.map((r) => windowEnergy(r, scope))
+    : subject.runs.map(methodEnergyFigure)) {
+    if ('kind' in run) return run
+    perRun.push(run)
+  }
+  return statistic(
+    perRun.map((f) => f.valueJ),
+    stat,
+    perRun[0]?.label ?? '',
+  )
+}
+
+/** Mean with a t interval; median with a seeded bootstrap interval; or the t interval's upper bound. */
+export function statistic(
+  values: readonly number[],
+  stat: Stat,
+  label: string,
+): Figure | Unjudgeable {
+  const n = values.length
+  if (n === 1 && values[0] !== undefined) {
+    if (stat === 'upper95')
+      return {
+        kind: 'unjudgeable',
+        reason: 'upper95 needs at least 2 repetitions; use energy.repeat(n, …)',
+      }
+    return { valueJ: values[0], label, n }
+  }
+  const samples = toSamples(values, 'repetitions')
+  const t = tInterval(samples)
+  if (stat === 'upper95')
+    return { valueJ: t.upper, label: `${label}, upper 95% bound of the mean of ${n}`, n }
+  if (stat === 'median') {
+    const b = bootstrapInterval(samples, {}, (s) => median(toSortedSamples(s, 'resample')))
+    return {
+      valueJ: median(toSortedSamples(values, 'repetitions')),
+      intervalJ: { low: b.lower, high: b.upper, level: b.confidence },
+      label: `${label}, median of ${n}`,
+      n,
+    }
+  }
+  return {
+    valueJ: t.estimate,
+    intervalJ: { low: t.lower, high: t.upper, level: t.confidence },
+    label: `${label}, mean of ${n}`,
+    n,
+  }
 }
 
 export function isUnjudgeable(value: unknown): value is Unjudgeable {

@@ -9,6 +9,7 @@ import { toBeGreen, toBeRed } from './toBeGreen.js'
 import { toConsumeAtMost } from './toConsumeAtMost.js'
 import { toConsumeLessThan } from './toConsumeLessThan.js'
 import { toDrawLessThan } from './toDrawLessThan.js'
+import { toNotRegressFrom } from './toNotRegressFrom.js'
 import { toUseLessThanPercentOfBattery } from './toUseLessThanPercentOfBattery.js'
 
 export const energyMatchers = {
@@ -16,10 +17,12 @@ export const energyMatchers = {
   toConsumeAtMost,
   toDrawLessThan,
   toUseLessThanPercentOfBattery,
+  toNotRegressFrom,
   toBeGreen,
   toBeRed,
 }
 
 export type { BudgetOptions } from './_options.js'
 export { configureEnergyMatchers } from './_options.js'
-export type { Scope } from './_subject.js'
+export type { Scope, Stat } from './_subject.js'
+export type { RegressionOptions } from './toNotRegressFrom.js'

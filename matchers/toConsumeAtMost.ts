@@ -15,7 +15,7 @@ export function toConsumeAtMost(
     strict: false,
     limit: joules,
     format: formatJoules,
-    figure: (subject) => energyFigure(subject, options?.scope),
+    figure: (subject) => energyFigure(subject, options?.scope, options?.stat),
     ...(options === undefined ? {} : { options }),
   })
 }

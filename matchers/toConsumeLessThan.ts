@@ -15,7 +15,7 @@ export function toConsumeLessThan(
     strict: true,
     limit: joules,
     format: formatJoules,
-    figure: (subject) => energyFigure(subject, options?.scope),
+    figure: (subject) => energyFigure(subject, options?.scope, options?.stat),
     ...(options === undefined ? {} : { options }),
   })
 }

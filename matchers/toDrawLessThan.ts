@@ -1,7 +1,14 @@
 import { formatWatts } from '../src/model/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import type { BudgetOptions } from './_options.js'
-import { energyFigure, isUnjudgeable } from './_subject.js'
+import {
+  isUnjudgeable,
+  statistic,
+  windowEnergy,
+  type Figure,
+  type Unjudgeable,
+} from './_subject.js'
+import type { MeasuredEnergyResult } from '../src/model/index.js'
 
 /**
  * `expect(run).toDrawLessThan(1.2)`: average power (watts) over the window strictly below the
@@ -19,31 +26,47 @@ export function toDrawLessThan(
     limit: watts,
     format: formatWatts,
     figure: (subject) => {
-      if (subject.kind !== 'window') {
-        return {
-          kind: 'unjudgeable',
-          reason: 'toDrawLessThan needs a measured window, not a method',
+      if (subject.kind === 'window') return windowPower(subject.result, options)
+      if (subject.kind === 'repeated') {
+        const perRun: Figure[] = []
+        for (const r of subject.runs) {
+          const f = windowPower(r, options)
+          if (isUnjudgeable(f)) return f
+          perRun.push(f)
         }
+        return statistic(
+          perRun.map((f) => f.valueJ),
+          options?.stat ?? 'mean',
+          perRun[0]?.label ?? '',
+        )
       }
-      const energy = energyFigure(subject, options?.scope)
-      if (isUnjudgeable(energy)) return energy
-      const durationS = subject.result.durationS
-      if (!(durationS > 0)) return { kind: 'unjudgeable', reason: 'the window has zero duration' }
-      const interval = energy.intervalJ
-      return {
-        valueJ: energy.valueJ / durationS,
-        ...(interval === undefined
-          ? {}
-          : {
-              intervalJ: {
-                low: interval.low / durationS,
-                high: interval.high / durationS,
-                level: interval.level,
-              },
-            }),
-        label: `average ${energy.label} power`,
-      }
+      return { kind: 'unjudgeable', reason: 'toDrawLessThan needs a measured window, not a method' }
     },
     ...(options === undefined ? {} : { options }),
   })
+}
+
+function windowPower(
+  result: MeasuredEnergyResult,
+  options: BudgetOptions | undefined,
+): Figure | Unjudgeable {
+  const energy = windowEnergy(result, options?.scope)
+  if (isUnjudgeable(energy)) return energy
+  const durationS = result.durationS
+  if (!(durationS > 0)) return { kind: 'unjudgeable', reason: 'the window has zero duration' }
+  const interval = energy.intervalJ
+  return {
+    valueJ: energy.valueJ / durationS,
+    ...(interval === undefined
+      ? {}
+      : {
+          intervalJ: {
+            low: interval.low / durationS,
+            high: interval.high / durationS,
+            level: interval.level,
+          },
+        }),
+    label: `average ${energy.label} power`,
+    n: 1,
+  }
 }

@@ -29,7 +29,7 @@ export function toUseLessThanPercentOfBattery(
             'this window has no battery context (capacity unknown): set `batteryCapacityMah` in the plugin options or use a device whose power profile declares battery.capacity',
         }
       }
-      return { valueJ: battery.percentOfCapacity, label: 'of battery capacity' }
+      return { valueJ: battery.percentOfCapacity, label: 'of battery capacity', n: 1 }
     },
     ...(options === undefined ? {} : { options }),
   })

@@ -1,5 +1,6 @@
 // Typings for the energy matchers in Vitest 4 (`Matchers<T>` augmentation), loaded with the matchers.
 import type { BudgetOptions } from './_options.js'
+import type { RegressionOptions } from './toNotRegressFrom.js'
 
 interface EnergyMatchers<R = unknown> {
   /** Energy (joules, net by default) strictly below `joules`. */
@@ -10,6 +11,8 @@ interface EnergyMatchers<R = unknown> {
   toDrawLessThan(watts: number, options?: BudgetOptions): R
   /** Share of the battery's capacity strictly below `percent` (0–100). */
   toUseLessThanPercentOfBattery(percent: number, options?: Pick<BudgetOptions, 'inconclusive'>): R
+  /** Repeated windows do not use significantly more energy than `baseline` (Mann–Whitney). */
+  toNotRegressFrom(baseline: unknown, options?: RegressionOptions): R
   /** The spectrum classifier coloured this method green. */
   toBeGreen(): R
   /** The spectrum classifier coloured this method red. */

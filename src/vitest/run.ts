@@ -1,0 +1,80 @@
+/**
+ * What `energy.measure()` and `energy.repeat()` return in a test. Matchers read them by shape
+ * (`energyResult`, `energyRuns`), so they also accept plain results from JSON.
+ */
+import type { MeasuredEnergyResult, MethodEnergy } from '../model/index.js'
+
+/** A method that did not show up in a window: matchers fail on it with this reason, never pass. */
+export interface MissingMethod {
+  readonly method: string
+  readonly missing: true
+  readonly reason: string
+}
+
+/** One measured window. */
+export class EnergyRun {
+  constructor(readonly energyResult: MeasuredEnergyResult) {}
+
+  /** Net energy (gross minus idle baseline), J. */
+  get netEnergyJ(): number {
+    return this.energyResult.netEnergyJ
+  }
+
+  get grossEnergyJ(): number {
+    return this.energyResult.grossEnergyJ
+  }
+
+  get durationS(): number {
+    return this.energyResult.durationS
+  }
+
+  /**
+   * A method's energy in this window, by fully qualified name (`com.example.Foo.bar`) or by a
+   * unique `Class.method` suffix. A name that matches nothing gives a `MissingMethod` whose
+   * reason lists the closest names, so a typo fails the assertion instead of passing at 0 J.
+   */
+  method(name: string): MethodEnergy | MissingMethod {
+    return findMethod(this.energyResult.methods, name, this.energyResult.label)
+  }
+}
+
+/** Several windows of the same work (`energy.repeat`). */
+export class RepeatedEnergyRun {
+  readonly runs: readonly EnergyRun[]
+
+  constructor(results: readonly MeasuredEnergyResult[]) {
+    this.runs = results.map((r) => new EnergyRun(r))
+  }
+
+  /** The windows, as matchers read them. */
+  get energyRuns(): readonly MeasuredEnergyResult[] {
+    return this.runs.map((r) => r.energyResult)
+  }
+
+  /** Net energy of each repetition, J. */
+  get netEnergiesJ(): number[] {
+    return this.runs.map((r) => r.netEnergyJ)
+  }
+
+  /** The method's energy in each repetition (matchers then judge the repeated figures). */
+  method(name: string): { readonly methodRuns: ReadonlyArray<MethodEnergy | MissingMethod> } {
+    return { methodRuns: this.runs.map((r) => r.method(name)) }
+  }
+}
+
+export function findMethod(
+  methods: readonly MethodEnergy[],
+  name: string,
+  label: string,
+): MethodEnergy | MissingMethod {
+  const exact = methods.find((m) => m.method === name)
+  if (exact !== undefined) return exact
+  const bySuffix = methods.filter((m) => m.method.endsWith(`.${name}`))
+  if (bySuffix.length === 1 && bySuffix[0] !== undefined) return bySuffix[0]
+  const known = methods.slice(0, 8).map((m) => m.method)
+  const reason =
+    bySuffix.length > 1
+      ? `'${name}' matches several methods in '${label}': ${bySuffix.map((m) => m.method).join(', ')}; use the fully qualified name`
+      : `method '${name}' did not run (or was never sampled) in '${label}'; methods seen: ${known.join(', ') || 'none (no execution data)'}`
+  return { method: name, missing: true, reason }
+}
