@@ -52,19 +52,27 @@ export interface MethodOwner {
   readonly packageName: string
 }
 
-/** Splits `com.a.B.m(I)V` into class `com.a.B` and package `com.a`. */
-export function methodOwner(name: string): MethodOwner {
+/** True for `Class.method` or `package.Class.method`, optionally followed by `(signature)`. */
+export function isQualifiedMethodName(name: string): boolean {
   const bare = name.includes('(') ? name.slice(0, name.indexOf('(')) : name
   const dot = bare.lastIndexOf('.')
-  if (dot <= 0 || dot === bare.length - 1) {
-    throw new EnergyError({
-      code: ClassifyErrors.INVALID_METHOD_NAME,
-      message: `method name '${name}' is not of the form package.Class.method`,
-      hint: 'Use fully qualified names such as com.example.Feed.bind.',
-      details: { method: name },
-    })
-  }
-  const className = bare.slice(0, dot)
+  return dot > 0 && dot < bare.length - 1
+}
+
+function badMethodName(name: string, details: Record<string, string>): EnergyError {
+  return new EnergyError({
+    code: ClassifyErrors.INVALID_METHOD_NAME,
+    message: `${details.path === undefined ? '' : `${details.path}: `}method name '${name}' is not of the form package.Class.method`,
+    hint: 'Use fully qualified names such as com.example.Feed.bind.',
+    details: { method: name, ...details },
+  })
+}
+
+/** Splits `com.a.B.m(I)V` into class `com.a.B` and package `com.a`. */
+export function methodOwner(name: string): MethodOwner {
+  if (!isQualifiedMethodName(name)) throw badMethodName(name, {})
+  const bare = name.includes('(') ? name.slice(0, name.indexOf('(')) : name
+  const className = bare.slice(0, bare.lastIndexOf('.'))
   const pdot = className.lastIndexOf('.')
   return { className, packageName: pdot < 0 ? '' : className.slice(0, pdot) }
 }
@@ -269,10 +277,13 @@ export function parseSpectrumInput(json: unknown, source = 'spectrum.json'): Spe
       const mpath = `${path}.methods[${j}]`
       if (typeof m === 'string') {
         if (m.length === 0) throw invalid(mpath, 'expected a non-empty method name', source)
+        if (!isQualifiedMethodName(m)) throw badMethodName(m, { format: source, path: mpath })
         return m
       }
       if (!isRecord(m) || typeof m.name !== 'string' || m.name.length === 0)
         throw invalid(mpath, 'expected a method name or { name, calls?, timeS?, energyJ? }', source)
+      if (!isQualifiedMethodName(m.name))
+        throw badMethodName(m.name, { format: source, path: mpath })
       const calls = optionalFinite(m, 'calls', mpath, source, { nonNegative: true })
       if (calls !== undefined && !Number.isInteger(calls))
         throw invalid(`${mpath}.calls`, 'expected an integer', source)
@@ -299,26 +310,14 @@ export function parseSpectrumInput(json: unknown, source = 'spectrum.json'): Spe
         )
       })
     }
-    try {
-      return testSpectrum({
-        id: t.id,
-        energyJ,
-        durationS,
-        methods,
-        ...(budgetJ === undefined ? {} : { budgetJ }),
-        ...(repetitionsPowerW === undefined ? {} : { repetitionsPowerW }),
-      })
-    } catch (error) {
-      if (error instanceof EnergyError) {
-        throw new EnergyError({
-          code: error.code,
-          message: `${path}.methods: ${error.message.split('\n')[0] ?? ''}`,
-          hint: error.hint,
-          details: { format: source, path: `${path}.methods` },
-        })
-      }
-      throw error
-    }
+    return testSpectrum({
+      id: t.id,
+      energyJ,
+      durationS,
+      methods,
+      ...(budgetJ === undefined ? {} : { budgetJ }),
+      ...(repetitionsPowerW === undefined ? {} : { repetitionsPowerW }),
+    })
   })
   let knowledgeBase: number[] | undefined
   if (json.knowledgeBase !== undefined) {
@@ -345,7 +344,10 @@ export function parseSpectrumInput(json: unknown, source = 'spectrum.json'): Spe
   let allMethods: string[] | undefined
   if (json.allMethods !== undefined) {
     allMethods = stringArray(json.allMethods, '$.allMethods', source)
-    allMethods.forEach((m) => methodOwner(m))
+    allMethods.forEach((m, i) => {
+      if (!isQualifiedMethodName(m))
+        throw badMethodName(m, { format: source, path: `allMethods[${i}]` })
+    })
   }
   return {
     tests,

@@ -115,7 +115,19 @@ describe('parseSpectrumInput', () => {
       'method without class',
       { tests: [{ id: 'a', energyJ: 1, durationS: 1, methods: ['main'] }] },
       'E_CLASSIFY_INVALID_METHOD_NAME',
-      'tests[0].methods',
+      'tests[0].methods[0]',
+    ],
+    [
+      'method object without class',
+      { tests: [{ id: 'a', energyJ: 1, durationS: 1, methods: ['a.B.ok', { name: 'x.' }] }] },
+      'E_CLASSIFY_INVALID_METHOD_NAME',
+      'tests[0].methods[1]',
+    ],
+    [
+      'allMethods entry without class',
+      { ...ok, allMethods: ['a.B.c', 'run'] },
+      'E_CLASSIFY_INVALID_METHOD_NAME',
+      'allMethods[1]',
     ],
     [
       'duplicate id',
@@ -147,6 +159,7 @@ describe('parseSpectrumInput', () => {
     expect(e.code, 'code').toBe(code)
     expect(e.details.path, 'path').toBe(path)
     expect(e.message, 'names the input').toContain('in.json')
+    expect(e.message.match(/\[E_/g)?.length, 'one code in the message').toBe(1)
     expect(e.hint.length, 'hint').toBeGreaterThan(10)
   })
   test('empty test list', () => {
