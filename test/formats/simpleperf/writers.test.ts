@@ -8,6 +8,7 @@ import {
   parseReportSampleText,
 } from '../../../src/formats/simpleperf/index.js'
 import type {
+  SimpleperfExecutionType,
   SimpleperfFrame,
   SimpleperfReport,
   SimpleperfSample,
@@ -69,6 +70,20 @@ describe('formatReportSampleText', () => {
     expect(parseReportSampleText(text).samples[0]?.frames[0]?.executionType).toBe('jit_jvm_method')
   })
 
+  test('protobuf keeps unwinding results (text has no field for them)', () => {
+    const sample = {
+      eventType: 'cpu-clock',
+      timeNs: 9,
+      eventCount: 1,
+      threadId: 3,
+      threadName: 't',
+      frames: [{ vaddrInFile: 'ff', file: '/x.so', symbol: 'f' }],
+      unwindingError: 'ERROR_NOT_ENOUGH_STACK',
+    }
+    const decoded = parseReportSampleProtobuf(encodeReportSampleProtobuf({ samples: [sample] }))
+    expect(decoded.samples).toEqual([sample])
+  })
+
   test('a sample without frames is refused', () => {
     const report = {
       samples: [{ eventType: 'x', timeNs: 1, threadId: 1, threadName: '', frames: [] }],
@@ -95,11 +110,20 @@ const symbolArb = fc.oneof(
   ),
   fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !/[\r\n]/.test(s) && s.trim() === s),
 )
-const frameArb: fc.Arbitrary<SimpleperfFrame> = fc.record({
-  vaddrInFile: hex,
-  file: pathArb,
-  symbol: symbolArb,
-})
+const frameArb: fc.Arbitrary<SimpleperfFrame> = fc.record(
+  {
+    vaddrInFile: hex,
+    file: pathArb,
+    symbol: symbolArb,
+    executionType: fc.constantFrom<SimpleperfExecutionType[]>(
+      'native_method',
+      'interpreted_jvm_method',
+      'jit_jvm_method',
+      'art_method',
+    ),
+  },
+  { requiredKeys: ['vaddrInFile', 'file', 'symbol'] },
+)
 const sampleArb: fc.Arbitrary<SimpleperfSample> = fc.record({
   eventType: fc.constantFrom('task-clock', 'cpu-clock', 'cpu-cycles'),
   timeNs: fc.nat({ max: Number.MAX_SAFE_INTEGER }),
@@ -150,7 +174,8 @@ describe('round trips (fast-check)', () => {
   test('text: format → parse is the identity on reports', () => {
     fc.assert(
       fc.property(reportArb, (report) => {
-        const parsed = parseReportSampleText(formatReportSampleText(report))
+        const text = formatReportSampleText(report, { showExecutionType: true })
+        const parsed = parseReportSampleText(text)
         expect(parsed.samples).toEqual(report.samples)
         expect(parsed.contextSwitches).toEqual(report.contextSwitches)
         expect(parsed.lost).toEqual(report.lost)
@@ -163,8 +188,10 @@ describe('round trips (fast-check)', () => {
   test('text: format → parse → format is byte-stable', () => {
     fc.assert(
       fc.property(reportArb, (report) => {
-        const text = formatReportSampleText(report)
-        expect(formatReportSampleText(parseReportSampleText(text))).toBe(text)
+        const text = formatReportSampleText(report, { showExecutionType: true })
+        expect(
+          formatReportSampleText(parseReportSampleText(text), { showExecutionType: true }),
+        ).toBe(text)
       }),
       { numRuns: 100 },
     )
@@ -187,7 +214,9 @@ describe('round trips (fast-check)', () => {
     fc.assert(
       fc.property(reportArb, (report) => {
         const viaProto = parseReportSampleProtobuf(encodeReportSampleProtobuf(report))
-        const viaText = parseReportSampleText(formatReportSampleText(viaProto))
+        const viaText = parseReportSampleText(
+          formatReportSampleText(viaProto, { showExecutionType: true }),
+        )
         expect(viaText.samples).toEqual(viaProto.samples)
       }),
       { numRuns: 80 },
