@@ -18,7 +18,7 @@ export type {
   RegressionWindow,
   RegressionWindowResult,
 } from './regression.js'
-export { attributeRegression } from './regression.js'
+export { attributeRegression, regressionWindowOf } from './regression.js'
 export type {
   SamplingAttribution,
   SamplingDetail,

@@ -172,3 +172,21 @@ export function attributeRegression(
 function testsOf(windows: readonly RegressionWindow[]): string[] {
   return [...new Set(windows.map((w) => w.label.replace(/\s*#\d+$/, '')))]
 }
+
+/**
+ * A regression window from one window's per-method figures: the methods' local time (CPU time
+ * from sampling, wall time inside the call from interval attribution) as the regressors.
+ */
+export function regressionWindowOf(
+  label: string,
+  netEnergyJ: number,
+  methods: readonly Pick<MethodEnergy, 'method' | 'localTimeS'>[],
+): RegressionWindow {
+  const cpuTimeS: Record<string, number> = {}
+  for (const m of methods) {
+    if (m.localTimeS !== undefined && m.localTimeS > 0) {
+      cpuTimeS[m.method] = (cpuTimeS[m.method] ?? 0) + m.localTimeS
+    }
+  }
+  return { label, energyJ: netEnergyJ, cpuTimeS }
+}

@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'vitest'
 import { AttributionErrors } from '../../src/attribution/errors.js'
-import { attributeRegression, type RegressionWindow } from '../../src/attribution/regression.js'
+import {
+  attributeRegression,
+  regressionWindowOf,
+  type RegressionWindow,
+} from '../../src/attribution/regression.js'
 import { mulberry32 } from '../../src/stats/index.js'
 import type { EnergyError } from '../../src/model/errors.js'
 
@@ -63,6 +67,16 @@ describe('regression attribution (vLens §3.2.2)', () => {
       expect(e.code).toBe(AttributionErrors.RANK_DEFICIENT)
       expect(e.hint).toContain('login')
     }
+  })
+
+  test('windows can be built from per-method local times', () => {
+    const w = regressionWindowOf('login #2', 1.5, [
+      { method: 'a', localTimeS: 0.2 },
+      { method: 'b', localTimeS: 0 },
+      { method: 'a', localTimeS: 0.1 },
+      { method: 'c' },
+    ])
+    expect(w).toEqual({ label: 'login #2', energyJ: 1.5, cpuTimeS: { a: expect.closeTo(0.3, 12) } })
   })
 
   test('rejects non-finite energies and negative CPU times', () => {
