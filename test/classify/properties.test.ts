@@ -1,7 +1,15 @@
 /** Invariants of the classifier on random spectra. */
-import { expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import fc from 'fast-check'
-import { classify, PRESETS, testSpectrum, type TestSpectrum } from '../../src/classify/index.js'
+import {
+  classify,
+  parseKnowledgeBase,
+  parseSpectrumInput,
+  PRESETS,
+  testSpectrum,
+  type TestSpectrum,
+} from '../../src/classify/index.js'
+import { isEnergyError } from '../../src/model/index.js'
 
 const METHODS = ['a.B.m1', 'a.B.m2', 'a.C.m3', 'd.E.m4', 'd.E.m5', 'F.m6']
 
@@ -55,4 +63,49 @@ test('counts partition the tests, and colours follow the counts (property)', () 
       ).toBe(true)
     }),
   )
+})
+
+describe('parsers never crash on arbitrary input', () => {
+  const onlyEnergyErrors = (fn: () => unknown) => {
+    try {
+      fn()
+    } catch (error) {
+      expect(isEnergyError(error), String(error)).toBe(true)
+    }
+  }
+  test('parseSpectrumInput: any JSON value, and near-miss spectra (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (json) => onlyEnergyErrors(() => parseSpectrumInput(json))),
+    )
+    const nearMiss = fc.record(
+      {
+        tests: fc.array(
+          fc.record(
+            {
+              id: fc.oneof(fc.string(), fc.integer()),
+              energyJ: fc.jsonValue(),
+              durationS: fc.jsonValue(),
+              methods: fc.oneof(fc.array(fc.oneof(fc.string(), fc.jsonValue())), fc.jsonValue()),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        knowledgeBase: fc.jsonValue(),
+        excessive: fc.jsonValue(),
+      },
+      { requiredKeys: ['tests'] },
+    )
+    fc.assert(fc.property(nearMiss, (json) => onlyEnergyErrors(() => parseSpectrumInput(json))))
+  })
+  test('parseKnowledgeBase: any text (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+        ),
+        (text) => onlyEnergyErrors(() => parseKnowledgeBase(text)),
+      ),
+    )
+  })
 })

@@ -90,3 +90,34 @@ describe('robust regression (bisquare IRLS)', () => {
     )
   })
 })
+
+test('arbitrary designs either fit with finite coefficients or throw an EnergyError (property)', () => {
+  fc.assert(
+    fc.property(
+      fc
+        .integer({ min: 1, max: 4 })
+        .chain((p) =>
+          fc.tuple(
+            fc.array(fc.array(fc.integer({ min: -3, max: 3 }), { minLength: p, maxLength: p }), {
+              minLength: 1,
+              maxLength: 12,
+            }),
+            fc.array(fc.double({ min: -1e3, max: 1e3, noNaN: true }), {
+              minLength: 12,
+              maxLength: 12,
+            }),
+          ),
+        ),
+      ([X, ys]) => {
+        const y = ys.slice(0, X.length)
+        try {
+          const fit = robustRegression(X, y)
+          for (const b of fit.coefficients) expect(Number.isFinite(b)).toBe(true)
+          for (const w of fit.weights) expect(w >= 0 && w <= 1).toBe(true)
+        } catch (error) {
+          expect(isEnergyError(error), String(error)).toBe(true)
+        }
+      },
+    ),
+  )
+})
