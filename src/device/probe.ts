@@ -18,11 +18,13 @@ import {
   type DumpsysBatteryState,
   type PowerStatsChannel,
 } from '../formats/dumpsys/index.js'
+import { decodePowerTrace, formatPerfettoTextConfig } from '../formats/perfetto/index.js'
 import { parseSysfsInt, type CurrentConvention } from '../formats/sysfs/index.js'
 import { EnergyError, isEnergyError } from '../model/index.js'
 import type { AdbDevice } from './client.js'
 import { DeviceErrors } from './errors.js'
 import { quoteShellArg, shell, shellScript, type ShellResult } from './shell.js'
+import { pull, statFile } from './transfer.js'
 
 /** Where an answer came from: the command and the output line (absent when nothing matched). */
 export interface Evidence {
@@ -35,6 +37,8 @@ export interface Evidence {
 /** ODPM (on-device power monitor) rails, readable through `dumpsys powerstats`. */
 export interface OdpmCapability {
   readonly available: boolean
+  /** Where the rails were seen: the framework's channel list, or a short Perfetto session. */
+  readonly via?: 'dumpsys-powerstats' | 'perfetto'
   /** Rail (channel) names, e.g. `S10M_VDD_TPU`. */
   readonly rails: ReadonlyArray<{
     readonly id: number
@@ -116,6 +120,12 @@ export interface Capabilities {
 export interface ProbeOptions {
   /** Package name of the app under test. */
   readonly app?: string
+  /**
+   * When `dumpsys powerstats` lists no channels (Android 11 and older Pixels with ODPM), record a
+   * one-second Perfetto `android.power` session and look for rail descriptors. Costs ~2 s.
+   * @default true
+   */
+  readonly perfettoRails?: boolean
 }
 
 export async function probeCapabilities(
@@ -133,15 +143,21 @@ export async function probeCapabilities(
   const sdk = prop('ro.build.version.sdk')
   const sdkLevel = /^\d+$/.test(sdk.value) ? Number(sdk.value) : 0
   const charging = await probeCharging(device)
+  const perfetto = await probeTool(device, '/system/bin/perfetto')
+  let odpm = await probeOdpm(device)
+  if (!odpm.available && perfetto.available && options.perfettoRails !== false) {
+    const viaPerfetto = await probePerfettoRails(device)
+    odpm = { ...viaPerfetto, evidence: [...odpm.evidence, ...viaPerfetto.evidence] }
+  }
   const capabilities: Capabilities = {
     serial: device.serial,
     model: model.value,
     manufacturer: manufacturer.value,
     sdk: sdkLevel,
-    odpm: await probeOdpm(device),
+    odpm,
     fuelGauge: await probeFuelGauge(device, charging),
     charging,
-    perfetto: await probeTool(device, '/system/bin/perfetto'),
+    perfetto,
     simpleperf: await probeTool(device, '/system/bin/simpleperf'),
     evidence: [model, manufacturer, sdk].map((p) => evidence(props, p.line)),
   }
@@ -167,6 +183,7 @@ async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
     findLine(result.stdout, new RegExp(`ChannelId: ${c.id}, ChannelName: `))
   return {
     available: rails.length > 0,
+    ...(rails.length > 0 ? { via: 'dumpsys-powerstats' as const } : {}),
     rails: rails.map(({ id, name, subsystem }) => ({ id, name, subsystem })),
     evidence:
       rails.length > 0
@@ -179,6 +196,79 @@ async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
                 : firstLine(result.stdout),
             ),
           ],
+  }
+}
+
+/** Where perfetto may write on user builds (SELinux forbids /data/local/tmp since Android 12). */
+const PERFETTO_PROBE_TRACE = '/data/misc/perfetto-traces/vitest-energy-probe.pftrace'
+
+/**
+ * A one-second `android.power` session with `collect_power_rails: true`: devices with ODPM write
+ * `power_rails.rail_descriptor` packets. The config goes through stdin (`-c -`), the only way
+ * perfetto accepts one from the shell user on Android 12+.
+ */
+async function probePerfettoRails(device: AdbDevice): Promise<OdpmCapability> {
+  const config = formatPerfettoTextConfig({
+    buffers: [{ sizeKb: 1024, fillPolicy: 'RING_BUFFER', unknownFields: [] }],
+    dataSources: [
+      {
+        name: 'android.power',
+        androidPowerConfig: {
+          batteryPollMs: 250,
+          batteryCounters: [],
+          collectPowerRails: true,
+          unknownFields: [],
+        },
+        unknownFields: [],
+        dataSourceUnknownFields: [],
+      },
+    ],
+    durationMs: 1000,
+    unknownFields: [],
+  })
+  const trace = quoteShellArg(PERFETTO_PROBE_TRACE)
+  const result = await shellScript(
+    device,
+    `rm -f ${trace}; echo ${quoteShellArg(config)} | perfetto --txt -c - -o ${trace} 2>&1`,
+  )
+  const command = `perfetto --txt -c - -o ${PERFETTO_PROBE_TRACE} (android.power, collect_power_rails)`
+  const failed = (line: string | undefined): OdpmCapability => ({
+    available: false,
+    rails: [],
+    evidence: [
+      {
+        command,
+        ...(line === undefined ? {} : { line }),
+        ...(result.exitCode === 0 ? {} : { exitCode: result.exitCode }),
+      },
+    ],
+  })
+  if (result.exitCode !== 0 || (await statFile(device, PERFETTO_PROBE_TRACE)) === undefined) {
+    return failed(lastLine(result.stdout) ?? 'no trace file written')
+  }
+  let decoded
+  try {
+    decoded = decodePowerTrace(await pull(device, PERFETTO_PROBE_TRACE))
+  } catch (error) {
+    if (!isEnergyError(error)) throw error
+    return failed(error.message.split('\n')[0])
+  } finally {
+    await shell(device, ['rm', '-f', PERFETTO_PROBE_TRACE]).catch(() => undefined)
+  }
+  const rails = decoded.railDescriptors.map((d) => ({
+    id: d.index,
+    name: d.railName,
+    subsystem: d.subsystem,
+  }))
+  if (rails.length === 0) return failed('the trace has no power_rails rail_descriptor packets')
+  return {
+    available: true,
+    via: 'perfetto',
+    rails,
+    evidence: rails.slice(0, 3).map((r) => ({
+      command,
+      line: `rail_descriptor { index: ${r.id} rail_name: "${r.name}" subsys_name: "${r.subsystem}" }`,
+    })),
   }
 }
 
@@ -432,6 +522,14 @@ function findLine(text: string, pattern: RegExp): string | undefined {
     .split('\n')
     .find((l) => pattern.test(l.replace(/\r$/, '')))
     ?.replace(/\r$/, '')
+}
+
+function lastLine(text: string): string | undefined {
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .at(-1)
+    ?.trim()
 }
 
 function firstLine(text: string): string | undefined {

@@ -19,6 +19,7 @@ import { probeCapabilities } from '../../src/device/probe.js'
 import { quoteShellArg, shell, shellScript, shellStream } from '../../src/device/shell.js'
 import { pull, pullToFile, push, statFile } from '../../src/device/transfer.js'
 import { isEnergyError } from '../../src/model/index.js'
+import { encodePowerTrace } from '../../src/formats/perfetto/index.js'
 import { startAdbServer, type AdbServer } from '../../src/virtual-device/adb/index.js'
 import type { ShellCommand, VirtualDeviceHandle } from '../../src/virtual-device/contract.js'
 import { createDevice } from '../../src/virtual-device/device.js'
@@ -382,6 +383,66 @@ describe('capability probe', () => {
       expect(caps.app).toMatchObject({ debuggable: false, profileable: 'unknown' })
     } finally {
       server.removeDevice('vdev-probe2')
+    }
+  })
+
+  test('no channel list but perfetto android.power writes rail descriptors (Android 11 Pixel)', async () => {
+    const dev = createDevice({ serial: 'vdev-a11', props: { 'ro.build.version.sdk': '30' } })
+    equip(dev, {
+      battery: fixture('dumpsys-battery-unplugged.txt'),
+      currentNow: '-300000',
+      status: 'Discharging',
+      packages: fixture('dumpsys-package-release.txt'),
+    })
+    // Android 11 has no powerstats service; its perfetto writes power_rails packets (encoded here
+    // with the formats writer, the same packets traced_probes writes).
+    dev.commands.set('dumpsys', ({ argv, io }) => {
+      if (argv[1] === 'powerstats') {
+        io.write("Can't find service: powerstats\n")
+        return 0
+      }
+      if (argv[1] === 'battery') io.write(fixture('dumpsys-battery-unplugged.txt'))
+      return 0
+    })
+    const configs: string[] = []
+    dev.commands.set('perfetto', ({ argv, stdin, device }) => {
+      configs.push(new TextDecoder().decode(stdin))
+      const out = argv[argv.indexOf('-o') + 1]!
+      const rail = (name: string, subsystem: string) => ({
+        kind: 'cumulative' as const,
+        rail: name,
+        subsystem,
+        source: 'odpm',
+        clock: 'boottime' as const,
+        readings: [
+          { tNs: 5e9, energyJ: 10 },
+          { tNs: 5.25e9, energyJ: 10.1 },
+        ],
+      })
+      device.fs.mkdirp('/data/misc/perfetto-traces')
+      const dir = device.fs.stat('/data/misc/perfetto-traces')
+      if (dir?.kind === 'dir') dir.mode = 0o1777 // shell may write and delete there, as on a phone
+      device.fs.writeFile(
+        out,
+        encodePowerTrace({
+          rails: [rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)'), rail('VSYS_PWR_DISPLAY', 'Display')],
+        }),
+      )
+      return 0
+    })
+    server.addDevice(dev)
+    try {
+      const caps = await probeCapabilities(adb.device('vdev-a11'))
+      expect(caps.odpm).toMatchObject({ available: true, via: 'perfetto' })
+      expect(caps.odpm.rails.map((r) => r.name)).toEqual(['S4M_VDD_CPUCL0', 'VSYS_PWR_DISPLAY'])
+      expect(caps.odpm.evidence[0]?.line).toMatch(/Can't find service: powerstats/)
+      expect(caps.odpm.evidence[1]?.line).toContain('rail_name: "S4M_VDD_CPUCL0"')
+      expect(configs[0]).toMatch(/collect_power_rails: true/)
+      expect(dev.fs.stat('/data/misc/perfetto-traces/vitest-energy-probe.pftrace')).toBeUndefined()
+      const skipped = await probeCapabilities(adb.device('vdev-a11'), { perfettoRails: false })
+      expect(skipped.odpm.available).toBe(false)
+    } finally {
+      server.removeDevice('vdev-a11')
     }
   })
 
