@@ -72,7 +72,7 @@ export function robustRegression(
   let beta = weightedLeastSquares(X, y, new Array<number>(n).fill(1), names)
   let residuals = residualsOf(X, y, beta)
   let scale = madScale(residuals)
-  const yScale = Math.max(1, ...y.map(Math.abs))
+  const yScale = y.reduce((m, v) => Math.max(m, Math.abs(v)), 1)
   let weights = new Array<number>(n).fill(1)
   let iterations = 0
   let converged = false
@@ -156,7 +156,7 @@ function checkRank(X: readonly (readonly number[])[], names: readonly string[]):
   const dependent: string[] = []
   for (let j = 0; j < p; j++) {
     const v = X.map((row) => row[j] ?? 0)
-    const norm0 = Math.hypot(...v)
+    const norm0 = norm2(v)
     if (norm0 === 0) {
       neverVary.push(names[j] ?? `x${j}`)
       continue
@@ -166,7 +166,7 @@ function checkRank(X: readonly (readonly number[])[], names: readonly string[]):
       for (let i = 0; i < n; i++) dot += (q[i] ?? 0) * (v[i] ?? 0)
       for (let i = 0; i < n; i++) v[i] = (v[i] ?? 0) - dot * (q[i] ?? 0)
     }
-    const norm = Math.hypot(...v)
+    const norm = norm2(v)
     if (norm <= RANK_TOL * norm0) {
       dependent.push(names[j] ?? `x${j}`)
       continue
@@ -188,6 +188,16 @@ function checkRank(X: readonly (readonly number[])[], names: readonly string[]):
       columns: p,
     },
   })
+}
+
+/** Euclidean norm without spreading (rows can outnumber the engine's argument limit). */
+function norm2(v: readonly number[]): number {
+  let scale = 0
+  for (const x of v) scale = Math.max(scale, Math.abs(x))
+  if (scale === 0) return 0
+  let sum = 0
+  for (const x of v) sum += (x / scale) ** 2
+  return scale * Math.sqrt(sum)
 }
 
 function residualsOf(
