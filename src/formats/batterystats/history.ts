@@ -135,20 +135,9 @@ export function formatHistoryTime(ms: number): string {
 
 /** Splits at spaces outside double quotes (tags such as wake lock names contain spaces). */
 function splitTokens(text: string): string[] {
-  const out: string[] = []
-  let cur = ''
-  let quoted = false
-  for (const ch of text) {
-    if (ch === '"') quoted = !quoted
-    if (ch === ' ' && !quoted) {
-      if (cur !== '') out.push(cur)
-      cur = ''
-    } else {
-      cur += ch
-    }
-  }
-  if (cur !== '') out.push(cur)
-  return out
+  // runs of non-space characters, where a double-quoted part may contain spaces (and an unclosed
+  // quote runs to the end of the line, as a truncated line would)
+  return text.match(/(?:[^ "]+|"[^"]*"?)+/g) ?? []
 }
 
 function parseToken(text: string): HistoryToken {

@@ -111,10 +111,6 @@ export function historyTimeline(history: BatteryHistory): HistoryTimeline {
     if (open.has(key)) return
     open.set(key, { ...o, seq: seq++ })
   }
-  const closeMatching = (prefix: string, tNs: number): void => {
-    for (const key of [...open.keys()])
-      if (key === prefix || key.startsWith(`${prefix}\u0000`)) close(key, tNs)
-  }
 
   let timeReversals = 0
   let lastT = Number.NEGATIVE_INFINITY
@@ -135,7 +131,7 @@ export function historyTimeline(history: BatteryHistory): HistoryTimeline {
       if (tok.kind === 'flag') {
         const key = `f:${tok.name}`
         if (tok.on) openState(key, { name: tok.name, startNs: t })
-        else closeMatching(key, t)
+        else close(key, t)
       } else if (tok.kind === 'tagged') {
         if (tok.name === 'wake_lock') {
           const key = 'f:wake_lock'
