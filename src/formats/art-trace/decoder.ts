@@ -378,53 +378,22 @@ export class ArtTraceDecoder {
     return -1
   }
 
-  /** The hot loop for non-streaming data; returns the position of the first incomplete record. */
+  /** Non-streaming data: whole records from `start`; returns the first incomplete one. */
   private legacyRecords(b: Uint8Array, start: number): number {
-    const visit = this.visit
     const size = this.recordSize
-    const len = b.byteLength
-    const clock = this.clock
-    const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
-    let p = start
-    let n = 0
-    if (this.version === 1) {
-      const cpu = clock === 'thread-cpu'
-      for (; p + 9 <= len; p += 9) {
-        const v = dv.getUint32(p + 1, true)
-        const t = dv.getUint32(p + 5, true)
-        const a = v & 3
-        if (a === 3) throw badAction(this.baseOffset + p)
-        if (cpu) visit(dv.getUint8(p), v - a, a, t, -1)
-        else visit(dv.getUint8(p), v - a, a, -1, t)
-        n++
-      }
-    } else if (clock === 'dual') {
-      for (; p + size <= len; p += size) {
-        const v = dv.getUint32(p + 2, true)
-        const a = v & 3
-        if (a === 3) throw badAction(this.baseOffset + p)
-        visit(
-          dv.getUint16(p, true),
-          v - a,
-          a,
-          dv.getUint32(p + 6, true),
-          dv.getUint32(p + 10, true),
-        )
-        n++
-      }
-    } else {
-      const cpu = clock === 'thread-cpu'
-      for (; p + size <= len; p += size) {
-        const v = dv.getUint32(p + 2, true)
-        const t = dv.getUint32(p + 6, true)
-        const a = v & 3
-        if (a === 3) throw badAction(this.baseOffset + p)
-        if (cpu) visit(dv.getUint16(p, true), v - a, a, t, -1)
-        else visit(dv.getUint16(p, true), v - a, a, -1, t)
-        n++
-      }
-    }
-    this.recordCount += n
+    const cpu = this.clock === 'thread-cpu'
+    const layout =
+      this.version === 1
+        ? cpu
+          ? Layout.V1Cpu
+          : Layout.V1Wall
+        : this.clock === 'dual'
+          ? Layout.Dual
+          : cpu
+            ? Layout.SingleCpu
+            : Layout.SingleWall
+    const p = decodeRecords(b, start, size, layout, this.visit, this.baseOffset)
+    this.recordCount += (p - start) / size
     this.needBytes = size
     return p
   }
@@ -552,6 +521,51 @@ export class ArtTraceDecoder {
 
 export const OVERFLOW_WARNING =
   'data-file-overflow=true: the trace buffer filled before tracing stopped; the end of the window is missing (increase the buffer with `am profile start --buffer-size`? or use --streaming)'
+
+/** Record layouts of the hot loop. */
+const enum Layout {
+  V1Wall,
+  V1Cpu,
+  Dual,
+  SingleCpu,
+  SingleWall,
+}
+
+/** The hot loop, outside the class so V8 keeps one optimised copy across chunks. */
+function decodeRecords(
+  b: Uint8Array,
+  start: number,
+  size: number,
+  layout: Layout,
+  visit: ArtRecordVisitor,
+  baseOffset: number,
+): number {
+  const len = b.byteLength
+  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+  let p = start
+  if (layout === Layout.Dual) {
+    for (; p + size <= len; p += size) {
+      const v = dv.getUint32(p + 2, true)
+      const a = v & 3
+      if (a === 3) throw badAction(baseOffset + p)
+      visit(dv.getUint16(p, true), v - a, a, dv.getUint32(p + 6, true), dv.getUint32(p + 10, true))
+    }
+    return p
+  }
+  const v1 = layout === Layout.V1Wall || layout === Layout.V1Cpu
+  const tidBytes = v1 ? 1 : 2
+  const cpu = layout === Layout.V1Cpu || layout === Layout.SingleCpu
+  for (; p + size <= len; p += size) {
+    const v = dv.getUint32(p + tidBytes, true)
+    const t = dv.getUint32(p + tidBytes + 4, true)
+    const a = v & 3
+    if (a === 3) throw badAction(baseOffset + p)
+    const tid = v1 ? dv.getUint8(p) : dv.getUint16(p, true)
+    if (cpu) visit(tid, v - a, a, t, -1)
+    else visit(tid, v - a, a, -1, t)
+  }
+  return p
+}
 
 /** Runs the decoder over a whole file or a sequence of chunks. */
 export function forEachRecord(

@@ -15,7 +15,13 @@ import { EnergyError } from '../../model/index.js'
 import { ArtTraceDecoder, type ArtRecordVisitor } from './decoder.js'
 import { ArtTraceErrors } from './errors.js'
 import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './types.js'
-import { ACTION_ENTER, ACTION_EXIT, ACTION_UNWIND } from './types.js'
+
+// Local copies: imported bindings can cost a getter call per use under some loaders (tsx/CJS).
+const ACTION_ENTER = 0
+const ACTION_EXIT = 1
+const ACTION_UNWIND = 2
+/** Method ids below this (ART: index << 2) use a direct lookup table instead of hashing. */
+const DIRECT_IDS = 1 << 22
 
 /** One method's line of the summary. Times are µs; a clock the file lacks is `null`. */
 export interface ArtMethodSummary {
@@ -57,12 +63,17 @@ class ThreadState {
   entryCpu = new Float64Array(64)
   entryWall = new Float64Array(64)
   recursive = new Uint8Array(64)
-  lastCpu = 0
-  lastWall = 0
-  rawCpu = -1
-  rawWall = -1
-  offCpu = 0
-  offWall = 0
+  /** How many frames of each method slot are on this thread's stack. */
+  onStack = new Uint32Array(256)
+  /** [raw cpu, raw wall, cpu wrap offset, wall wrap offset, last cpu, last wall], µs. */
+  readonly clk = new Float64Array(6)
+
+  countSlots(n: number): void {
+    if (n <= this.onStack.length) return
+    const next = new Uint32Array(Math.max(n, this.onStack.length * 2))
+    next.set(this.onStack)
+    this.onStack = next
+  }
 
   grow(): void {
     const n = this.methods.length * 2
@@ -89,6 +100,9 @@ export class ArtTraceSummarizer {
   private keys = new Uint32Array(1024)
   private slots = new Int32Array(1024).fill(-1)
   private ids: number[] = []
+  /** Slot + 1 by `id >>> 2` for small ids; 0 = not seen. */
+  private direct = new Int32Array(0)
+  private hashed = 0
   private calls = new Float64Array(256)
   private inclCpu = new Float64Array(256)
   private exclCpu = new Float64Array(256)
@@ -110,6 +124,30 @@ export class ArtTraceSummarizer {
   }
 
   private slotOf(id: number): number {
+    if (id < DIRECT_IDS) {
+      const i = id >>> 2
+      const known = i < this.direct.length ? (this.direct[i] ?? 0) : 0
+      if (known > 0) return known - 1
+      const slot = this.newSlot(id)
+      if (i >= this.direct.length) {
+        const next = new Int32Array(Math.min(DIRECT_IDS >>> 2, Math.max(1024, (i + 1) * 2)))
+        next.set(this.direct)
+        this.direct = next
+      }
+      this.direct[i] = slot + 1
+      return slot
+    }
+    return this.hashedSlot(id)
+  }
+
+  private newSlot(id: number): number {
+    const slot = this.ids.length
+    this.ids.push(id)
+    if (slot >= this.calls.length) this.growSlots()
+    return slot
+  }
+
+  private hashedSlot(id: number): number {
     const mask = this.keys.length - 1
     let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
     for (;;) {
@@ -118,12 +156,11 @@ export class ArtTraceSummarizer {
       if (this.keys[h] === id) return slot
       h = (h + 1) & mask
     }
-    const slot = this.ids.length
-    this.ids.push(id)
+    const slot = this.newSlot(id)
     this.keys[h] = id
     this.slots[h] = slot
-    if (slot >= this.calls.length) this.growSlots()
-    if (this.ids.length * 2 > this.keys.length) this.rehash()
+    this.hashed++
+    if (this.hashed * 2 > this.keys.length) this.rehash()
     return slot
   }
 
@@ -147,6 +184,7 @@ export class ArtTraceSummarizer {
     this.slots = new Int32Array(n).fill(-1)
     const mask = n - 1
     this.ids.forEach((id, slot) => {
+      if (id < DIRECT_IDS) return
       let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
       while ((this.slots[h] ?? -1) >= 0) h = (h + 1) & mask
       this.keys[h] = id
@@ -164,78 +202,74 @@ export class ArtTraceSummarizer {
     let st = this.threads[tid]
     if (st === undefined) {
       st = new ThreadState()
-      st.rawCpu = rawCpu
-      st.rawWall = rawWall
-      st.lastCpu = rawCpu
-      st.lastWall = rawWall
+      st.clk[0] = rawCpu
+      st.clk[1] = rawWall
+      st.clk[4] = rawCpu
+      st.clk[5] = rawWall
       this.threads[tid] = st
     }
+    const clk = st.clk
     // Monotonic unwrapping of the 32-bit µs counters, per thread.
-    let cpu = rawCpu + st.offCpu
-    if (rawCpu < st.rawCpu && st.rawCpu - rawCpu > HALF_WRAP) {
-      st.offCpu += WRAP
-      cpu += WRAP
-    }
-    st.rawCpu = rawCpu
-    if (cpu < st.lastCpu) {
-      cpu = st.lastCpu
+    const prevRawCpu = clk[0] ?? 0
+    const prevRawWall = clk[1] ?? 0
+    if (rawCpu < prevRawCpu && prevRawCpu - rawCpu > HALF_WRAP) clk[2] = (clk[2] ?? 0) + WRAP
+    if (rawWall < prevRawWall && prevRawWall - rawWall > HALF_WRAP) clk[3] = (clk[3] ?? 0) + WRAP
+    clk[0] = rawCpu
+    clk[1] = rawWall
+    const lastCpu = clk[4] ?? 0
+    const lastWall = clk[5] ?? 0
+    let cpu = rawCpu + (clk[2] ?? 0)
+    let wall = rawWall + (clk[3] ?? 0)
+    if (cpu < lastCpu) {
+      cpu = lastCpu
       this.backwardSteps++
     }
-    let wall = rawWall + st.offWall
-    if (rawWall < st.rawWall && st.rawWall - rawWall > HALF_WRAP) {
-      st.offWall += WRAP
-      wall += WRAP
-    }
-    st.rawWall = rawWall
-    if (wall < st.lastWall) {
-      wall = st.lastWall
+    if (wall < lastWall) {
+      wall = lastWall
       this.backwardSteps++
     }
+    clk[4] = cpu
+    clk[5] = wall
     const m = this.slotOf(methodId)
     if (action === ACTION_ENTER) {
       const top = st.top
       if (top > 0) {
         const caller = st.methods[top - 1] ?? 0
-        this.exclCpu[caller] = (this.exclCpu[caller] ?? 0) + (cpu - st.lastCpu)
-        this.exclWall[caller] = (this.exclWall[caller] ?? 0) + (wall - st.lastWall)
+        this.exclCpu[caller] = (this.exclCpu[caller] ?? 0) + (cpu - lastCpu)
+        this.exclWall[caller] = (this.exclWall[caller] ?? 0) + (wall - lastWall)
       }
-      let rec = 0
-      const methods = st.methods
-      for (let i = 0; i < top; i++) {
-        if (methods[i] === m) {
-          rec = 1
-          break
-        }
-      }
+      if (m >= st.onStack.length) st.countSlots(this.ids.length)
+      const seen = st.onStack[m] ?? 0
+      st.onStack[m] = seen + 1
       if (top === st.methods.length) st.grow()
       st.methods[top] = m
       st.entryCpu[top] = cpu
       st.entryWall[top] = wall
-      st.recursive[top] = rec
+      st.recursive[top] = seen > 0 ? 1 : 0
       st.top = top + 1
-    } else if (action === ACTION_EXIT || action === ACTION_UNWIND) {
-      let entryCpu = 0
-      let entryWall = 0
-      let rec = 0
-      if (st.top > 0) {
-        const top = st.top - 1
-        const onStack = st.methods[top] ?? -1
-        if (onStack !== m) throw this.mismatch(tid, methodId, onStack)
-        entryCpu = st.entryCpu[top] ?? 0
-        entryWall = st.entryWall[top] ?? 0
-        rec = st.recursive[top] ?? 0
-        st.top = top
-      }
-      if (rec === 0) {
-        this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (cpu - entryCpu)
-        this.inclWall[m] = (this.inclWall[m] ?? 0) + (wall - entryWall)
-      }
-      this.calls[m] = (this.calls[m] ?? 0) + 1
-      this.exclCpu[m] = (this.exclCpu[m] ?? 0) + (cpu - st.lastCpu)
-      this.exclWall[m] = (this.exclWall[m] ?? 0) + (wall - st.lastWall)
+      return
     }
-    st.lastCpu = cpu
-    st.lastWall = wall
+    if (action !== ACTION_EXIT && action !== ACTION_UNWIND) return
+    let entryCpu = 0
+    let entryWall = 0
+    let rec = 0
+    if (st.top > 0) {
+      const top = st.top - 1
+      const onStack = st.methods[top] ?? -1
+      if (onStack !== m) throw this.mismatch(tid, methodId, onStack)
+      entryCpu = st.entryCpu[top] ?? 0
+      entryWall = st.entryWall[top] ?? 0
+      rec = st.recursive[top] ?? 0
+      st.onStack[m] = (st.onStack[m] ?? 1) - 1
+      st.top = top
+    }
+    if (rec === 0) {
+      this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (cpu - entryCpu)
+      this.inclWall[m] = (this.inclWall[m] ?? 0) + (wall - entryWall)
+    }
+    this.calls[m] = (this.calls[m] ?? 0) + 1
+    this.exclCpu[m] = (this.exclCpu[m] ?? 0) + (cpu - lastCpu)
+    this.exclWall[m] = (this.exclWall[m] ?? 0) + (wall - lastWall)
   }
 
   private mismatch(tid: number, methodId: number, onStackSlot: number): EnergyError {
@@ -258,10 +292,11 @@ export class ArtTraceSummarizer {
       for (let i = 0; i < st.top; i++) {
         const m = st.methods[i] ?? 0
         if ((st.recursive[i] ?? 0) === 0) {
-          this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (st.lastCpu - (st.entryCpu[i] ?? 0))
-          this.inclWall[m] = (this.inclWall[m] ?? 0) + (st.lastWall - (st.entryWall[i] ?? 0))
+          this.inclCpu[m] = (this.inclCpu[m] ?? 0) + ((st.clk[4] ?? 0) - (st.entryCpu[i] ?? 0))
+          this.inclWall[m] = (this.inclWall[m] ?? 0) + ((st.clk[5] ?? 0) - (st.entryWall[i] ?? 0))
         }
         this.calls[m] = (this.calls[m] ?? 0) + 1
+        st.onStack[m] = 0
       }
       st.top = 0
     }

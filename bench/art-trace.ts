@@ -1,0 +1,217 @@
+/**
+ * `npm run bench:art-trace [-- --quick]`: ART method trace throughput.
+ *
+ * 1. Generates a ≥ 500 MB dual-clock trace (--quick: ~20 MB) into a temp file with
+ *    `ArtTraceEncoder` and reports records/s.
+ * 2. Reads it back in a child process (so peak RSS is the reader's own): decode-only records/s
+ *    with a no-op visitor, then the dmtracedump-style summary in one streaming pass, with
+ *    `process.resourceUsage().maxRSS`.
+ * 3. Runs the Debian `dmtracedump` and our summary on the same 2 M-record (~28 MB) file
+ *    (--quick: 200 k) and prints the time ratio.
+ * Targets: ≥ 25 M records/s decode on one core, peak RSS ≤ 256 MB, ≥ 100× faster than dmtracedump.
+ * Temp files are deleted at the end. Figures are what this machine measured, good or bad.
+ */
+import { spawnSync } from 'node:child_process'
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import {
+  ArtTraceDecoder,
+  ArtTraceEncoder,
+  ArtTraceSummarizer,
+} from '../src/formats/art-trace/index.js'
+
+const DMTRACEDUMP = '/usr/bin/dmtracedump'
+const METHODS = 2000
+const THREADS = 4
+const MAX_DEPTH = 40
+const CHUNK = 1 << 20
+
+/** Writes a well-nested random dual-clock trace of exactly `records` records. */
+function generate(file: string, records: number): { seconds: number; bytes: number } {
+  const fd = openSync(file, 'w')
+  const started = process.hrtime.bigint()
+  const encoder = new ArtTraceEncoder({
+    clock: 'dual',
+    version: 3,
+    threads: Array.from({ length: THREADS }, (_, i) => ({ id: i + 1, name: `worker-${i + 1}` })),
+    methods: Array.from({ length: METHODS }, (_, i) => ({
+      id: (i + 1) << 2,
+      className: `com/example/gen/C${i % 97}`,
+      name: `m${i}`,
+      signature: '()V',
+      file: `C${i % 97}.java`,
+    })),
+    pid: 4242,
+    startTimeUs: 1_000_000,
+    elapsedTimeUs: records,
+    numRecords: records,
+    onChunk: (chunk) => {
+      writeSync(fd, chunk)
+    },
+  })
+  const stacks = Array.from({ length: THREADS }, () => new Int32Array(MAX_DEPTH))
+  const depth = new Int32Array(THREADS)
+  const cpu = new Float64Array(THREADS)
+  let open = 0
+  let wall = 0
+  let seed = 0x2545f491
+  let tid = 0
+  for (let n = 0; n < records; n++) {
+    seed ^= seed << 13
+    seed ^= seed >>> 17
+    seed ^= seed << 5
+    const r = seed >>> 0
+    if ((n & 63) === 0) tid = (r >>> 8) % THREADS
+    const remaining = records - n
+    let t = tid
+    if (remaining <= open) {
+      // Close everything that is still open so the file ends well-nested.
+      while ((depth[t] ?? 0) === 0) t = (t + 1) % THREADS
+    }
+    const d = depth[t] ?? 0
+    const stack = stacks[t] ?? new Int32Array(0)
+    const enter = remaining > open + 1 && (d === 0 || (d < MAX_DEPTH && (r & 1) === 0))
+    cpu[t] = (cpu[t] ?? 0) + 1 + (r & 7)
+    wall += 1 + ((r >>> 3) & 3)
+    if (enter) {
+      // Each method calls one of 4 fixed callees (a realistic, small fan-out).
+      const caller = d === 0 ? (r >>> 5) % METHODS : (stack[d - 1] ?? 0)
+      const callee = (caller * 7 + ((r >>> 11) & 3) + 1) % METHODS
+      stack[d] = callee
+      depth[t] = d + 1
+      open++
+      encoder.record(t + 1, (callee + 1) << 2, 0, cpu[t] ?? 0, wall)
+    } else {
+      const m = stack[d - 1] ?? 0
+      depth[t] = d - 1
+      open--
+      encoder.record(t + 1, (m + 1) << 2, 1, cpu[t] ?? 0, wall)
+    }
+  }
+  encoder.finish()
+  closeSync(fd)
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  return { seconds, bytes: statSync(file).size }
+}
+
+function* chunksOfFile(file: string): Generator<Uint8Array> {
+  const fd = openSync(file, 'r')
+  try {
+    const buffer = new Uint8Array(CHUNK)
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK, null)
+      if (n === 0) return
+      yield buffer.subarray(0, n)
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Child mode: `--child <decode|summarize> <file>` prints one JSON line. */
+function child(mode: string, file: string): void {
+  const started = process.hrtime.bigint()
+  let records = 0
+  if (mode === 'decode') {
+    let sink = 0
+    const decoder = new ArtTraceDecoder({
+      onRecord: (_tid, _method, action) => {
+        sink += action
+        records++
+      },
+    })
+    for (const chunk of chunksOfFile(file)) decoder.push(chunk)
+    decoder.end()
+    if (sink < 0) console.log('unreachable')
+  } else {
+    const summarizer = new ArtTraceSummarizer()
+    const decoder = new ArtTraceDecoder({ onRecord: summarizer.visitor })
+    for (const chunk of chunksOfFile(file)) decoder.push(chunk)
+    const summary = summarizer.finish(decoder.end(), decoder.recordClock)
+    if (summary.methods.length === 0) throw new Error('empty summary')
+    records = decoder.recordCount
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const maxRssMB = process.resourceUsage().maxRSS / 1024
+  console.log(JSON.stringify({ mode, records, seconds, maxRssMB }))
+}
+
+interface ChildResult {
+  readonly mode: string
+  readonly records: number
+  readonly seconds: number
+  readonly maxRssMB: number
+  readonly processSeconds: number
+}
+
+function runChild(mode: string, file: string): ChildResult {
+  const self = fileURLToPath(import.meta.url)
+  const started = process.hrtime.bigint()
+  const run = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', mode, file], {
+    encoding: 'utf8',
+  })
+  const processSeconds = Number(process.hrtime.bigint() - started) / 1e9
+  if (run.status !== 0) throw new Error(`child ${mode} failed: ${run.stderr}`)
+  const line = run.stdout.trim().split('\n').pop() ?? '{}'
+  return { ...(JSON.parse(line) as Omit<ChildResult, 'processSeconds'>), processSeconds }
+}
+
+const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 1 })
+
+function main(): void {
+  const quick = process.argv.includes('--quick')
+  const bigRecords = quick ? 1_500_000 : 38_000_000 // × 14 B = 21 MB / 532 MB
+  const compareRecords = quick ? 200_000 : 2_000_000
+  const dir = mkdtempSync(join(tmpdir(), 'bench-art-trace-'))
+  try {
+    const big = join(dir, 'big.trace')
+    const gen = generate(big, bigRecords)
+    console.log(
+      `generate: ${fmt(bigRecords)} records, ${fmt(gen.bytes / 1e6)} MB in ${gen.seconds.toFixed(2)} s → ${fmt(bigRecords / gen.seconds / 1e6)} M records/s (target ≥ 5)`,
+    )
+    const decode = runChild('decode', big)
+    console.log(
+      `decode (no-op visitor, streaming 1 MiB chunks): ${fmt(decode.records / decode.seconds / 1e6)} M records/s, peak RSS ${fmt(decode.maxRssMB)} MB (targets ≥ 25 M/s, ≤ 256 MB)`,
+    )
+    const summarize = runChild('summarize', big)
+    console.log(
+      `summarize (dmtracedump-style profile, one pass): ${fmt(summarize.records / summarize.seconds / 1e6)} M records/s, peak RSS ${fmt(summarize.maxRssMB)} MB`,
+    )
+    rmSync(big)
+
+    const small = join(dir, 'compare.trace')
+    const cmp = generate(small, compareRecords)
+    if (!existsSync(DMTRACEDUMP)) {
+      console.log(`dmtracedump: ${DMTRACEDUMP} not installed, comparison skipped`)
+      return
+    }
+    const started = process.hrtime.bigint()
+    const dm = spawnSync(DMTRACEDUMP, [small], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const dmSeconds = Number(process.hrtime.bigint() - started) / 1e9
+    if (dm.status !== 0) throw new Error(`dmtracedump failed: ${String(dm.stderr)}`)
+    const ours = runChild('summarize', small)
+    console.log(
+      `compare on ${fmt(compareRecords)} records (${fmt(cmp.bytes / 1e6)} MB): dmtracedump ${dmSeconds.toFixed(3)} s, ours ${ours.seconds.toFixed(3)} s in-process (${ours.processSeconds.toFixed(3)} s as a process incl. Node+tsx start-up)`,
+    )
+    console.log(
+      `ratio: ${fmt(dmSeconds / ours.seconds)}× faster in-process, ${fmt(dmSeconds / ours.processSeconds)}× as whole processes (target ≥ 100×)`,
+    )
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const at = process.argv.indexOf('--child')
+if (at >= 0) child(process.argv[at + 1] ?? 'decode', process.argv[at + 2] ?? '')
+else main()
