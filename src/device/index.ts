@@ -15,6 +15,7 @@ export {
   isAlive,
   leaseFileName,
   readLeaseHolderSync,
+  withLease,
 } from './lease.js'
 export type { ClockMappingOptions, ClockReading, DeviceClock, DeviceClockMapping } from './clock.js'
 export {

@@ -327,6 +327,23 @@ function leaseIo(path: string, cause: unknown): EnergyError {
   })
 }
 
+/**
+ * Runs `fn` while holding the device's lease and releases it however `fn` ends (a device that
+ * vanishes mid-window rejects `fn` with E_DEVICE_DISCONNECTED; the next worker still gets the lease).
+ */
+export async function withLease<T>(
+  serial: string,
+  options: LeaseOptions,
+  fn: (lease: Lease) => Promise<T>,
+): Promise<T> {
+  const lease = await acquireLease(serial, options)
+  try {
+    return await fn(lease)
+  } finally {
+    await lease.release()
+  }
+}
+
 /** For tests and tools: the current holder of a device's lease, if any. */
 export function readLeaseHolderSync(
   serial: string,

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { mapDeviceClock, hostNowNs } from '../../src/device/clock.js'
 import { connectAdb, type AdbClient } from '../../src/device/client.js'
 import { listDevices, pickDevice } from '../../src/device/discovery.js'
+import { acquireLease, withLease } from '../../src/device/lease.js'
 import { probeCapabilities } from '../../src/device/probe.js'
 import { quoteShellArg, shell, shellScript, shellStream } from '../../src/device/shell.js'
 import { pull, pullToFile, push, statFile } from '../../src/device/transfer.js'
@@ -225,6 +226,31 @@ describe('a device that vanishes', () => {
     await expect.poll(() => phone3.commandLog.length).toBeGreaterThan(0)
     await server3.close()
     expect(await codeOf(running)).toBe('E_DEVICE_DISCONNECTED')
+  })
+
+  test('mid-window under a lease: the window fails clearly and the lease is released', async () => {
+    const leaseDir = mkdtempSync(join(tmpdir(), 've-lease-'))
+    const phone5 = createDevice({ serial: 'vdev-gone3' })
+    const server5 = await startAdbServer({ port: 0, devices: [phone5] })
+    const client = await connectAdb({ port: server5.port })
+    try {
+      const window = withLease('vdev-gone3', { dir: leaseDir, owner: 'test A' }, async () => {
+        const running = shell(client.device('vdev-gone3'), ['sleep', '30'])
+        await expect.poll(() => phone5.commandLog.length).toBeGreaterThan(0)
+        await server5.close() // the phone is unplugged mid-window
+        return running
+      })
+      expect(await codeOf(window)).toBe('E_DEVICE_DISCONNECTED')
+      const next = await acquireLease('vdev-gone3', {
+        dir: leaseDir,
+        owner: 'test B',
+        timeoutMs: 1,
+      })
+      expect(next.holder.owner).toBe('test B')
+      await next.release()
+    } finally {
+      rmSync(leaseDir, { recursive: true, force: true })
+    }
   })
 
   test('after the server is gone → E_ADB_UNREACHABLE on connect', async () => {
