@@ -91,6 +91,8 @@ describe('vitest-energy classify', () => {
       ['x.json', '--error-vector', 'x'],
       ['x.json', '--alpha', '2'],
       ['x.json', '--update-knowledge-base'],
+      ['x.json', '--scope', 'app:x'],
+      ['x.json', '--knowledge-base', 'k.json', '--scope', 'mine'],
       ['x.json', '--bogus'],
     ]) {
       const r = await run(args)
@@ -140,6 +142,34 @@ describe('vitest-energy classify', () => {
       const json = JSON.parse(second.out)
       expect(json.knowledgeBase.size, 'second run sees 20 earlier tests').toBe(20)
       expect(json.threshold, 'same mean').toBeCloseTo(0.8, 12)
+      const wrongScope = await run(
+        [
+          join(fixtures, 'couto-table5-text.json'),
+          '--knowledge-base',
+          kb,
+          '--scope',
+          'app:com.other',
+        ],
+        dir,
+      )
+      expect(wrongScope.code, 'scope mismatch').toBe(2)
+      expect(wrongScope.err).toContain('has scope global, not app:com.other')
+      const appKb = join(dir, 'kb', 'app.json')
+      const scoped = await run(
+        [
+          join(fixtures, 'couto-table5-text.json'),
+          '--knowledge-base',
+          appKb,
+          '--scope',
+          'app:com.app1',
+          '--update-knowledge-base',
+        ],
+        dir,
+      )
+      expect(scoped.code, scoped.err).toBe(0)
+      expect(JSON.parse(readFileSync(appKb, 'utf8')).scope, 'new file gets the scope').toBe(
+        'app:com.app1',
+      )
       const missing = await run(
         [join(fixtures, 'couto-table5-text.json'), '--knowledge-base', join(dir, 'nope.json')],
         dir,

@@ -18,6 +18,7 @@ import {
   toHierarchy,
   type ErrorVectorMode,
   type KnowledgeBase,
+  type KnowledgeBaseScope,
   type Preset,
 } from '../../classify/index.js'
 import { EnergyError } from '../../model/index.js'
@@ -34,6 +35,8 @@ Options:
   --error-vector <name>    couto2014 (default) | budget | statistical
   --knowledge-base <file>  persistent knowledge base (JSON); its powers join the input's
   --update-knowledge-base  append this run's test powers to --knowledge-base (created if missing)
+  --scope <scope>          knowledge-base scope: global (default) | app:<application id>;
+                           must match the file's scope
   --alpha <p>              significance level of the statistical error vector (default 0.05)
 
 Input: { "tests": [{ "id": "t1", "energyJ": 1.2, "durationS": 0.5, "methods": ["com.a.B.m"] }],
@@ -53,6 +56,7 @@ export const classifyCommand: CliCommand = {
         'error-vector': { type: 'string', default: 'couto2014' },
         'knowledge-base': { type: 'string' },
         'update-knowledge-base': { type: 'boolean', default: false },
+        scope: { type: 'string' },
         alpha: { type: 'string' },
       },
     })
@@ -72,6 +76,12 @@ export const classifyCommand: CliCommand = {
       throw usageError(`--alpha must be in (0, 1), got '${values.alpha ?? ''}'`)
     const kbPath =
       values['knowledge-base'] === undefined ? undefined : resolve(io.cwd, values['knowledge-base'])
+    const scope = values.scope
+    if (scope !== undefined && scope !== 'global' && !/^app:.+/.test(scope)) {
+      throw usageError(`--scope must be global or app:<application id>, got '${scope}'`)
+    }
+    if (scope !== undefined && kbPath === undefined)
+      throw usageError('--scope needs --knowledge-base <file>')
     if (values['update-knowledge-base'] && kbPath === undefined)
       throw usageError('--update-knowledge-base needs --knowledge-base <file>')
 
@@ -109,7 +119,12 @@ export const classifyCommand: CliCommand = {
       } catch (error) {
         const missing = error instanceof EnergyError && error.code === ClassifyErrors.KB_READ
         if (!(missing && values['update-knowledge-base'])) throw error
-        kb = emptyKnowledgeBase()
+        kb = emptyKnowledgeBase((scope ?? 'global') as KnowledgeBaseScope)
+      }
+      if (scope !== undefined && kb.scope !== scope) {
+        throw usageError(
+          `knowledge base '${values['knowledge-base'] ?? ''}' has scope ${kb.scope}, not ${scope}`,
+        )
       }
     }
     const knowledgeBase = [...(kb?.averagePowersW ?? []), ...(input.knowledgeBase ?? [])]
