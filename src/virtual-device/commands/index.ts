@@ -10,6 +10,7 @@ import { dumpsysCommand } from './dumpsys.js'
 import { inputCommand } from './input.js'
 import { pmCommand } from './pm.js'
 import { settingsCommand } from './settings.js'
+import { simpleperfCommand } from './simpleperf.js'
 import { uiautomatorCommand } from './uiautomator.js'
 import { vdevCommand } from './vdev.js'
 
@@ -29,6 +30,7 @@ export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
     ['input', inputCommand(phone)],
     ['pm', pmCommand(phone)],
     ['settings', settingsCommand(phone)],
+    ['simpleperf', simpleperfCommand(phone)],
     ['uiautomator', uiautomatorCommand(phone)],
     ['vdev', vdevCommand(phone)],
   ])
