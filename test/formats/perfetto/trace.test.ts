@@ -377,3 +377,41 @@ describe('negative inputs', () => {
     )
   })
 })
+
+describe('compressed packets and big numbers', () => {
+  const inner = encodePowerTrace({
+    rails: [
+      rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)', [
+        [10, 100],
+        [20, 250],
+      ]),
+    ],
+  })
+
+  test('compressed_packets (zlib) are inflated and walked like top-level packets', async () => {
+    const { deflateSync } = await import('node:zlib')
+    const { TraceType } = await import('../../../src/formats/perfetto/_schema.js')
+    const wrapped = TraceType.encode(
+      TraceType.fromObject({ packet: [{ compressed_packets: deflateSync(inner) }] }),
+    ).finish()
+    const plain = decodePowerTrace(inner)
+    const trace = decodePowerTrace(wrapped)
+    expect(trace.rails).toEqual(plain.rails)
+    expect(trace.packetCount).toBe(plain.packetCount)
+  })
+
+  test('compressed_packets that do not inflate are corrupt', async () => {
+    const { TraceType } = await import('../../../src/formats/perfetto/_schema.js')
+    const wrapped = TraceType.encode(
+      TraceType.fromObject({ packet: [{ compressed_packets: Uint8Array.from([1, 2, 3, 4]) }] }),
+    ).finish()
+    expectEnergyError(() => decodePowerTrace(wrapped), PerfettoErrors.CORRUPT)
+  })
+
+  test('a rail energy above 2^53 µWs is refused, not rounded', () => {
+    const bytes = textprotoToTrace(
+      'packet { power_rails { energy_data { index: 0 timestamp_ms: 1 energy: 18446744073709551615 } } }',
+    )
+    expectEnergyError(() => decodePowerTrace(bytes), PerfettoErrors.UNSAFE_INTEGER)
+  })
+})

@@ -274,3 +274,106 @@ function joinRecords(header: Uint8Array, records: Uint8Array[]): Uint8Array {
   }
   return out
 }
+
+describe('references and big numbers in hand-built streams', () => {
+  const sample = {
+    eventType: 'cpu-clock',
+    timeNs: 1,
+    eventCount: 2,
+    threadId: 3,
+    threadName: 't',
+    frames: [{ vaddrInFile: '10', file: '/a.so', symbol: 'f' }],
+  }
+
+  test('a symbol id beyond the file table', async () => {
+    const { RecordType } = await import('../../../src/formats/simpleperf/_schema.js')
+    const bytes = stream(RecordType, [
+      { meta_info: { event_type: ['cpu-clock'] } },
+      {
+        sample: {
+          time: 1,
+          thread_id: 3,
+          callchain: [{ vaddr_in_file: 16, file_id: 0, symbol_id: 5 }],
+        },
+      },
+      { file: { id: 0, path: '/a.so', symbol: ['f'] } },
+    ])
+    const error = expectEnergyError(
+      () => parseReportSampleProtobuf(bytes),
+      SimpleperfErrors.BAD_REFERENCE,
+    )
+    expect(error.message).toContain('symbol_id 5')
+  })
+
+  test('an event type id beyond meta_info', async () => {
+    const { RecordType } = await import('../../../src/formats/simpleperf/_schema.js')
+    const bytes = stream(RecordType, [
+      { meta_info: { event_type: ['cpu-clock'] } },
+      {
+        sample: {
+          time: 1,
+          thread_id: 3,
+          event_type_id: 4,
+          callchain: [{ vaddr_in_file: 16, file_id: 0, symbol_id: 0 }],
+        },
+      },
+      { file: { id: 0, path: '/a.so', symbol: ['f'] } },
+    ])
+    expectEnergyError(() => parseReportSampleProtobuf(bytes), SimpleperfErrors.BAD_REFERENCE)
+  })
+
+  test('file ids out of order', async () => {
+    const { RecordType } = await import('../../../src/formats/simpleperf/_schema.js')
+    const bytes = stream(RecordType, [{ file: { id: 1, path: '/a.so' } }])
+    expectEnergyError(() => parseReportSampleProtobuf(bytes), SimpleperfErrors.PROTO_CORRUPT)
+  })
+
+  test('a sample time above 2^53 is refused, not rounded', async () => {
+    const { RecordType } = await import('../../../src/formats/simpleperf/_schema.js')
+    const bytes = stream(RecordType, [
+      {
+        sample: {
+          time: '18446744073709551615',
+          thread_id: 3,
+          callchain: [{ vaddr_in_file: 16, file_id: 0, symbol_id: 0 }],
+        },
+      },
+    ])
+    expectEnergyError(() => parseReportSampleProtobuf(bytes), SimpleperfErrors.UNSAFE_INTEGER)
+  })
+
+  test('64-bit addresses survive exactly', () => {
+    const kernel = {
+      ...sample,
+      frames: [{ vaddrInFile: 'ffffffc0100a2b3c', file: '[kernel.kallsyms]', symbol: 'x' }],
+    }
+    const decoded = parseReportSampleProtobuf(encodeReportSampleProtobuf({ samples: [kernel] }))
+    expect(decoded.samples[0]?.frames[0]?.vaddrInFile).toBe('ffffffc0100a2b3c')
+  })
+})
+
+function stream(
+  type: {
+    encode(m: unknown): { finish(): Uint8Array }
+    fromObject(o: Record<string, unknown>): unknown
+  },
+  records: Array<Record<string, unknown>>,
+): Uint8Array {
+  const parts: Uint8Array[] = [
+    Uint8Array.from([...'SIMPLEPERF'].map((c) => c.charCodeAt(0)).concat([1, 0])),
+  ]
+  for (const r of records) {
+    const body = type.encode(type.fromObject(r)).finish()
+    const size = new Uint8Array(4)
+    new DataView(size.buffer).setUint32(0, body.length, true)
+    parts.push(size, body)
+  }
+  parts.push(new Uint8Array(4))
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
+  let at = 0
+  for (const p of parts) {
+    out.set(p, at)
+    at += p.length
+  }
+  return out
+}
