@@ -94,20 +94,18 @@ describe('robust regression (bisquare IRLS)', () => {
 test('arbitrary designs either fit with finite coefficients or throw an EnergyError (property)', () => {
   fc.assert(
     fc.property(
-      fc
-        .integer({ min: 1, max: 4 })
-        .chain((p) =>
-          fc.tuple(
-            fc.array(fc.array(fc.integer({ min: -3, max: 3 }), { minLength: p, maxLength: p }), {
-              minLength: 1,
-              maxLength: 12,
-            }),
-            fc.array(fc.double({ min: -1e3, max: 1e3, noNaN: true }), {
-              minLength: 12,
-              maxLength: 12,
-            }),
-          ),
+      fc.integer({ min: 1, max: 4 }).chain((p) =>
+        fc.tuple(
+          fc.array(fc.array(fc.integer({ min: -3, max: 3 }), { minLength: p, maxLength: p }), {
+            minLength: 1,
+            maxLength: 12,
+          }),
+          fc.array(fc.double({ min: -1e3, max: 1e3, noNaN: true }), {
+            minLength: 12,
+            maxLength: 12,
+          }),
         ),
+      ),
       ([X, ys]) => {
         const y = ys.slice(0, X.length)
         try {
