@@ -106,7 +106,7 @@ function firstNonEmptyLine(text: string): { text: string; line: number } | undef
 const NUMBER_RE = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
 
 function num(text: string | undefined, format: string, line: number, what: string): number {
-  const t = (text ?? '').trim()
+  const t = (text ?? '').trim().replace(/^"(.*)"$/, '$1')
   if (!NUMBER_RE.test(t)) {
     throw new EnergyError({
       code: MeterErrors.BAD_ROW,

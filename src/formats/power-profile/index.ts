@@ -91,7 +91,19 @@ export function parsePowerProfile(xml: string): PowerProfile {
       details: { format: FORMAT, line: valid.err.line, column: valid.err.col },
     })
   }
-  const doc = parser.parse(xml) as Record<string, unknown>
+  let doc: Record<string, unknown>
+  try {
+    // the validator and the parser disagree on some inputs (e.g. `<?"xml …`): the parser throws
+    doc = parser.parse(xml) as Record<string, unknown>
+  } catch (cause) {
+    throw new EnergyError({
+      code: PowerProfileErrors.NOT_XML,
+      message: `not well-formed XML: ${cause instanceof Error ? cause.message : String(cause)}`,
+      hint: 'Pass the decoded text of power_profile.xml (decode framework-res.apk with apktool or aapt2 first).',
+      details: { format: FORMAT },
+      cause,
+    })
+  }
   const device = doc.device
   if (device === undefined || Array.isArray(device)) {
     const root = Object.keys(doc).find((k) => !k.startsWith('?')) ?? '(none)'
@@ -117,6 +129,14 @@ export function parsePowerProfile(xml: string): PowerProfile {
     arrays[name] = asValues(raw.value).map((v, i) =>
       toNumber(v, `<array name="${name}"> value #${i + 1}`, name),
     )
+  }
+  if (Object.keys(items).length === 0 && Object.keys(arrays).length === 0) {
+    throw new EnergyError({
+      code: PowerProfileErrors.NOT_POWER_PROFILE,
+      message: '<device> holds no <item> or <array> entries',
+      hint: 'Check that the file is a power_profile.xml (res/xml/power_profile.xml of framework-res).',
+      details: { format: FORMAT, root: 'device' },
+    })
   }
   return powerProfileFromEntries(items, arrays)
 }

@@ -181,3 +181,24 @@ describe('batterystats checkin negative', () => {
     ])
   })
 })
+
+describe('batterystats checkin robustness (fuzz)', () => {
+  test('arbitrary lines and corruptions either parse or throw EnergyError', () => {
+    const onlyEnergyErrors = (input: string): void => {
+      try {
+        summarizeBatterystatsCheckin(input)
+      } catch (e) {
+        expect(e).toBeInstanceOf(EnergyError)
+      }
+    }
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), onlyEnergyErrors))
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.constantFrom(',', 'x', '9', '\n', '.'), (cut, at, ch) => {
+        onlyEnergyErrors(csv.slice(0, cut % (csv.length + 1)))
+        const i = at % csv.length
+        onlyEnergyErrors(csv.slice(0, i) + ch + csv.slice(i + 1))
+      }),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -309,3 +309,31 @@ describe('batterystats history negative', () => {
     expect(last.tokens.at(-1)).toEqual({ kind: 'unknown', text: '+top=u0a122:"ch.sm' })
   })
 })
+
+describe('batterystats history robustness (fuzz)', () => {
+  const seed = read('emanafa_bstats1.log')
+  const onlyEnergyErrors = (input: string): void => {
+    try {
+      historyTimeline(parseBatterystatsHistory(input))
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+    }
+  }
+  test('arbitrary text either parses or throws EnergyError', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 300 }), onlyEnergyErrors))
+  })
+  test('truncations and corruptions of a real dump', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: seed.length }),
+        fc.integer({ min: 0, max: seed.length - 1 }),
+        fc.constantFrom('+', '-', '"', 'x', '9', ' ', '\n', '='),
+        (cut, at, ch) => {
+          onlyEnergyErrors(seed.slice(0, cut))
+          onlyEnergyErrors(seed.slice(0, at) + ch + seed.slice(at + 1))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})

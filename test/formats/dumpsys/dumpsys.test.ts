@@ -252,3 +252,37 @@ describe('PowerStats HAL energy meter', () => {
     ).toBe(4)
   })
 })
+
+describe('dumpsys robustness (fuzz)', () => {
+  const seeds = [
+    read('battery_android14_unplugged.txt'),
+    read('powerstats_framework_pixel6.txt'),
+    read('powerstats_hal_meter_delta.txt'),
+  ]
+  const onlyEnergyErrors = (input: string): void => {
+    for (const parse of [parseDumpsysBattery, parseDumpsysPowerstats]) {
+      try {
+        parse(input)
+      } catch (e) {
+        expect(e).toBeInstanceOf(EnergyError)
+      }
+    }
+  }
+  test('arbitrary text and corruptions of the fixtures', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), onlyEnergyErrors))
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...seeds),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom(':', ',', 'x', ' ', '\n'),
+        (seed, cut, at, ch) => {
+          onlyEnergyErrors(seed.slice(0, cut % (seed.length + 1)))
+          const i = at % seed.length
+          onlyEnergyErrors(seed.slice(0, i) + ch + seed.slice(i + 1))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})

@@ -208,3 +208,43 @@ describe('meter negative', () => {
     )
   })
 })
+
+describe('meter robustness (fuzz)', () => {
+  const seeds = [
+    readCorpus('catapult_battor_test_data.txt'),
+    readFixture('monsoon_from_battor_test_data.csv'),
+    readFixture('historian_seconds_from_battor_test_data.txt'),
+  ]
+  const onlyEnergyErrors = (input: string): void => {
+    try {
+      parseMeterText(input, { nominalVoltageV: 4 })
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+    }
+  }
+  test('arbitrary text either parses or throws EnergyError', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 200 }), onlyEnergyErrors))
+  })
+  test('truncations and corruptions of each format', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...seeds),
+        fc.nat(),
+        fc.nat(),
+        fc.constantFrom(',', ' ', 'x', '9', '.', '\n', '-'),
+        (seed, cut, at, ch) => {
+          onlyEnergyErrors(seed.slice(0, cut % (seed.length + 1)))
+          const i = at % seed.length
+          onlyEnergyErrors(seed.slice(0, i) + ch + seed.slice(i + 1))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+  test('quoted CSV cells', () => {
+    const c = parseMeterText(
+      '"Time (s)","Main Avg Current (mA)","Main Avg Voltage (V)"\n"0","100","4"\n',
+    )
+    expect(c.series.samples).toEqual([{ tNs: 0, powerW: 0.4 }])
+  })
+})

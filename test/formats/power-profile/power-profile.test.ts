@@ -293,3 +293,37 @@ describe('power_profile.xml negative', () => {
     )
   })
 })
+
+describe('power_profile.xml robustness (fuzz)', () => {
+  const seed = readFileSync(join(corpus, 'petra_power_profile_w_clusters.xml'), 'utf8')
+  const onlyEnergyErrors = (input: string): void => {
+    try {
+      parsePowerProfile(input)
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+    }
+  }
+  test('arbitrary text either parses or throws EnergyError', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 300 }), onlyEnergyErrors))
+  })
+  test('truncations and single-character corruptions of a real profile', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: seed.length }),
+        fc.integer({ min: 0, max: seed.length - 1 }),
+        fc.constantFrom('<', '>', '"', 'x', '9', ' ', '/'),
+        (cut, at, ch) => {
+          onlyEnergyErrors(seed.slice(0, cut))
+          onlyEnergyErrors(seed.slice(0, at) + ch + seed.slice(at + 1))
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+  test('<device> without entries is not a profile', () => {
+    expectError(
+      () => parsePowerProfile('<device name="Android"></device>'),
+      PowerProfileErrors.NOT_POWER_PROFILE,
+    )
+  })
+})
