@@ -348,8 +348,9 @@ function resolveFrame(
   }
   let symbol: string
   if (f.symbolId === -1) {
-    // simpleperf's convention for unresolved symbols in text reports: `<file name>[+<vaddr>]`.
-    symbol = `${baseName(file.path)}[+${f.vaddr}]`
+    // What report-sample text prints for the same frame (ThreadTree with ShowMarkForUnknownSymbol
+    // and ShowIpForUnknownSymbol): `*<file name>[+<vaddr>]`, so text and protobuf agree.
+    symbol = unknownSymbolName(file.path, f.vaddr)
   } else {
     const name = file.symbols[f.symbolId]
     if (name === undefined) {
@@ -370,6 +371,11 @@ function resolveFrame(
   }
 }
 
+/** `*<file name>[+<vaddr hex>]`: simpleperf's text name for an address with no symbol. */
+export function unknownSymbolName(path: string, vaddrHex: string): string {
+  return `*${baseName(path)}[+${vaddrHex}]`
+}
+
 function baseName(path: string): string {
   const slash = path.lastIndexOf('/')
   return slash === -1 ? path : path.slice(slash + 1)
@@ -387,8 +393,8 @@ export interface EncodeReportSampleProtobufOptions {
 /**
  * Serialize a report the way `simpleperf report-sample --protobuf` does: MetaInfo, samples and
  * context switches (merged by time), LostSituation, File table, Thread table, LE32 0. Files and
- * symbols get ids in order of first use; a symbol of the form `<file name>[+<vaddr>]` is written
- * as symbol_id -1 (unresolved), mirroring the reader.
+ * symbols get ids in order of first use; a symbol of the form `*<file name>[+<vaddr>]` (or without
+ * the `*`) is written as symbol_id -1 (unresolved), mirroring the reader.
  */
 export function encodeReportSampleProtobuf(
   report: Pick<SimpleperfReport, 'samples'> & Partial<SimpleperfReport>,
@@ -452,7 +458,8 @@ export function encodeReportSampleProtobuf(
       }
       const file = files[fileId]
       let symbolId = -1
-      if (file !== undefined && f.symbol !== `${baseName(f.file)}[+${f.vaddrInFile}]`) {
+      const unknown = unknownSymbolName(f.file, f.vaddrInFile)
+      if (file !== undefined && f.symbol !== unknown && f.symbol !== unknown.slice(1)) {
         const known = file.index.get(f.symbol)
         if (known === undefined) {
           symbolId = file.symbols.length

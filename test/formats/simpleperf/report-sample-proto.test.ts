@@ -68,6 +68,19 @@ describe('real capture: aosp display_bitmaps (385 KB)', () => {
     ])
   })
 
+  test('unresolved frames (symbol_id -1) are named as report-sample text names them', () => {
+    const first = report.samples[0]
+    expect(first?.timeNs).toBe(684943449406175)
+    expect(first?.threadName).toBe('RenderThread')
+    expect(first?.frames[0]).toEqual({
+      vaddrInFile: '29c3f0',
+      file: '/vendor/lib64/egl/libGLESv2_adreno.so',
+      symbol: '*libGLESv2_adreno.so[+29c3f0]',
+    })
+    const unresolved = report.samples.filter((s) => s.frames.some((f) => f.symbol.startsWith('*')))
+    expect(unresolved).toHaveLength(216)
+  })
+
   test('every sample: cpu-clock, 250 µs period, ≥ 1 frame, times non-decreasing per thread', () => {
     const last = new Map<number, number>()
     for (const s of report.samples) {

@@ -46,6 +46,7 @@ describe('javaMethodName', () => {
     'memcpy.llvm.1234567',
     'foo.cold',
     'libGLESv2_adreno.so[+29c3f0]',
+    '*libGLESv2_adreno.so[+29c3f0]',
     '',
     '<init>.x',
   ]
