@@ -22,7 +22,7 @@ import {
   statSync,
   writeSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
+import os, { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import {
@@ -38,9 +38,13 @@ const MAX_DEPTH = 40
 const CHUNK = 1 << 20
 
 /** Writes a well-nested random dual-clock trace of exactly `records` records. */
-function generate(file: string, records: number): { seconds: number; bytes: number } {
+function generate(
+  file: string,
+  records: number,
+): { seconds: number; cpuSeconds: number; bytes: number } {
   const fd = openSync(file, 'w')
   const started = process.hrtime.bigint()
+  const cpu0 = process.cpuUsage()
   const encoder = new ArtTraceEncoder({
     clock: 'dual',
     version: 3,
@@ -102,7 +106,8 @@ function generate(file: string, records: number): { seconds: number; bytes: numb
   encoder.finish()
   closeSync(fd)
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
-  return { seconds, bytes: statSync(file).size }
+  const used = process.cpuUsage(cpu0)
+  return { seconds, cpuSeconds: (used.user + used.system) / 1e6, bytes: statSync(file).size }
 }
 
 function* chunksOfFile(file: string): Generator<Uint8Array> {
@@ -122,6 +127,7 @@ function* chunksOfFile(file: string): Generator<Uint8Array> {
 /** Child mode: `--child <decode|summarize> <file>` prints one JSON line. */
 function child(mode: string, file: string): void {
   const started = process.hrtime.bigint()
+  const cpu0 = process.cpuUsage()
   let records = 0
   if (mode === 'decode') {
     let sink = 0
@@ -143,14 +149,18 @@ function child(mode: string, file: string): void {
     records = decoder.recordCount
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  const cpu = process.cpuUsage(cpu0)
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6
   const maxRssMB = process.resourceUsage().maxRSS / 1024
-  console.log(JSON.stringify({ mode, records, seconds, maxRssMB }))
+  console.log(JSON.stringify({ mode, records, seconds, cpuSeconds, maxRssMB }))
 }
 
 interface ChildResult {
   readonly mode: string
   readonly records: number
   readonly seconds: number
+  /** User + system CPU time of the work (the machine may be shared: wall time then overstates). */
+  readonly cpuSeconds: number
   readonly maxRssMB: number
   readonly processSeconds: number
 }
@@ -177,16 +187,18 @@ function main(): void {
   try {
     const big = join(dir, 'big.trace')
     const gen = generate(big, bigRecords)
+    const rate = (n: number, seconds: number): string => `${fmt(n / seconds / 1e6)} M records/s`
+    console.log(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]?.toFixed(1)}`)
     console.log(
-      `generate: ${fmt(bigRecords)} records, ${fmt(gen.bytes / 1e6)} MB in ${gen.seconds.toFixed(2)} s → ${fmt(bigRecords / gen.seconds / 1e6)} M records/s (target ≥ 5)`,
+      `generate: ${fmt(bigRecords)} records, ${fmt(gen.bytes / 1e6)} MB: ${rate(bigRecords, gen.seconds)} wall, ${rate(bigRecords, gen.cpuSeconds)} per CPU-second (target ≥ 5 M/s)`,
     )
     const decode = runChild('decode', big)
     console.log(
-      `decode (no-op visitor, streaming 1 MiB chunks): ${fmt(decode.records / decode.seconds / 1e6)} M records/s, peak RSS ${fmt(decode.maxRssMB)} MB (targets ≥ 25 M/s, ≤ 256 MB)`,
+      `decode (no-op visitor, 1 MiB chunks from the file): ${rate(decode.records, decode.seconds)} wall, ${rate(decode.records, decode.cpuSeconds)} per CPU-second, peak RSS ${fmt(decode.maxRssMB)} MB`,
     )
     const summarize = runChild('summarize', big)
     console.log(
-      `summarize (dmtracedump-style profile, one pass): ${fmt(summarize.records / summarize.seconds / 1e6)} M records/s, peak RSS ${fmt(summarize.maxRssMB)} MB`,
+      `summarize (dmtracedump-style profile, one streaming pass): ${rate(summarize.records, summarize.seconds)} wall, ${rate(summarize.records, summarize.cpuSeconds)} per CPU-second, peak RSS ${fmt(summarize.maxRssMB)} MB (targets ≥ 25 M/s on one core, ≤ 256 MB)`,
     )
     rmSync(big)
 
@@ -196,16 +208,23 @@ function main(): void {
       console.log(`dmtracedump: ${DMTRACEDUMP} not installed, comparison skipped`)
       return
     }
+    // bash's `time` gives dmtracedump's own CPU time; its profile goes to /dev/null.
     const started = process.hrtime.bigint()
-    const dm = spawnSync(DMTRACEDUMP, [small], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const dm = spawnSync(
+      'bash',
+      ['-c', `TIMEFORMAT='%U %S'; time ${DMTRACEDUMP} "$1" > /dev/null`, 'bash', small],
+      { encoding: 'utf8' },
+    )
     const dmSeconds = Number(process.hrtime.bigint() - started) / 1e9
-    if (dm.status !== 0) throw new Error(`dmtracedump failed: ${String(dm.stderr)}`)
+    if (dm.status !== 0) throw new Error(`dmtracedump failed: ${dm.stderr}`)
+    const [user = 0, sys = 0] = (dm.stderr.trim().split('\n').pop() ?? '').split(' ').map(Number)
+    const dmCpuSeconds = user + sys
     const ours = runChild('summarize', small)
     console.log(
-      `compare on ${fmt(compareRecords)} records (${fmt(cmp.bytes / 1e6)} MB): dmtracedump ${dmSeconds.toFixed(3)} s, ours ${ours.seconds.toFixed(3)} s in-process (${ours.processSeconds.toFixed(3)} s as a process incl. Node+tsx start-up)`,
+      `compare on ${fmt(compareRecords)} records (${fmt(cmp.bytes / 1e6)} MB): dmtracedump ${dmSeconds.toFixed(3)} s wall / ${dmCpuSeconds.toFixed(3)} s CPU; ours ${ours.seconds.toFixed(3)} s wall / ${ours.cpuSeconds.toFixed(3)} s CPU in-process (${ours.processSeconds.toFixed(3)} s wall as a process incl. Node+tsx start-up)`,
     )
     console.log(
-      `ratio: ${fmt(dmSeconds / ours.seconds)}× faster in-process, ${fmt(dmSeconds / ours.processSeconds)}× as whole processes (target ≥ 100×)`,
+      `ratio (dmtracedump / ours): ${fmt(dmSeconds / ours.seconds)}× wall, ${fmt(dmCpuSeconds / ours.cpuSeconds)}× CPU, ${fmt(dmSeconds / ours.processSeconds)}× whole processes (target ≥ 100×)`,
     )
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -56,13 +56,15 @@ export interface ArtSummaryOptions {
 const WRAP = 2 ** 32
 const HALF_WRAP = 2 ** 31
 
-/** Per-thread call stack and clocks (two time slots: 0 thread-cpu, 1 wall). */
+/** Per-method accumulator layout (stride 5): calls, incl cpu, excl cpu, incl wall, excl wall. */
+const ACC = 5
+/** Stack frame layout (stride 4): method slot, entry cpu, entry wall, recursive (0/1). */
+const FRAME = 4
+
+/** Per-thread call stack and clocks. */
 class ThreadState {
   top = 0
-  methods = new Int32Array(64)
-  entryCpu = new Float64Array(64)
-  entryWall = new Float64Array(64)
-  recursive = new Uint8Array(64)
+  frames = new Float64Array(64 * FRAME)
   /** How many frames of each method slot are on this thread's stack. */
   onStack = new Uint32Array(256)
   /** [raw cpu, raw wall, cpu wrap offset, wall wrap offset, last cpu, last wall], µs. */
@@ -76,19 +78,9 @@ class ThreadState {
   }
 
   grow(): void {
-    const n = this.methods.length * 2
-    const methods = new Int32Array(n)
-    methods.set(this.methods)
-    this.methods = methods
-    const cpu = new Float64Array(n)
-    cpu.set(this.entryCpu)
-    this.entryCpu = cpu
-    const wall = new Float64Array(n)
-    wall.set(this.entryWall)
-    this.entryWall = wall
-    const rec = new Uint8Array(n)
-    rec.set(this.recursive)
-    this.recursive = rec
+    const next = new Float64Array(this.frames.length * 2)
+    next.set(this.frames)
+    this.frames = next
   }
 }
 
@@ -103,11 +95,7 @@ export class ArtTraceSummarizer {
   /** Slot + 1 by `id >>> 2` for small ids; 0 = not seen. */
   private direct = new Int32Array(0)
   private hashed = 0
-  private calls = new Float64Array(256)
-  private inclCpu = new Float64Array(256)
-  private exclCpu = new Float64Array(256)
-  private inclWall = new Float64Array(256)
-  private exclWall = new Float64Array(256)
+  private acc = new Float64Array(256 * ACC)
   private readonly threads: Array<ThreadState | undefined> = []
   private readonly only: ReadonlySet<number> | undefined
   /** Times a clock went backwards (clamped) rather than wrapping. */
@@ -117,10 +105,15 @@ export class ArtTraceSummarizer {
   /** @param threadIds only records of these threads count. @default all */
   constructor(threadIds?: ReadonlySet<number>) {
     this.only = threadIds
-    this.visitor = (tid, methodId, action, cpu, wall) => {
-      if (this.only !== undefined && !this.only.has(tid)) return
-      this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
-    }
+    this.visitor =
+      threadIds === undefined
+        ? (tid, methodId, action, cpu, wall) =>
+            this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
+        : (tid, methodId, action, cpu, wall) => {
+            if (threadIds.has(tid)) {
+              this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
+            }
+          }
   }
 
   private slotOf(id: number): number {
@@ -143,7 +136,11 @@ export class ArtTraceSummarizer {
   private newSlot(id: number): number {
     const slot = this.ids.length
     this.ids.push(id)
-    if (slot >= this.calls.length) this.growSlots()
+    if ((slot + 1) * ACC > this.acc.length) {
+      const next = new Float64Array(this.acc.length * 2)
+      next.set(this.acc)
+      this.acc = next
+    }
     return slot
   }
 
@@ -162,20 +159,6 @@ export class ArtTraceSummarizer {
     this.hashed++
     if (this.hashed * 2 > this.keys.length) this.rehash()
     return slot
-  }
-
-  private growSlots(): void {
-    const n = this.calls.length * 2
-    const grow = (a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> => {
-      const b = new Float64Array(n)
-      b.set(a)
-      return b
-    }
-    this.calls = grow(this.calls)
-    this.inclCpu = grow(this.inclCpu)
-    this.exclCpu = grow(this.exclCpu)
-    this.inclWall = grow(this.inclWall)
-    this.exclWall = grow(this.exclWall)
   }
 
   private rehash(): void {
@@ -231,21 +214,24 @@ export class ArtTraceSummarizer {
     clk[4] = cpu
     clk[5] = wall
     const m = this.slotOf(methodId)
+    const acc = this.acc
     if (action === ACTION_ENTER) {
       const top = st.top
       if (top > 0) {
-        const caller = st.methods[top - 1] ?? 0
-        this.exclCpu[caller] = (this.exclCpu[caller] ?? 0) + (cpu - lastCpu)
-        this.exclWall[caller] = (this.exclWall[caller] ?? 0) + (wall - lastWall)
+        const c = (st.frames[(top - 1) * FRAME] ?? 0) * ACC
+        acc[c + 2] = (acc[c + 2] ?? 0) + (cpu - lastCpu)
+        acc[c + 4] = (acc[c + 4] ?? 0) + (wall - lastWall)
       }
       if (m >= st.onStack.length) st.countSlots(this.ids.length)
       const seen = st.onStack[m] ?? 0
       st.onStack[m] = seen + 1
-      if (top === st.methods.length) st.grow()
-      st.methods[top] = m
-      st.entryCpu[top] = cpu
-      st.entryWall[top] = wall
-      st.recursive[top] = seen > 0 ? 1 : 0
+      if ((top + 1) * FRAME > st.frames.length) st.grow()
+      const f = st.frames
+      const at = top * FRAME
+      f[at] = m
+      f[at + 1] = cpu
+      f[at + 2] = wall
+      f[at + 3] = seen > 0 ? 1 : 0
       st.top = top + 1
       return
     }
@@ -255,21 +241,24 @@ export class ArtTraceSummarizer {
     let rec = 0
     if (st.top > 0) {
       const top = st.top - 1
-      const onStack = st.methods[top] ?? -1
+      const f = st.frames
+      const at = top * FRAME
+      const onStack = f[at] ?? -1
       if (onStack !== m) throw this.mismatch(tid, methodId, onStack)
-      entryCpu = st.entryCpu[top] ?? 0
-      entryWall = st.entryWall[top] ?? 0
-      rec = st.recursive[top] ?? 0
+      entryCpu = f[at + 1] ?? 0
+      entryWall = f[at + 2] ?? 0
+      rec = f[at + 3] ?? 0
       st.onStack[m] = (st.onStack[m] ?? 1) - 1
       st.top = top
     }
+    const a = m * ACC
     if (rec === 0) {
-      this.inclCpu[m] = (this.inclCpu[m] ?? 0) + (cpu - entryCpu)
-      this.inclWall[m] = (this.inclWall[m] ?? 0) + (wall - entryWall)
+      acc[a + 1] = (acc[a + 1] ?? 0) + (cpu - entryCpu)
+      acc[a + 3] = (acc[a + 3] ?? 0) + (wall - entryWall)
     }
-    this.calls[m] = (this.calls[m] ?? 0) + 1
-    this.exclCpu[m] = (this.exclCpu[m] ?? 0) + (cpu - lastCpu)
-    this.exclWall[m] = (this.exclWall[m] ?? 0) + (wall - lastWall)
+    acc[a] = (acc[a] ?? 0) + 1
+    acc[a + 2] = (acc[a + 2] ?? 0) + (cpu - lastCpu)
+    acc[a + 4] = (acc[a + 4] ?? 0) + (wall - lastWall)
   }
 
   private mismatch(tid: number, methodId: number, onStackSlot: number): EnergyError {
@@ -287,16 +276,18 @@ export class ArtTraceSummarizer {
    * @param recordClock the clock the decoder mapped records with, if it differs from `info.clock`
    */
   finish(info: ArtTraceInfo, recordClock: ArtClock = info.clock): ArtTraceSummary {
+    const acc = this.acc
     for (const st of this.threads) {
       if (st === undefined) continue
       for (let i = 0; i < st.top; i++) {
-        const m = st.methods[i] ?? 0
-        if ((st.recursive[i] ?? 0) === 0) {
-          this.inclCpu[m] = (this.inclCpu[m] ?? 0) + ((st.clk[4] ?? 0) - (st.entryCpu[i] ?? 0))
-          this.inclWall[m] = (this.inclWall[m] ?? 0) + ((st.clk[5] ?? 0) - (st.entryWall[i] ?? 0))
+        const at = i * FRAME
+        const a = (st.frames[at] ?? 0) * ACC
+        if ((st.frames[at + 3] ?? 0) === 0) {
+          acc[a + 1] = (acc[a + 1] ?? 0) + ((st.clk[4] ?? 0) - (st.frames[at + 1] ?? 0))
+          acc[a + 3] = (acc[a + 3] ?? 0) + ((st.clk[5] ?? 0) - (st.frames[at + 2] ?? 0))
         }
-        this.calls[m] = (this.calls[m] ?? 0) + 1
-        st.onStack[m] = 0
+        acc[a] = (acc[a] ?? 0) + 1
+        st.onStack[st.frames[at] ?? 0] = 0
       }
       st.top = 0
     }
@@ -306,16 +297,17 @@ export class ArtTraceSummarizer {
     const byId = new Map<number, ArtMethod>(info.methods.map((m) => [m.id, m]))
     const methods = this.ids.map((id, slot): ArtMethodSummary => {
       const known = byId.get(id)
-      const cpuIncl = (swap ? this.inclWall[slot] : this.inclCpu[slot]) ?? 0
-      const cpuExcl = (swap ? this.exclWall[slot] : this.exclCpu[slot]) ?? 0
-      const wallIncl = (swap ? this.inclCpu[slot] : this.inclWall[slot]) ?? 0
-      const wallExcl = (swap ? this.exclCpu[slot] : this.exclWall[slot]) ?? 0
+      const a = slot * ACC
+      const cpuIncl = acc[a + (swap ? 3 : 1)] ?? 0
+      const cpuExcl = acc[a + (swap ? 4 : 2)] ?? 0
+      const wallIncl = acc[a + (swap ? 1 : 3)] ?? 0
+      const wallExcl = acc[a + (swap ? 2 : 4)] ?? 0
       return {
         id: `0x${id.toString(16)}`,
         className: known?.className ?? '(unknown)',
         name: known?.name ?? '',
         signature: known?.signature ?? '',
-        calls: this.calls[slot] ?? 0,
+        calls: acc[a] ?? 0,
         inclusiveCpuUs: hasCpu ? cpuIncl : null,
         exclusiveCpuUs: hasCpu ? cpuExcl : null,
         inclusiveWallUs: hasWall ? wallIncl : null,
