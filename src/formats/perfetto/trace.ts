@@ -7,10 +7,12 @@
  * byte offsets, and decode each packet with protobufjs from `_schema.ts`; packet types we do not
  * model (ftrace, track events, process trees, ...) are unknown fields and skipped.
  *
- * Semantics follow Perfetto's trace processor (src/trace_processor/importers/proto/
- * android_probes_parser.cc): rail descriptors may arrive in any power_rails packet, energy_data is
- * cumulative µWs with `timestamp_ms` on CLOCK_BOOTTIME; battery counters take the packet
- * timestamp, whose clock is `timestamp_clock_id`, else the sequence default, else BOOTTIME.
+ * Semantics: rail descriptors may arrive in any power_rails packet; energy_data is cumulative µWs
+ * stamped by `timestamp_ms` on CLOCK_BOOTTIME, which Perfetto's trace processor also uses as the
+ * reading's time (src/trace_processor/importers/proto/android_probes_parser.cc ParsePowerRails
+ * checks `ts / 1000000 == timestamp_ms`); a reading without it takes the packet timestamp when
+ * that is on boottime. Battery counters take the packet timestamp, whose clock is
+ * `timestamp_clock_id`, else the sequence default, else BOOTTIME.
  */
 import { inflateSync } from 'node:zlib'
 import type { ClockName } from '../../model/clock.js'
