@@ -93,6 +93,7 @@ export interface ToolCapability {
 export interface AppCapability {
   readonly packageName: string
   readonly installed: boolean
+  /** `DEBUGGABLE` seen in the package's flags (false also when the flags could not be read). */
   readonly debuggable: boolean
   readonly profileable: 'yes' | 'no' | 'unknown'
   readonly versionName?: string
@@ -175,9 +176,46 @@ function powerstatsChannels(stdout: string): readonly PowerStatsChannel[] | Ener
   }
 }
 
+/**
+ * AOSP prints the channel list through an IndentingPrintWriter (two-space items). Some builds
+ * (and the virtual device, as of this writing) print the items flush left, which the AOSP-layout
+ * parser reads as "no channels". When that happens and flush-left channel items follow the header,
+ * we indent them and parse again, and say so in the evidence.
+ */
+function reindentChannelList(stdout: string): string | undefined {
+  const lines = stdout.split('\n')
+  let inChannels = false
+  let changed = false
+  const out = lines.map((line) => {
+    if (line.startsWith('PowerStatsService dumpsys: available ')) {
+      inChannels = line.endsWith('available Channels')
+      return line
+    }
+    if (inChannels && /^ChannelId: \d+, ChannelName: .*, ChannelSubsystem: /.test(line)) {
+      changed = true
+      return `  ${line}`
+    }
+    if (/^\S/.test(line)) inChannels = false
+    return line
+  })
+  return changed ? out.join('\n') : undefined
+}
+
 async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
   const result = await run(device, ['dumpsys', 'powerstats'])
-  const parsed = result.exitCode === 0 ? powerstatsChannels(result.stdout) : []
+  let parsed = result.exitCode === 0 ? powerstatsChannels(result.stdout) : []
+  let layoutNote: Evidence | undefined
+  if (!(parsed instanceof EnergyError) && parsed.length === 0) {
+    const reindented = reindentChannelList(result.stdout)
+    const again = reindented === undefined ? [] : powerstatsChannels(reindented)
+    if (!(again instanceof EnergyError) && again.length > 0) {
+      parsed = again
+      layoutNote = {
+        command: 'dumpsys powerstats',
+        line: 'channel items are not indented as in AOSP PowerStatsService.dump; read after indenting them',
+      }
+    }
+  }
   const rails = parsed instanceof EnergyError ? [] : parsed
   const lineOf = (c: PowerStatsChannel): string | undefined =>
     findLine(result.stdout, new RegExp(`ChannelId: ${c.id}, ChannelName: `))
@@ -187,7 +225,10 @@ async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
     rails: rails.map(({ id, name, subsystem }) => ({ id, name, subsystem })),
     evidence:
       rails.length > 0
-        ? rails.slice(0, 3).map((r) => evidence(result, lineOf(r)))
+        ? [
+            ...rails.slice(0, 3).map((r) => evidence(result, lineOf(r))),
+            ...(layoutNote === undefined ? [] : [layoutNote]),
+          ]
         : [
             evidence(
               result,
@@ -466,6 +507,20 @@ async function probeApp(
   sdk: number,
 ): Promise<AppCapability> {
   const result = await run(device, ['dumpsys', 'package', packageName])
+  const noService = findLine(result.stdout, /^Can't find service: package/)
+  if (noService !== undefined) {
+    // No package service to dump (stripped builds, the virtual device): `pm path` still says
+    // whether it is installed, but not its flags.
+    const path = await run(device, ['pm', 'path', packageName])
+    const line = findLine(path.stdout, /^package:/)
+    return {
+      packageName,
+      installed: path.exitCode === 0 && line !== undefined,
+      debuggable: false,
+      profileable: 'unknown',
+      evidence: [evidence(result, noService), evidence(path, line ?? firstLine(path.stdout))],
+    }
+  }
   const { lines, ...app } = parseDumpsysPackage(result.stdout, packageName, sdk)
   return {
     ...app,

@@ -24,6 +24,7 @@ import { encodePowerTrace } from '../../src/formats/perfetto/index.js'
 import { startAdbServer, type AdbServer } from '../../src/virtual-device/adb/index.js'
 import type { ShellCommand, VirtualDeviceHandle } from '../../src/virtual-device/contract.js'
 import { createDevice } from '../../src/virtual-device/device.js'
+import { startVirtualDevice } from '../../src/virtual-device/index.js'
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'device')
 const fixture = (name: string): string => readFileSync(join(FIXTURES, name), 'utf8')
@@ -484,5 +485,54 @@ describe('capability probe', () => {
     } finally {
       server.removeDevice('vdev-bare')
     }
+  })
+})
+
+describe('capability probe on the full simulated phone (startVirtualDevice)', () => {
+  async function unpluggedProbe(sensors: {
+    currentSign: 'kernel' | 'flipped'
+    currentUnit: 'uA' | 'mA'
+  }) {
+    const vd = await startVirtualDevice({ sensors })
+    try {
+      const client = await connectAdb({ port: vd.port })
+      const device = client.device(vd.serials[0]!)
+      await shell(device, ['dumpsys', 'battery', 'unplug'])
+      // The gauge register updates at 5 Hz: wait until sysfs says the battery discharges.
+      await expect
+        .poll(
+          async () =>
+            (await shell(device, ['cat', '/sys/class/power_supply/battery/status'])).stdout,
+          {
+            timeout: 5_000,
+          },
+        )
+        .toBe('Discharging\n')
+      return await probeCapabilities(device, { app: 'com.example.trails' })
+    } finally {
+      await vd.close()
+    }
+  }
+
+  test.each([
+    [{ currentSign: 'kernel', currentUnit: 'uA' }, 'negative-discharge', 1e-6, -1],
+    [{ currentSign: 'flipped', currentUnit: 'mA' }, 'positive-discharge', 1e-3, 1],
+  ] as const)('gauge quirks %o are detected as %s', async (sensors, sign, perUnit, signFactor) => {
+    const caps = await unpluggedProbe(sensors)
+    expect(caps.charging.powered).toBe(false)
+    expect(caps.fuelGauge).toMatchObject({
+      available: true,
+      currentUnit: sensors.currentUnit,
+      currentSign: sign,
+      dischargeAmperesPerUnit: perUnit * signFactor,
+    })
+    // A discharging Pixel 6 draws between 20 mA and 5 A: the converted reading must say so.
+    const amperes = caps.fuelGauge.currentNowRaw! * caps.fuelGauge.dischargeAmperesPerUnit!
+    expect(amperes).toBeGreaterThan(0.02)
+    expect(amperes).toBeLessThan(5)
+    expect(caps.odpm.available).toBe(true)
+    expect(caps.odpm.rails.length).toBeGreaterThan(0)
+    expect(caps.app).toMatchObject({ installed: true })
+    expect(caps.simpleperf.available).toBe(true)
   })
 })
