@@ -6,6 +6,7 @@ import type { ShellCommand } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import { err, out } from './_util.js'
 import { dumpsysBattery } from './dumpsys-battery.js'
+import { dumpsysBatterystats } from './dumpsys-batterystats.js'
 import { dumpsysPowerstats } from './dumpsys-powerstats.js'
 
 const SERVICES = ['activity', 'battery', 'batterystats', 'package', 'power', 'powerstats', 'window']
@@ -16,6 +17,8 @@ export function dumpsysCommand(phone: SimPhone): ShellCommand {
     switch (service) {
       case 'battery':
         return dumpsysBattery(phone, inv, args)
+      case 'batterystats':
+        return dumpsysBatterystats(phone, inv, args)
       case 'powerstats':
         return dumpsysPowerstats(phone, inv)
       case '-l':

@@ -52,6 +52,8 @@ export interface SimPhone {
   artProfile: ArtProfileSession | undefined
   /** What the last `am profile stop` wrote: the intended records, for tests. */
   lastArtProfile: ArtProfileResult | undefined
+  /** Last `dumpsys batterystats --reset` (or the phone's start), boottime ns. */
+  batterystatsResetNs: number
   /** Packages compiled with `cmd package compile -m speed -f`. */
   readonly compiled: Map<string, string>
 }
@@ -93,5 +95,6 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     artProfile: undefined,
     lastArtProfile: undefined,
     compiled: new Map(),
+    batterystatsResetNs: options.clock.nowNs('boottime'),
   }
 }

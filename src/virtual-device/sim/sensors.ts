@@ -166,7 +166,7 @@ export class Battery {
   }
 
   private chargingAt(tNs: number): boolean {
-    let charging = false
+    let charging = this.chargeChanges[0]?.charging ?? false
     for (const c of this.chargeChanges) if (c.tNs <= tNs) charging = c.charging
     return charging
   }
