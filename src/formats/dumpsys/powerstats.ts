@@ -6,7 +6,9 @@
  * 1. `dumpsys powerstats` (framework PowerStatsService.dump, AOSP frameworks/base
  *    services/core/java/com/android/server/powerstats/PowerStatsService.java, android-12.0.0_r1
  *    and later): sections headed `PowerStatsService dumpsys: available PowerEntities`,
- *    `… available Channels`, `… available EnergyConsumers`, each item indented by two spaces:
+ *    `… available Channels`, `… available EnergyConsumers`, items unindented on Android 12/13
+ *    (plain PrintWriter) and indented by two in later releases (IndentingPrintWriter, which also
+ *    appends a `PowerStatsLogger stats` part):
  *    `PowerEntityId: 0, PowerEntityName: …` (+ `  StateId: 0, StateName: …`),
  *    `ChannelId: 0, ChannelName: S10M_VDD_TPU, ChannelSubsystem: TPU`,
  *    `EnergyConsumerId: 0, Ordinal: 0, Type: 2, Name: …`. It lists channels, not readings.
@@ -87,6 +89,37 @@ function badLine(line: number, text: string, what: string): never {
   })
 }
 
+type FrameworkItem =
+  | { readonly kind: 'entity'; readonly id: number; readonly name: string }
+  | { readonly kind: 'state'; readonly id: number; readonly name: string }
+  | { readonly kind: 'channel'; readonly channel: PowerStatsChannel }
+  | { readonly kind: 'consumer'; readonly consumer: PowerStatsEnergyConsumer }
+
+function parseFrameworkItem(
+  section: 'entities' | 'channels' | 'consumers',
+  text: string,
+): FrameworkItem | 'not-an-item' {
+  if (section === 'entities') {
+    const state = /^\s+StateId: (\d+), StateName: (.*)$/.exec(text)
+    if (state !== null) return { kind: 'state', id: Number(state[1]), name: state[2] ?? '' }
+    const e = /^\s*PowerEntityId: (\d+), PowerEntityName: (.*)$/.exec(text)
+    return e === null ? 'not-an-item' : { kind: 'entity', id: Number(e[1]), name: e[2] ?? '' }
+  }
+  if (section === 'channels') {
+    const c = /^\s*ChannelId: (\d+), ChannelName: (.*), ChannelSubsystem: (.*)$/.exec(text)
+    return c === null
+      ? 'not-an-item'
+      : { kind: 'channel', channel: { id: Number(c[1]), name: c[2] ?? '', subsystem: c[3] ?? '' } }
+  }
+  const c = /^\s*EnergyConsumerId: (\d+), Ordinal: (\d+), Type: (-?\d+), Name: (.*)$/.exec(text)
+  return c === null
+    ? 'not-an-item'
+    : {
+        kind: 'consumer',
+        consumer: { id: Number(c[1]), ordinal: Number(c[2]), type: Number(c[3]), name: c[4] ?? '' },
+      }
+}
+
 /**
  * Parses `dumpsys powerstats` and/or the PowerStats HAL dump (both can be concatenated).
  * Unknown sections (PowerStatsLogger stats, state residencies, energy consumers' values) are skipped.
@@ -128,44 +161,40 @@ export function parseDumpsysPowerstats(text: string): DumpsysPowerstats {
       meterClosed = true
       continue
     }
+    if (text.trim() === '') continue
+    if (section === 'entities' || section === 'channels' || section === 'consumers') {
+      // Android 12/13 print items unindented (plain PrintWriter); later releases indent them by two
+      // (IndentingPrintWriter). An unindented line that is not an item ends the section.
+      const item = parseFrameworkItem(section, text)
+      if (item === 'not-an-item') {
+        if (/^\S/.test(text)) {
+          section = 'other'
+          continue
+        }
+        badLine(
+          lineNo,
+          text,
+          section === 'entities'
+            ? 'PowerEntity'
+            : section === 'channels'
+              ? 'Channel'
+              : 'EnergyConsumer',
+        )
+      }
+      if (item.kind === 'state') {
+        const last = entities.at(-1)
+        if (last === undefined) badLine(lineNo, text, 'StateId (before any PowerEntityId)')
+        last.states.push({ id: item.id, name: item.name })
+      } else if (item.kind === 'entity') entities.push({ id: item.id, name: item.name, states: [] })
+      else if (item.kind === 'channel') channels.push(item.channel)
+      else consumers.push(item.consumer)
+      continue
+    }
     if (/^\S/.test(text) && section !== 'meter') {
       section = 'other'
       continue
     }
-    if (text.trim() === '') continue
     switch (section) {
-      case 'entities': {
-        const state = /^ {4}StateId: (\d+), StateName: (.*)$/.exec(text)
-        if (state !== null) {
-          const last = entities.at(-1)
-          if (last === undefined) badLine(lineNo, text, 'StateId (before any PowerEntityId)')
-          last.states.push({ id: Number(state[1]), name: state[2] ?? '' })
-          break
-        }
-        const e = /^ {2}PowerEntityId: (\d+), PowerEntityName: (.*)$/.exec(text)
-        if (e === null) badLine(lineNo, text, 'PowerEntity')
-        entities.push({ id: Number(e[1]), name: e[2] ?? '', states: [] })
-        break
-      }
-      case 'channels': {
-        const c = /^ {2}ChannelId: (\d+), ChannelName: (.*), ChannelSubsystem: (.*)$/.exec(text)
-        if (c === null) badLine(lineNo, text, 'Channel')
-        channels.push({ id: Number(c[1]), name: c[2] ?? '', subsystem: c[3] ?? '' })
-        break
-      }
-      case 'consumers': {
-        const c = /^ {2}EnergyConsumerId: (\d+), Ordinal: (\d+), Type: (-?\d+), Name: (.*)$/.exec(
-          text,
-        )
-        if (c === null) badLine(lineNo, text, 'EnergyConsumer')
-        consumers.push({
-          id: Number(c[1]),
-          ordinal: Number(c[2]),
-          type: Number(c[3]),
-          name: c[4] ?? '',
-        })
-        break
-      }
       case 'meter': {
         if (meter === undefined) break
         const elapsed = /^Elapsed time: (\d+) ms/.exec(text)
@@ -215,20 +244,31 @@ export function parseDumpsysPowerstats(text: string): DumpsysPowerstats {
   return { entities, channels, consumers, ...(meter === undefined ? {} : { meter }) }
 }
 
-/** Writes the framework's `dumpsys powerstats` sections (entities, channels, energy consumers). */
-export function formatDumpsysPowerstats(state: Omit<DumpsysPowerstats, 'meter'>): string {
+/**
+ * Writes the framework's `dumpsys powerstats` sections (entities, channels, energy consumers).
+ * `android12` (Android 12/13): items unindented, entity states indented by two. `indented`
+ * (newer releases, IndentingPrintWriter): everything under a section header two spaces deeper.
+ * The newer `PowerStatsLogger stats` part (a description of stored logs) is not written.
+ */
+export function formatDumpsysPowerstats(
+  state: Omit<DumpsysPowerstats, 'meter'>,
+  options: { readonly layout?: 'android12' | 'indented' } = {},
+): string {
+  const pad = options.layout === 'android12' ? '' : '  '
   const out: string[] = [`${SECTION}PowerEntities`]
   for (const e of state.entities) {
-    out.push(`  PowerEntityId: ${e.id}, PowerEntityName: ${e.name}`)
-    for (const s of e.states) out.push(`    StateId: ${s.id}, StateName: ${s.name}`)
+    out.push(`${pad}PowerEntityId: ${e.id}, PowerEntityName: ${e.name}`)
+    for (const s of e.states) out.push(`${pad}  StateId: ${s.id}, StateName: ${s.name}`)
   }
   out.push(`${SECTION}Channels`)
   for (const c of state.channels) {
-    out.push(`  ChannelId: ${c.id}, ChannelName: ${c.name}, ChannelSubsystem: ${c.subsystem}`)
+    out.push(`${pad}ChannelId: ${c.id}, ChannelName: ${c.name}, ChannelSubsystem: ${c.subsystem}`)
   }
   out.push(`${SECTION}EnergyConsumers`)
   for (const c of state.consumers) {
-    out.push(`  EnergyConsumerId: ${c.id}, Ordinal: ${c.ordinal}, Type: ${c.type}, Name: ${c.name}`)
+    out.push(
+      `${pad}EnergyConsumerId: ${c.id}, Ordinal: ${c.ordinal}, Type: ${c.type}, Name: ${c.name}`,
+    )
   }
   return `${out.join('\n')}\n`
 }

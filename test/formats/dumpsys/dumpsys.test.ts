@@ -168,6 +168,12 @@ describe('dumpsys powerstats (framework)', () => {
     expect(text.startsWith(written)).toBe(true)
     expect(parseDumpsysPowerstats(written)).toEqual(p)
   })
+  test('Android 12/13 layout (unindented items) gives the same result and round-trips', () => {
+    const text12 = read('powerstats_framework_android12.txt')
+    const p12 = parseDumpsysPowerstats(text12)
+    expect(p12).toEqual(parseDumpsysPowerstats(read('powerstats_framework_pixel6.txt')))
+    expect(formatDumpsysPowerstats(p12, { layout: 'android12' })).toBe(text12)
+  })
   test('negative: corrupted channel line names the line', () => {
     const text = read('powerstats_framework_pixel6.txt').replace(
       'ChannelId: 4,',
