@@ -104,6 +104,8 @@ message TracePacket {
   optional uint32 trusted_packet_sequence_id = 10;
   optional int32 trusted_pid = 79;
   optional uint32 sequence_flags = 13;
+  optional uint32 previous_packet_dropped = 42;
+  optional bool first_packet_on_sequence = 87;
   optional TracePacketDefaults trace_packet_defaults = 59;
   optional ClockSnapshot clock_snapshot = 6;
   optional TraceConfig trace_config = 33;

@@ -220,6 +220,9 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
   const warnings: string[] = []
   const dataSources: string[] = []
   let powerConfig: AndroidPowerConfig | undefined
+  const seenSequences = new Set<number>()
+  const droppedOn = new Set<number>()
+  const powerSequences = new Set<number>()
   let packetCount = 0
   for (const { offset, packet } of packets(bytes, 0)) {
     packetCount++
@@ -229,6 +232,13 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
       const id = int(packet.trace_packet_defaults.timestamp_clock_id, 'timestamp_clock_id', offset)
       if (id !== undefined) sequenceClock.set(sequence, id)
     }
+    // The service flags the first packet of every sequence as "previous dropped"; a later flag
+    // means packets of that producer were lost (ring buffer overwritten, shared memory full).
+    const dropped = packet.previous_packet_dropped
+    if (seenSequences.has(sequence) && typeof dropped === 'number' && dropped !== 0) {
+      droppedOn.add(sequence)
+    }
+    seenSequences.add(sequence)
     const timestampNs = int(packet.timestamp, 'timestamp', offset)
     const clockId =
       int(packet.timestamp_clock_id, 'timestamp_clock_id', offset) ??
@@ -345,7 +355,15 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
         }
       }
     }
+    if (kind === 'power_rails' || kind === 'battery') powerSequences.add(sequence)
     count(kind)
+  }
+  for (const sequence of droppedOn) {
+    if (powerSequences.has(sequence)) {
+      warnings.push(
+        `packets were lost on the power data sequence ${sequence} (previous_packet_dropped): readings may be missing`,
+      )
+    }
   }
   const byRail = new Map<number, RailReading[]>()
   const lastEnergy = new Map<number, number>()

@@ -476,6 +476,22 @@ function truncate(text: string): string {
 }
 
 function notReportSample(line: number, content: string): EnergyError {
+  if (line === 1 && content.startsWith('PERFILE2')) {
+    return new EnergyError({
+      code: SimpleperfErrors.PERF_DATA,
+      message: 'input is a raw perf.data recording (magic PERFILE2), not report-sample output',
+      hint: 'Convert it on the device first: `simpleperf report-sample --show-callchain -i perf.data`, then pass its stdout.',
+      details: { format: FORMAT, line },
+    })
+  }
+  if (line === 1 && content.startsWith('SIMPLEPERF')) {
+    return new EnergyError({
+      code: SimpleperfErrors.NOT_REPORT_SAMPLE,
+      message: 'input is report-sample *protobuf* (magic SIMPLEPERF) read as text',
+      hint: 'Pass the bytes to parseReportSampleProtobuf (or parseSimpleperf, which sniffs the form).',
+      details: { format: FORMAT, line },
+    })
+  }
   return new EnergyError({
     code: SimpleperfErrors.NOT_REPORT_SAMPLE,
     message: `input does not start with a report-sample block (got ${JSON.stringify(truncate(content))})`,

@@ -415,3 +415,22 @@ describe('compressed packets and big numbers', () => {
     expectEnergyError(() => decodePowerTrace(bytes), PerfettoErrors.UNSAFE_INTEGER)
   })
 })
+
+test("packet loss on the power sequence is reported; the flag on a sequence's first packet is not", () => {
+  const lossless = textprotoToTrace(
+    [
+      'packet { trusted_packet_sequence_id: 2 previous_packet_dropped: 1 power_rails { rail_descriptor { index: 0 rail_name: "R" } } }',
+      'packet { trusted_packet_sequence_id: 2 timestamp: 1000000 power_rails { energy_data { index: 0 timestamp_ms: 1 energy: 5 } } }',
+    ].join('\n'),
+  )
+  expect(decodePowerTrace(lossless).warnings).toEqual([])
+  const lossy = textprotoToTrace(
+    [
+      'packet { trusted_packet_sequence_id: 2 previous_packet_dropped: 1 power_rails { rail_descriptor { index: 0 rail_name: "R" } } }',
+      'packet { trusted_packet_sequence_id: 2 previous_packet_dropped: 1 timestamp: 9000000 power_rails { energy_data { index: 0 timestamp_ms: 9 energy: 50 } } }',
+    ].join('\n'),
+  )
+  const warnings = decodePowerTrace(lossy).warnings
+  expect(warnings).toHaveLength(1)
+  expect(warnings[0]).toContain('lost on the power data sequence 2')
+})

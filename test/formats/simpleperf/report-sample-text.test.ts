@@ -6,7 +6,7 @@ import {
   parseReportSampleText,
   parseReportSampleTextRecords,
 } from '../../../src/formats/simpleperf/index.js'
-import { expectEnergyError, fixtureText } from './_helpers.js'
+import { expectEnergyError, fixture, fixtureText } from './_helpers.js'
 
 const CURRENT = fixtureText('simpleperf/report_sample_show_callchain.txt')
 const OLD = fixtureText('simpleperf/report_sample_old_ip_dso.txt')
@@ -169,6 +169,19 @@ describe('negative inputs', () => {
       SimpleperfErrors.NOT_REPORT_SAMPLE,
     )
     expect(error.details.line).toBe(1)
+  })
+
+  test('perf.data or report-sample protobuf read as text say what they are', () => {
+    const perf = fixture('corpus/4_simpleperf/aosp_simpleperf_perf.data').toString('latin1')
+    expectEnergyError(() => parseReportSampleText(perf), SimpleperfErrors.PERF_DATA)
+    const proto = fixture(
+      'corpus/4_simpleperf/aosp_simpleperf_display_bitmaps.proto_data',
+    ).toString('latin1')
+    const error = expectEnergyError(
+      () => parseReportSampleText(proto),
+      SimpleperfErrors.NOT_REPORT_SAMPLE,
+    )
+    expect(error.message).toContain('protobuf')
   })
 
   test('an ART trace header is not report-sample text', () => {
