@@ -144,12 +144,7 @@ const mAh = (phone: SimPhone, joules: number): number =>
   Math.round((joules / 3.6 / phone.sim.power.voltageV) * 1e4) / 1e4
 
 /** Checkin rows since the last reset, from the ground truth. */
-export function checkinRows(
-  phone: SimPhone,
-  nowNs: number,
-  sdk: string,
-  build: string,
-): CheckinRow[] {
+export function checkinRows(phone: SimPhone, nowNs: number, build: string): CheckinRow[] {
   const gt = phone.sim.groundTruth(phone.batterystatsResetNs, nowNs)
   const uid = phone.app.uid ?? 10123
   const appJ = gt.appCpuEnergyJ + gt.components.gps + gt.components.other
