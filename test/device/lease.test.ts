@@ -140,6 +140,17 @@ describe('acquireLease in one process', () => {
     await a.release()
   })
 
+  test('an aborted wait → E_ABORTED', async () => {
+    const a = await acquireLease('s7', { dir, owner: 'a' })
+    const controller = new AbortController()
+    controller.abort()
+    const error = await acquireLease('s7', { dir, signal: controller.signal }).catch(
+      (e: unknown) => e,
+    )
+    expect(isEnergyError(error) && error.code).toBe('E_ABORTED')
+    await a.release()
+  })
+
   test('a lock from another host with a stale heartbeat is taken over, and logged', async () => {
     const path = join(dir, leaseFileName('s3'))
     const foreign: LeaseHolder = {

@@ -154,6 +154,40 @@ describe('shell', () => {
   })
 })
 
+describe('aborts and unreadable exit status', () => {
+  test('aborting a running shell command → E_ABORTED', async () => {
+    const controller = new AbortController()
+    const running = shell(adb.device('vdev-0001'), ['sleep', '30'], { signal: controller.signal })
+    setTimeout(() => controller.abort(), 50)
+    expect(await codeOf(running)).toBe('E_ABORTED')
+  })
+
+  test('aborting a pull → E_ABORTED', async () => {
+    phone.fs.writeFile('/data/local/tmp/abort.bin', randomBytes(4 * 1024 * 1024))
+    const controller = new AbortController()
+    const pulling = pull(adb.device('vdev-0001'), '/data/local/tmp/abort.bin', {
+      signal: controller.signal,
+      onProgress: () => controller.abort(),
+    })
+    expect(await codeOf(pulling)).toBe('E_ABORTED')
+  })
+
+  test('an exit-status line that is not a number → E_SHELL_OUTPUT', async () => {
+    const dev = createDevice({ serial: 'vdev-echo' })
+    // A broken `echo` that appends text: the status after the marker is no longer digits.
+    dev.commands.set('echo', ({ argv, io }) => {
+      io.write(`${argv.slice(1).join(' ')} (and more)\n`)
+      return 0
+    })
+    server.addDevice(dev)
+    try {
+      expect(await codeOf(shell(adb.device('vdev-echo'), ['true']))).toBe('E_SHELL_OUTPUT')
+    } finally {
+      server.removeDevice('vdev-echo')
+    }
+  })
+})
+
 describe('files', () => {
   let dir: string
   beforeAll(() => {
