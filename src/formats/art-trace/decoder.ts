@@ -68,7 +68,6 @@ export class ArtTraceDecoder {
   private recordSize = 0
   private startTimeUs = 0
   private clock: ArtClock | undefined
-  private summaryClockSeen = false
   private readonly streamThreads: ArtThread[] = []
   private readonly streamMethods: ArtMethod[] = []
   private summary: KeySectionParser | undefined
@@ -95,7 +94,16 @@ export class ArtTraceDecoder {
     }
     this.pending.push(chunk)
     this.pendingBytes += chunk.byteLength
-    const data = this.pending.length === 1 ? chunk : concat(this.pending, this.pendingBytes)
+    this.run()
+  }
+
+  /** Processes everything pending; keeps (a copy of) what could not be used yet. */
+  private run(): void {
+    const first = this.pending[0]
+    const data =
+      this.pending.length === 1 && first !== undefined
+        ? first
+        : concat(this.pending, this.pendingBytes)
     const pos = this.process(data)
     if (pos < data.byteLength) {
       if (this.isDone()) throw afterEnd(this.baseOffset + pos)
@@ -110,6 +118,8 @@ export class ArtTraceDecoder {
 
   /** Signal end of input; throws if the trace is incomplete. Returns the header information. */
   end(): ArtTraceInfo {
+    // Whatever is pending may be enough after all (the wait thresholds can be generous).
+    if (this.pendingBytes > 0 && this.state !== 'done') this.run()
     const at = this.baseOffset
     switch (this.state) {
       case 'detect':
@@ -252,7 +262,8 @@ export class ArtTraceDecoder {
             details: { format: FORMAT, offset: this.baseOffset + pos },
           })
         }
-        this.needBytes = data.byteLength - pos + 1
+        // Wait for the partial line to double before scanning again: linear, even for 1-byte chunks.
+        this.needBytes = (data.byteLength - pos) * 2 + 1
         return -(pos + 1)
       }
       const line = textDecoder.decode(data.subarray(pos, nl))
@@ -511,9 +522,7 @@ export class ArtTraceDecoder {
         `records were decoded as clock '${this.clock ?? 'wall'}' before the summary said '${final}'`,
       )
     }
-    this.summaryClockSeen = clock !== undefined
-    if (!this.summaryClockSeen)
-      this.warnings.push(`no clock= line in the summary; assumed '${final}'`)
+    if (clock === undefined) this.warnings.push(`no clock= line in the summary; assumed '${final}'`)
     this.clock = final
     if (parser.keys['data-file-overflow'] === 'true') this.warnings.push(OVERFLOW_WARNING)
   }

@@ -110,3 +110,27 @@ test('empty chunks are ignored', () => {
   expect(decoder.end().threads).toHaveLength(3)
   expect(decoder.recordCount).toBe(22)
 })
+
+test('a very long key-section line fed byte by byte is still parsed (no quadratic rescans)', () => {
+  const input = scenario('dual')
+  const longName = 'x'.repeat(200_000)
+  const bytes = writeArtTrace({
+    ...input,
+    methods: input.methods.map((m, i) => (i === 0 ? { ...m, name: longName } : m)),
+  })
+  const decoder = new ArtTraceDecoder()
+  for (let i = 0; i < bytes.byteLength; i++) decoder.push(bytes.subarray(i, i + 1))
+  const info = decoder.end()
+  expect(info.methods[0]?.name).toBe(longName)
+  expect(decoder.recordCount).toBe(22)
+})
+
+test('end() uses bytes still pending below the wait threshold', () => {
+  const bytes = writeArtTrace(scenario('wall'))
+  const decoder = new ArtTraceDecoder()
+  // Everything except the last byte, then the last byte: the final record completes at end().
+  decoder.push(bytes.subarray(0, bytes.byteLength - 1))
+  decoder.push(bytes.subarray(bytes.byteLength - 1))
+  expect(decoder.end().clock).toBe('wall')
+  expect(decoder.recordCount).toBe(22)
+})
