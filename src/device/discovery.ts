@@ -3,7 +3,7 @@
  * Reference: adb's `list_transports` (packages/modules/adb/transport.cpp, `append_transport`):
  * `serial<pad>state [usb:<path>] [product:<p> model:<m> device:<d>] [transport_id:<n>]`.
  */
-import { EnergyError } from '../model/index.js'
+import { CommonErrors, EnergyError } from '../model/index.js'
 import type { RawDeviceWithPath } from './_adbkit.js'
 import { mapAdbError, offline, unauthorized, type AdbClient, type AdbDevice } from './client.js'
 import { DeviceErrors } from './errors.js'
@@ -134,7 +134,13 @@ export async function pickDevice(client: AdbClient, options: PickOptions = {}): 
       })
     }
   }
-  if (chosen === undefined) throw new Error('unreachable: device list changed under us')
+  if (chosen === undefined) {
+    throw new EnergyError({
+      code: CommonErrors.INVARIANT,
+      message: 'no device was chosen from a non-empty list',
+      hint: 'This is a bug in vitest-energy; please report it with `adb devices -l` output.',
+    })
+  }
   return checkUsable(client, chosen)
 }
 
