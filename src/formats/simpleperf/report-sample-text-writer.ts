@@ -78,6 +78,14 @@ export function formatReportSampleText(
         details: { format: 'simpleperf report-sample text' },
       })
     }
+    if (!old && s.eventCount === undefined) {
+      throw new EnergyError({
+        code: SimpleperfErrors.WRITER_INPUT,
+        message: `sample at ${s.timeNs} ns on thread ${s.threadId} has no event_count, which current simpleperf always prints`,
+        hint: "Give every sample its event_count (the sampling period), or write the 2016 form with keyStyle: 'ip'.",
+        details: { format: 'simpleperf report-sample text' },
+      })
+    }
     out.push('sample:\n')
     if (old) {
       out.push(`  time: ${s.timeNs}\n`, `  thread_id: ${s.threadId}\n`)
@@ -85,7 +93,7 @@ export function formatReportSampleText(
       out.push(
         `  event_type: ${s.eventType}\n`,
         `  time: ${s.timeNs}\n`,
-        `  event_count: ${s.eventCount ?? 0}\n`,
+        `  event_count: ${s.eventCount}\n`,
         `  thread_id: ${s.threadId}\n`,
         `  thread_name: ${s.threadName}\n`,
       )

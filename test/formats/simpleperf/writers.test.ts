@@ -84,6 +84,12 @@ describe('formatReportSampleText', () => {
     expect(decoded.samples).toEqual([sample])
   })
 
+  test('a sample without event_count is refused in the current form, fine in the 2016 form', () => {
+    const old = parseReportSampleText(OLD)
+    expectEnergyError(() => formatReportSampleText(old), SimpleperfErrors.WRITER_INPUT)
+    expect(formatReportSampleText(old, { keyStyle: 'ip' })).toBe(OLD)
+  })
+
   test('a sample without frames is refused', () => {
     const report = {
       samples: [{ eventType: 'x', timeNs: 1, threadId: 1, threadName: '', frames: [] }],
