@@ -188,6 +188,8 @@ describe('power_profile.xml round trip (property)', () => {
           const safeItems = Object.fromEntries(
             Object.entries(items).filter(([k]) => !k.startsWith('cpu')),
           )
+          // a <device> without entries is rejected on reading (not a profile)
+          fc.pre(Object.keys(safeItems).length + Object.keys(safeArrays).length > 0)
           const p = powerProfileFromEntries(safeItems, safeArrays)
           const back = parsePowerProfile(formatPowerProfile(p))
           expect(back.items).toEqual(safeItems)
