@@ -8,6 +8,7 @@ import { amCommand } from './am.js'
 import { cmdCommand } from './cmd.js'
 import { dumpsysCommand } from './dumpsys.js'
 import { inputCommand } from './input.js'
+import { perfettoCommand } from './perfetto.js'
 import { pmCommand } from './pm.js'
 import { settingsCommand } from './settings.js'
 import { simpleperfCommand } from './simpleperf.js'
@@ -28,6 +29,7 @@ export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
     ['am', amCommand(phone)],
     ['dumpsys', dumpsysCommand(phone)],
     ['input', inputCommand(phone)],
+    ['perfetto', perfettoCommand(phone)],
     ['pm', pmCommand(phone)],
     ['settings', settingsCommand(phone)],
     ['simpleperf', simpleperfCommand(phone)],

@@ -1,0 +1,151 @@
+/**
+ * `perfetto -c - --txt -o FILE [--background]`: reads a text TraceConfig from stdin, and for an
+ * `android.power` data source polls the ODPM rails (`collect_power_rails: true`) and the battery
+ * counters every `battery_poll_ms`, writing the binary trace with the perfetto encoder when the
+ * session ends (`duration_ms`, or SIGTERM/SIGINT via `kill`). `--background` prints the pid and
+ * returns at once, as the real tool does.
+ */
+import {
+  encodePowerTrace,
+  parsePerfettoTextConfig,
+  type BatteryCounterReading,
+  type PerfettoTraceConfig,
+} from '../../formats/perfetto/index.js'
+import type { RailSeries } from '../../model/index.js'
+import type { ShellCommand, ShellInvocation } from '../contract.js'
+import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
+import { bootNowNs, type SimPhone } from '../sim/phone.js'
+import { readRails } from '../sim/sensors.js'
+import { err, out } from './_util.js'
+
+const DEFAULT_POLL_MS = 1000
+
+/** Builds the trace bytes of an android.power session over [startNs, stopNs]. */
+export function powerTraceBytes(
+  phone: SimPhone,
+  config: PerfettoTraceConfig,
+  startNs: number,
+  stopNs: number,
+): Uint8Array {
+  const power = config.dataSources.find((d) => d.name === 'android.power')?.androidPowerConfig
+  const pollNs = (power?.batteryPollMs ?? DEFAULT_POLL_MS) * 1e6
+  const times: number[] = []
+  for (let t = startNs; t <= stopNs; t += pollNs) times.push(t)
+  const railNames = phone.sim.railNames()
+  const rails: RailSeries[] = []
+  if (power?.collectPowerRails === true) {
+    const readings = new Map<string, { tNs: number; energyJ: number }[]>(
+      railNames.map((r) => [r, []]),
+    )
+    for (const t of times) {
+      const snapshot = readRails(phone.sim, t)
+      for (const name of railNames) {
+        readings.get(name)?.push({ tNs: t, energyJ: (snapshot.energyUws.get(name) ?? 0) / 1e6 })
+      }
+    }
+    for (const name of railNames) {
+      rails.push({
+        kind: 'cumulative',
+        rail: name,
+        subsystem: RAIL_SUBSYSTEMS[name] ?? '',
+        source: 'odpm',
+        clock: 'boottime',
+        readings: readings.get(name) ?? [],
+      })
+    }
+  }
+  const counters = new Set(power?.batteryCounters ?? [])
+  const battery: BatteryCounterReading[] = []
+  if (counters.size > 0) {
+    for (const t of times) {
+      const g = phone.battery.read(t)
+      battery.push({
+        tNs: t,
+        ...(counters.has('BATTERY_COUNTER_CHARGE') ? { chargeC: g.chargeCounterUah * 3.6e-3 } : {}),
+        ...(counters.has('BATTERY_COUNTER_CAPACITY_PERCENT')
+          ? { capacityPercent: g.capacityPct }
+          : {}),
+        ...(counters.has('BATTERY_COUNTER_CURRENT') ? { currentA: g.currentUa / 1e6 } : {}),
+        ...(counters.has('BATTERY_COUNTER_CURRENT_AVG') ? { currentAvgA: g.currentUa / 1e6 } : {}),
+        ...(counters.has('BATTERY_COUNTER_VOLTAGE') ? { voltageV: g.voltageUv / 1e6 } : {}),
+      })
+    }
+  }
+  return encodePowerTrace({
+    rails,
+    batteryCounters: battery.length > 0 ? [{ clock: 'boottime', readings: battery }] : [],
+    clockSnapshot: {
+      boottime: startNs,
+      monotonic: startNs + (phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')),
+    },
+    config,
+  })
+}
+
+function argValue(args: readonly string[], ...names: string[]): string | undefined {
+  for (const name of names) {
+    const i = args.indexOf(name)
+    if (i >= 0) return args[i + 1]
+  }
+  return undefined
+}
+
+export function perfettoCommand(phone: SimPhone): ShellCommand {
+  return async (inv: ShellInvocation) => {
+    const args = inv.argv.slice(1)
+    const configArg = argValue(args, '-c', '--config')
+    const outPath = argValue(args, '-o', '--out')
+    if (configArg === undefined) {
+      err(inv, 'Either --config or one of --atrace / --ftrace must be specified\n')
+      return 1
+    }
+    if (outPath === undefined) {
+      err(inv, 'Either --out or --upload is required\n')
+      return 1
+    }
+    if (!args.includes('--txt')) {
+      err(inv, 'The virtual device reads text configs only: pass --txt\n')
+      return 1
+    }
+    const text =
+      configArg === '-'
+        ? new TextDecoder().decode(inv.stdin)
+        : new TextDecoder().decode(inv.device.fs.readFile(configArg))
+    let config: PerfettoTraceConfig
+    try {
+      config = parsePerfettoTextConfig(text)
+    } catch (error) {
+      err(
+        inv,
+        `[perfetto_cmd.cc] Failed to parse config: ${(error as Error).message.split('\n')[0] ?? ''}\n`,
+      )
+      return 1
+    }
+    const session = async (signal: AbortSignal): Promise<number> => {
+      const startNs = bootNowNs(phone)
+      inv.device.fs.writeFile(outPath, new Uint8Array(0), 0o600)
+      try {
+        if (config.durationMs !== undefined && config.durationMs > 0) {
+          await phone.clock.sleep(config.durationMs * 1e6, signal)
+        } else {
+          await new Promise<void>((resolve) => {
+            if (signal.aborted) resolve()
+            signal.addEventListener('abort', () => resolve(), { once: true })
+          })
+        }
+      } catch {
+        // Stopped by a signal before duration_ms: finalize the trace, like perfetto on SIGTERM.
+      }
+      if (signal.aborted && signal.reason === 'KILL') return 137
+      const stopNs = bootNowNs(phone)
+      inv.device.fs.writeFile(outPath, powerTraceBytes(phone, config, startNs, stopNs), 0o600)
+      return 0
+    }
+    if (args.includes('--background') || args.includes('-d')) {
+      const process = inv.device.processes.spawn('perfetto', session, { user: 'shell' })
+      out(inv, `${process.pid}\n`)
+      return 0
+    }
+    return session(inv.signal)
+  }
+}
