@@ -16,7 +16,7 @@ export {
 } from './config.js'
 export { PerfettoErrors } from './errors.js'
 export type { PowerTraceInput, PowerTraceRail } from './trace.js'
-export { decodePowerTrace, encodePowerTrace, encodeTraceConfig } from './trace.js'
+export { decodePowerTrace, encodePowerTrace, encodeTraceConfig, isPerfettoTrace } from './trace.js'
 export type {
   BatteryCounterReading,
   BatteryCounterSeries,

@@ -134,6 +134,22 @@ function checkMagic(bytes: Uint8Array): void {
   }
 }
 
+/**
+ * Cheap sniff without a file name: `true` when the bytes start like a binary Perfetto trace (a
+ * `packet` field whose length fits the input). It does not decode the packets.
+ */
+export function isPerfettoTrace(bytes: Uint8Array): boolean {
+  if (bytes[0] !== 0x0a) return false
+  try {
+    const reader = Reader.create(bytes)
+    reader.uint32()
+    const length = reader.uint32()
+    return reader.pos + length <= bytes.length
+  } catch {
+    return false
+  }
+}
+
 interface RawPacket {
   readonly offset: number
   readonly packet: Obj

@@ -4,6 +4,7 @@ import {
   PerfettoErrors,
   decodePowerTrace,
   encodePowerTrace,
+  isPerfettoTrace,
   parsePerfettoTextConfig,
 } from '../../../src/formats/perfetto/index.js'
 import type { BatteryCounterSeries } from '../../../src/formats/perfetto/index.js'
@@ -433,4 +434,20 @@ test("packet loss on the power sequence is reported; the flag on a sequence's fi
   const warnings = decodePowerTrace(lossy).warnings
   expect(warnings).toHaveLength(1)
   expect(warnings[0]).toContain('lost on the power data sequence 2')
+})
+
+test('isPerfettoTrace sniffs real traces and rejects other formats', () => {
+  for (const name of [
+    'emanafa_perfetto_trace-1625480726-1625480595.0.pftrace',
+    'nowinandroid_fork_app_startup.perfetto-trace',
+  ]) {
+    expect(isPerfettoTrace(new Uint8Array(fixture(`${CORPUS}${name}`))), name).toBe(true)
+  }
+  expect(isPerfettoTrace(encodePowerTrace({}))).toBe(true)
+  expect(
+    isPerfettoTrace(new Uint8Array(fixture('corpus/4_simpleperf/aosp_simpleperf_perf.data'))),
+  ).toBe(false)
+  expect(isPerfettoTrace(new TextEncoder().encode('packet {}'))).toBe(false)
+  expect(isPerfettoTrace(Uint8Array.from([0x0a, 0x7f, 0]))).toBe(false)
+  expect(isPerfettoTrace(new Uint8Array())).toBe(false)
 })
