@@ -28,6 +28,11 @@ export interface LeaseHolder {
   readonly acquiredAtMs: number
   /** Random id of this acquisition; takeover checks it to never remove a newer lock. */
   readonly token: string
+  /**
+   * Start time of the holder process (Linux `/proc/<pid>/stat` field 22, clock ticks since boot),
+   * so a pid reused by another process after the holder died is not taken for the holder.
+   */
+  readonly pidStartTime?: string
 }
 
 /** Options of {@link acquireLease}. */
@@ -91,6 +96,7 @@ export async function acquireLease(serial: string, options: LeaseOptions = {}): 
     owner: options.owner ?? `pid ${process.pid}`,
     acquiredAtMs: Date.now(),
     token: randomBytes(8).toString('hex'),
+    ...withStartTime(process.pid),
   }
   const deadline = Date.now() + timeoutMs
   let lastSeen: string | undefined
@@ -194,13 +200,38 @@ function staleReason(
   } catch {
     return undefined // vanished: the next tryCreate decides
   }
-  if (holder !== 'corrupt' && holder.hostname === osHostname() && !isAlive(holder.pid)) {
-    return `its holder ${holder.owner} (pid ${holder.pid}) is dead`
+  if (holder !== 'corrupt' && holder.hostname === osHostname()) {
+    if (!isAlive(holder.pid)) return `its holder ${holder.owner} (pid ${holder.pid}) is dead`
+    const startTime = processStartTime(holder.pid)
+    if (
+      holder.pidStartTime !== undefined &&
+      startTime !== undefined &&
+      startTime !== holder.pidStartTime
+    ) {
+      return `its holder ${holder.owner} (pid ${holder.pid}) is dead; the pid now belongs to another process`
+    }
   }
   if (ageMs > staleMs) {
     return `its heartbeat is ${Math.round(ageMs)} ms old (stale after ${staleMs} ms)`
   }
   return undefined
+}
+
+/** Linux: field 22 of `/proc/<pid>/stat` (after the parenthesized command name). */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const value = fields[19] // field 22 overall: fields[0] is field 3 (state)
+    return value !== undefined && /^\d+$/.test(value) ? value : undefined
+  } catch {
+    return undefined // not Linux, or the process is gone
+  }
+}
+
+function withStartTime(pid: number): { pidStartTime?: string } {
+  const pidStartTime = processStartTime(pid)
+  return pidStartTime === undefined ? {} : { pidStartTime }
 }
 
 export function isAlive(pid: number): boolean {

@@ -8,7 +8,7 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import {
@@ -173,6 +173,29 @@ describe('acquireLease in one process', () => {
     })
     expect(logs).toHaveLength(1)
     expect(logs[0]).toMatch(/ci shard 2.*heartbeat is \d+ ms old/)
+    await lease.release()
+  })
+
+  test('a lock whose pid now belongs to another process (pid reuse) is taken over', async () => {
+    const path = join(dir, leaseFileName('s8'))
+    const held = readFileSync('/proc/self/stat', 'utf8')
+    expect(held).toMatch(/^\d+ \(/) // Linux
+    writeFileSync(
+      path,
+      JSON.stringify({
+        serial: 's8',
+        pid: process.pid, // alive, but started at another time than the holder did
+        hostname: hostname(),
+        owner: 'old worker',
+        acquiredAtMs: Date.now(),
+        token: 'f00d',
+        pidStartTime: '1',
+      }),
+    )
+    const logs: string[] = []
+    const lease = await acquireLease('s8', { dir, timeoutMs: 2_000, log: (m) => logs.push(m) })
+    expect(logs[0]).toMatch(/pid now belongs to another process/)
+    expect(lease.holder.pidStartTime).toMatch(/^\d+$/)
     await lease.release()
   })
 
