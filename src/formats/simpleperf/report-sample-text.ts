@@ -147,6 +147,25 @@ function frameKey(
   line: number,
   block: BlockDraft,
 ): boolean {
+  const property =
+    key === 'ip'
+      ? 'vaddrInFile'
+      : key === 'dso'
+        ? 'file'
+        : key === 'vaddr_in_file'
+          ? 'vaddrInFile'
+          : key === 'execution_type'
+            ? 'executionType'
+            : key
+  if (
+    (property === 'vaddrInFile' ||
+      property === 'file' ||
+      property === 'symbol' ||
+      property === 'executionType') &&
+    draft[property] !== undefined
+  ) {
+    throw syntaxError(line, `duplicate \`${key}\` in one frame`)
+  }
   switch (key) {
     case 'vaddr_in_file':
     case 'ip': {
@@ -404,6 +423,9 @@ export class ReportSampleTextDecoder {
     const [key, value] = field
     if (block.name !== 'sample') {
       if (indent !== 2) throw syntaxError(lineNo, `unexpected indentation of ${indent} spaces`)
+      if (key !== 'event_type' && block.fields.some(([k]) => k === key)) {
+        throw syntaxError(lineNo, `duplicate \`${key}\` in \`${block.name}:\``)
+      }
       block.fields.push([key, value, lineNo])
       return undefined
     }
@@ -416,7 +438,12 @@ export class ReportSampleTextDecoder {
         throw syntaxError(lineNo, `sample field \`${key}\` after \`callchain:\``)
       }
       if (block.top.line === 0) block.top.line = lineNo
-      if (!frameKey(block.top, key, value, lineNo, block)) block.fields.push([key, value, lineNo])
+      if (!frameKey(block.top, key, value, lineNo, block)) {
+        if (block.fields.some(([k]) => k === key)) {
+          throw syntaxError(lineNo, `duplicate \`${key}\` in \`sample:\``)
+        }
+        block.fields.push([key, value, lineNo])
+      }
       return undefined
     }
     // indent 4: a callchain frame; `vaddr_in_file`/`ip` opens a new one.

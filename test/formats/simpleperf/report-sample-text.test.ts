@@ -213,6 +213,35 @@ describe('negative inputs', () => {
     expectEnergyError(() => parseReportSampleText(text), SimpleperfErrors.TEXT_SYNTAX)
   })
 
+  test('duplicate fields in a sample, a frame or a block', () => {
+    const twice = (needle: string): string => CURRENT.replace(needle, `${needle}${needle}`)
+    expectEnergyError(
+      () => parseReportSampleText(twice('  time: 4398127365234\n')),
+      SimpleperfErrors.TEXT_SYNTAX,
+    )
+    expectEnergyError(
+      () =>
+        parseReportSampleText(
+          twice('  symbol: android::uirenderer::renderthread::RenderThread::threadLoop()\n'),
+        ),
+      SimpleperfErrors.TEXT_SYNTAX,
+    )
+    expectEnergyError(
+      () => parseReportSampleText(twice('    symbol: __start_thread\n')),
+      SimpleperfErrors.TEXT_SYNTAX,
+    )
+    expectEnergyError(
+      () => parseReportSampleText(twice('  lost_count: 2\n')),
+      SimpleperfErrors.TEXT_SYNTAX,
+    )
+    // Repeated event types are the one legal repetition.
+    const two = CURRENT.replace(
+      '  event_type: task-clock\n  app',
+      '  event_type: task-clock\n  event_type: cpu-cycles\n  app',
+    )
+    expect(parseReportSampleText(two).meta?.eventTypes).toEqual(['task-clock', 'cpu-cycles'])
+  })
+
   test('non-numeric time', () => {
     const text = CURRENT.replace('time: 4398127365234', 'time: 43981x7365234')
     const error = expectEnergyError(() => parseReportSampleText(text), SimpleperfErrors.TEXT_VALUE)
