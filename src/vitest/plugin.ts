@@ -7,6 +7,8 @@
  */
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
+import type {} from 'vitest/config'
+import type { VitestPluginContext } from 'vitest/node'
 import { OPTIONS_KEY } from './context.js'
 import { resolveOptions, type EnergyOptions } from './options.js'
 
@@ -24,10 +26,10 @@ export function energy(options?: EnergyOptions): Plugin {
     name: 'vitest-energy',
     enforce: 'pre',
     config() {
-      if (resolved === undefined) return {}
+      if (resolved === undefined) return undefined
       return { test: { globalSetup: [modulePath('./global-setup')] } }
     },
-    configureVitest({ project }) {
+    configureVitest({ project }: VitestPluginContext) {
       if (resolved !== undefined) project.provide(OPTIONS_KEY, resolved)
     },
     resolveId(id) {

@@ -48,12 +48,16 @@ export interface WindowOutcome<T> {
   readonly value: T
 }
 
-/** Runs `body` inside an energy window and returns its measured result. */
-export async function measureWindow<T>(
-  plan: WindowPlan,
-  label: string,
-  body: () => Promise<T>,
-): Promise<WindowOutcome<T>> {
+/** An open energy window: collectors are recording. */
+export interface OpenWindow {
+  /** Stops the collectors and attributes the window. */
+  close(): Promise<MeasuredEnergyResult>
+  /** Stops the collectors without attributing (the window is abandoned). */
+  abort(): Promise<void>
+}
+
+/** Starts the collectors; the window's start is the moment they are all recording. */
+export async function openWindow(plan: WindowPlan, label: string): Promise<OpenWindow> {
   const context: CollectorContext = {
     device: plan.device,
     app: plan.app,
@@ -62,9 +66,6 @@ export async function measureWindow<T>(
     ...(plan.onProgress === undefined ? {} : { onProgress: plan.onProgress }),
   }
   const started: Array<PowerCollector | ExecutionCollector> = []
-  let value: T
-  let startHostNs: number
-  let endHostNs: number
   try {
     await plan.power.start(context)
     started.push(plan.power)
@@ -72,23 +73,60 @@ export async function measureWindow<T>(
       await plan.execution.start(context)
       started.push(plan.execution)
     }
-    startHostNs = hostNowNs()
-    value = await body()
-    endHostNs = hostNowNs()
   } catch (error) {
     await abortAll(started, context)
     throw error
   }
+  const startHostNs = hostNowNs()
+  let done = false
+  return {
+    async abort() {
+      if (done) return
+      done = true
+      await abortAll(started, context)
+    },
+    async close() {
+      if (done) throw closedTwice(label)
+      done = true
+      const endHostNs = hostNowNs()
+      let execution: ExecutionData | undefined
+      try {
+        if (plan.execution !== undefined) execution = await plan.execution.stop(context)
+      } catch (error) {
+        await plan.power.abort(context).catch(() => undefined)
+        throw error
+      }
+      const power: PowerData = await plan.power.stop(context)
+      return attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
+    },
+  }
+}
 
-  let execution: ExecutionData | undefined
+/** Runs `body` inside an energy window and returns its measured result. */
+export async function measureWindow<T>(
+  plan: WindowPlan,
+  label: string,
+  body: () => Promise<T>,
+): Promise<WindowOutcome<T>> {
+  const window = await openWindow(plan, label)
+  let value: T
   try {
-    if (plan.execution !== undefined) execution = await plan.execution.stop(context)
+    value = await body()
   } catch (error) {
-    await plan.power.abort(context).catch(() => undefined)
+    await window.abort()
     throw error
   }
-  const power: PowerData = await plan.power.stop(context)
+  return { result: await window.close(), value }
+}
 
+function attributeWindow(
+  plan: WindowPlan,
+  label: string,
+  startHostNs: number,
+  endHostNs: number,
+  power: PowerData,
+  execution: ExecutionData | undefined,
+): MeasuredEnergyResult {
   const warnings: EnergyWarning[] = [...power.warnings, ...(execution?.warnings ?? [])]
   const window = {
     clock: 'boottime' as const,
@@ -101,7 +139,7 @@ export async function measureWindow<T>(
     plan.baseline.kind === 'measured'
       ? { kind: 'configured', powerW: plan.baseline.powerW }
       : plan.baseline
-  const attribution = attributeTest({
+  return attributeTest({
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
@@ -120,8 +158,15 @@ export async function measureWindow<T>(
     },
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
+  }).result
+}
+
+function closedTwice(label: string): EnergyError {
+  return new EnergyError({
+    code: 'E_WINDOW_CLOSED',
+    message: `the energy window '${label}' was already closed`,
+    hint: 'This is a bug in vitest-energy; please report it.',
   })
-  return { result: attribution.result, value }
 }
 
 /** Puts execution data on the boottime clock. */

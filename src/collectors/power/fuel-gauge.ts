@@ -94,7 +94,7 @@ function requireNode(gauge: FuelGaugeCapability, context: CollectorContext): str
       code: CollectorErrors.SOURCE_UNAVAILABLE,
       message:
         'the fuel gauge is not readable on this device (or its unit/sign could not be determined)',
-      hint: 'Choose another power source (power: "odpm" or "batterystats"), or unplug USB power so a discharging reading can be taken.',
+      hint: 'Use power: "odpm" where the device has power rails, or unplug USB power (wireless adb or a power-blocking hub) so the probe can take a discharging reading.',
       details: { serial: context.device.serial },
     })
   }

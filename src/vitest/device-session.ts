@@ -1,0 +1,247 @@
+/**
+ * A worker's view of its device: the adb connection, what the device can do (probed once), the
+ * host → boottime clock mapping, the collectors to use, and the idle baseline. Leases are taken
+ * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
+ */
+import { inject } from 'vitest'
+import type { Baseline } from '../attribution/index.js'
+import {
+  artTracingCollector,
+  fuelGaugeCollector,
+  odpmCollector,
+  simpleperfCollector,
+  type ExecutionCollector,
+  type PowerCollector,
+} from '../collectors/index.js'
+import {
+  acquireLease,
+  connectAdb,
+  mapDeviceClock,
+  probeCapabilities,
+  type AdbDevice,
+  type Capabilities,
+  type DeviceClockMapping,
+  type Lease,
+} from '../device/index.js'
+import { EnergyError, units, type EnergyWarning } from '../model/index.js'
+import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
+import type { ResolvedEnergyOptions } from './options.js'
+import {
+  measureWindow,
+  openWindow,
+  type OpenWindow,
+  type WindowOutcome,
+  type WindowPlan,
+} from './window.js'
+
+/** Typical Li-ion nominal voltage, for battery % when the device does not say. */
+const NOMINAL_VOLTAGE_V = 3.85
+
+export class DeviceSession {
+  private baselineW: number | undefined
+  private monotonicToBoottimeNs: number | undefined
+  readonly choiceWarnings: EnergyWarning[] = []
+
+  private constructor(
+    readonly options: ResolvedEnergyOptions,
+    readonly target: DeviceTarget,
+    readonly device: AdbDevice,
+    readonly capabilities: Capabilities,
+    readonly boottime: DeviceClockMapping,
+  ) {}
+
+  /** Connects the worker to its device (by pool id), probes it and maps its clock. */
+  static async open(): Promise<DeviceSession> {
+    const options = inject(OPTIONS_KEY)
+    const target = inject(TARGET_KEY)
+    if (options === undefined || target === undefined) {
+      throw new EnergyError({
+        code: 'E_PLUGIN_MISSING',
+        message: 'the energy fixtures need the vitest-energy plugin',
+        hint: "Add plugins: [energy({ app: 'com.example.app' })] from 'vitest-energy/plugin' to vitest.config.ts.",
+      })
+    }
+    const poolId = Number(process.env['VITEST_POOL_ID'] ?? '1')
+    const serial = target.serials[(Math.max(1, poolId) - 1) % target.serials.length]
+    if (serial === undefined) {
+      throw new EnergyError({
+        code: 'E_NO_DEVICE',
+        message: 'no device serials were provided to the worker',
+        hint: 'Check `adb devices`.',
+      })
+    }
+    const client = await connectAdb({ host: target.host, port: target.port })
+    const device = client.device(serial)
+    const capabilities = await probeCapabilities(device, { app: options.app, perfettoRails: false })
+    const boottime = await mapDeviceClock(device, 'boottime')
+    return new DeviceSession(options, target, device, capabilities, boottime)
+  }
+
+  get serial(): string {
+    return this.device.serial
+  }
+
+  /** Waits for exclusive use of the phone (one energy window per device across all workers). */
+  lease(owner: string): Promise<Lease> {
+    return acquireLease(`${this.target.host}_${this.target.port}_${this.serial}`, { owner })
+  }
+
+  /** The power collector: ODPM when the device has rails (and perfetto), else the fuel gauge. */
+  powerCollector(): PowerCollector & {
+    readonly extras?: () => { monotonicToBoottimeNs?: number }
+  } {
+    const c = this.capabilities
+    const want = this.options.power
+    const odpm = c.odpm.available && c.perfetto.available
+    if (want === 'odpm' || (want === 'auto' && odpm)) {
+      if (!odpm)
+        throw unavailable(
+          'odpm',
+          'this device has no ODPM power rails reachable through perfetto (Pixel 6 and later have them)',
+        )
+      return odpmCollector()
+    }
+    if (!c.fuelGauge.available)
+      throw unavailable('fuel-gauge', 'the battery fuel gauge is not readable over adb')
+    return fuelGaugeCollector({ gauge: c.fuelGauge })
+  }
+
+  /** The execution collector, falling back (with a warning) when the preferred one is missing. */
+  executionCollector(): ExecutionCollector | undefined {
+    const want = this.options.execution
+    if (want === 'none') return undefined
+    const c = this.capabilities
+    const traceable = c.app?.debuggable === true || c.app?.profileable === 'yes'
+    if (want === 'simpleperf') {
+      if (c.simpleperf.available && traceable) return simpleperfCollector()
+      if (!traceable) {
+        this.note(
+          'W_NO_EXECUTION',
+          `${this.options.app} is neither debuggable nor profileable: no per-method energy (add <profileable android:shell="true"/>)`,
+        )
+        return undefined
+      }
+      this.note(
+        'W_EXECUTION_FALLBACK',
+        'simpleperf is not available on this device; using ART sampling (am profile --sampling) instead',
+      )
+      return artTracingCollector()
+    }
+    if (!traceable) {
+      throw new EnergyError({
+        code: 'E_NOT_PROFILEABLE',
+        message: `${this.options.app} is neither debuggable nor profileable, so it cannot be method-traced`,
+        hint: 'add `<profileable android:shell="true"/>` to the manifest or use a debuggable build',
+        details: { serial: this.serial },
+      })
+    }
+    return artTracingCollector(
+      want === 'art-instrumentation' ? { samplingIntervalUs: 'instrumentation' } : {},
+    )
+  }
+
+  private note(code: `W_${string}`, message: string): void {
+    if (!this.choiceWarnings.some((w) => w.code === code))
+      this.choiceWarnings.push({ code, severity: 'warning', message })
+  }
+
+  /** The baseline policy; a measured baseline is taken once per worker (the caller holds the lease). */
+  async baseline(onProgress?: (message: string) => void): Promise<Baseline> {
+    const b = this.options.baseline
+    if (b === 'none') return { kind: 'none' }
+    if (typeof b === 'number') return { kind: 'configured', powerW: b }
+    if (this.baselineW === undefined) {
+      onProgress?.(`measuring the idle baseline (${this.options.baselineMs} ms)`)
+      const idle = await measureWindow(
+        this.plan({ kind: 'none' }, undefined),
+        'idle baseline',
+        () => sleep(this.options.baselineMs),
+      )
+      this.baselineW = idle.result.averagePowerW
+    }
+    return { kind: 'configured', powerW: this.baselineW }
+  }
+
+  /** Runs one window with fresh collectors; remembers clock offsets the power source reported. */
+  async measure<T>(
+    label: string,
+    baseline: Baseline,
+    body: () => Promise<T>,
+    onProgress?: (message: string) => void,
+  ): Promise<WindowOutcome<T>> {
+    const plan = this.plan(baseline, this.executionCollector(), onProgress)
+    const outcome = await measureWindow(plan, label, body)
+    const offset = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
+    if (offset?.monotonicToBoottimeNs !== undefined)
+      this.monotonicToBoottimeNs = offset.monotonicToBoottimeNs
+    const extra = this.choiceWarnings.filter(
+      (w) => !outcome.result.warnings.some((x) => x.code === w.code),
+    )
+    return extra.length === 0
+      ? outcome
+      : {
+          ...outcome,
+          result: { ...outcome.result, warnings: [...extra, ...outcome.result.warnings] },
+        }
+  }
+
+  /** Opens a window that stays open until `close()` (the fixture's automatic window). */
+  async open(
+    label: string,
+    baseline: Baseline,
+    onProgress?: (message: string) => void,
+  ): Promise<OpenWindow> {
+    const plan = this.plan(baseline, this.executionCollector(), onProgress)
+    const window = await openWindow(plan, label)
+    return {
+      abort: () => window.abort(),
+      close: async () => {
+        const result = await window.close()
+        const extra = this.choiceWarnings.filter(
+          (w) => !result.warnings.some((x) => x.code === w.code),
+        )
+        return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
+      },
+    }
+  }
+
+  /** Everything a window needs, with fresh collector instances. */
+  plan(
+    baseline: Baseline,
+    execution: ExecutionCollector | undefined,
+    onProgress?: (message: string) => void,
+  ): WindowPlan {
+    const power = this.powerCollector()
+    const capacityMah = this.options.batteryCapacityMah ?? undefined
+    return {
+      device: this.device,
+      deviceModel: this.capabilities.model,
+      app: this.options.app,
+      power,
+      ...(execution === undefined ? {} : { execution }),
+      boottime: this.boottime,
+      ...(this.monotonicToBoottimeNs === undefined
+        ? {}
+        : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
+      baseline,
+      ...(capacityMah === undefined
+        ? {}
+        : { batteryCapacityJ: units.mAhToJ(capacityMah, NOMINAL_VOLTAGE_V) }),
+      charging: this.capabilities.charging.powered,
+      debuggable: this.capabilities.app?.debuggable === true,
+      ...(onProgress === undefined ? {} : { onProgress }),
+    }
+  }
+}
+
+function unavailable(source: string, why: string): EnergyError {
+  return new EnergyError({
+    code: 'E_POWER_SOURCE_UNAVAILABLE',
+    message: `power source '${source}' is not available: ${why}`,
+    hint: "Set power: 'auto' to use the best source the device has, or use the virtual device.",
+  })
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

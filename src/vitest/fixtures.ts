@@ -1,0 +1,147 @@
+/**
+ * The fixtures users write tests with:
+ *
+ *   import { test, expect } from 'vitest-energy'
+ *   test('opening the feed', async ({ energy }) => {
+ *     const run = await energy.measure(async () => { … })
+ *     expect(run).toConsumeLessThan(2.5)
+ *   })
+ *
+ * - `device` (worker): the connection to this worker's phone, probed once.
+ * - `energy` (test): holds the phone's lease for the whole test; opens a window around the test
+ *   automatically (unless the test measures explicit windows), and writes every window's result
+ *   to `task.meta.energy` for the reporter. The lease is released whatever happens.
+ */
+import { test as baseTest } from 'vitest'
+import type { Baseline } from '../attribution/index.js'
+import type { Lease } from '../device/index.js'
+import { summarize, type EnergyResult, type MeasuredEnergyResult } from '../model/index.js'
+import { DeviceSession } from './device-session.js'
+import { EnergyRun, RepeatedEnergyRun } from './run.js'
+import { failedResult, type OpenWindow } from './window.js'
+
+export interface RepeatOptions {
+  /** Unmeasured runs first, to warm caches and JIT. @default 1 */
+  readonly warmup?: number
+  /** Idle time between repetitions so tails settle, ms. @default 1000 */
+  readonly settleMs?: number
+  /** Label of the windows. @default the test name */
+  readonly label?: string
+}
+
+export interface EnergyApi {
+  /** Measures `fn` in its own window. The first call replaces the automatic window. */
+  measure<T>(fn: () => Promise<T> | T, options?: { readonly label?: string }): Promise<EnergyRun>
+  /** Measures `fn` n times (after warm-up, with settle time between runs). */
+  repeat(
+    n: number | undefined,
+    fn: () => Promise<unknown> | unknown,
+    options?: RepeatOptions,
+  ): Promise<RepeatedEnergyRun>
+  /** Measures the idle phone for `durationMs` and uses it as the baseline for this test's windows. */
+  baseline(options?: { readonly durationMs?: number }): Promise<EnergyRun>
+  /** Every window this test has measured so far. */
+  readonly results: readonly EnergyResult[]
+}
+
+interface WorkerFixtures {
+  device: DeviceSession
+}
+
+interface TestFixtures {
+  energy: EnergyApi
+}
+
+export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
+  device: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      await use(await DeviceSession.open())
+    },
+    { scope: 'worker' },
+  ],
+  energy: async ({ device, task }, use) => {
+    const results: EnergyResult[] = []
+    const progress = (message: string): void =>
+      void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
+    let lease: Lease | undefined
+    let auto: OpenWindow | undefined
+    let testBaseline: Baseline | undefined
+    try {
+      lease = await device.lease(`${task.file.name} › ${task.name}`)
+      const baseline = async (): Promise<Baseline> =>
+        testBaseline ?? (await device.baseline(progress))
+      if (device.options.autoWindow) {
+        try {
+          auto = await device.open(task.name, await baseline(), progress)
+        } catch (error) {
+          results.push(failedResult(task.name, error))
+          throw error
+        }
+      }
+      const dropAuto = async (): Promise<void> => {
+        const a = auto
+        auto = undefined
+        await a?.abort()
+      }
+      const measured = async <T>(
+        label: string,
+        fn: () => Promise<T> | T,
+      ): Promise<MeasuredEnergyResult> => {
+        await dropAuto()
+        try {
+          const outcome = await device.measure(label, await baseline(), async () => fn(), progress)
+          results.push(outcome.result)
+          return outcome.result
+        } catch (error) {
+          results.push(failedResult(label, error))
+          throw error
+        }
+      }
+      const api: EnergyApi = {
+        results,
+        async measure(fn, options) {
+          return new EnergyRun(await measured(options?.label ?? task.name, fn))
+        },
+        async repeat(n, fn, options = {}) {
+          const count = n ?? device.options.repeats
+          const label = options.label ?? task.name
+          await dropAuto()
+          for (let i = 0; i < (options.warmup ?? 1); i++) await fn()
+          const runs: MeasuredEnergyResult[] = []
+          for (let i = 0; i < count; i++) {
+            if (count > 1) progress(`repetition ${i + 1}/${count}`)
+            await sleep(options.settleMs ?? 1000)
+            runs.push(await measured(`${label} #${i + 1}`, fn))
+          }
+          return new RepeatedEnergyRun(runs)
+        },
+        async baseline(options) {
+          const durationMs = options?.durationMs ?? device.options.baselineMs
+          const idle = await measured('idle baseline', () => sleep(durationMs))
+          testBaseline = { kind: 'configured', powerW: idle.averagePowerW }
+          return new EnergyRun(idle)
+        },
+      }
+      await use(api)
+      if (auto !== undefined) {
+        const a = auto
+        auto = undefined
+        try {
+          results.push(await a.close())
+        } catch (error) {
+          results.push(failedResult(task.name, error))
+          throw error
+        }
+      }
+    } finally {
+      await auto?.abort().catch(() => undefined)
+      task.meta.energy = summarize(results)
+      await lease?.release()
+    }
+  },
+})
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
