@@ -214,6 +214,34 @@ export function* parseBatterystatsCheckin(lines: Iterable<string>): Generator<Ch
   }
 }
 
+/** Push-style checkin decoder for chunked input: same rows as the batch parser whatever the chunking. */
+export class BatterystatsCheckinDecoder {
+  private carry = ''
+  private line = 0
+
+  push(chunk: string): CheckinRow[] {
+    const lines = (this.carry + chunk).split('\n')
+    this.carry = lines.pop() ?? ''
+    return this.rows(lines)
+  }
+
+  end(): CheckinRow[] {
+    const last = this.carry
+    this.carry = ''
+    return this.rows([last])
+  }
+
+  private rows(lines: readonly string[]): CheckinRow[] {
+    const out: CheckinRow[] = []
+    for (const text of lines) {
+      this.line++
+      const row = parseCheckinLine(text, this.line)
+      if (row !== undefined) out.push(row)
+    }
+    return out
+  }
+}
+
 /** The parts of a checkin dump the energy model uses, collected from all rows. */
 export interface CheckinSummary {
   readonly vers?: CheckinVersRow

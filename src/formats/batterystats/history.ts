@@ -201,36 +201,44 @@ function parseBody(body: string): Body | undefined {
   }
 }
 
+/** What the line parsers yield: history items, and the section header when present. */
+export type HistoryLineItem = HistoryItem | { readonly kind: 'header'; readonly text: string }
+
 /**
- * Streams the history section out of `lines` (CR/LF-insensitive). Starts at the `Battery History`
- * header (or at the first history-shaped line when there is no header) and stops at the first
- * blank or unindented line after it. Yields the header as `{ kind: 'header' }` first when present.
- * Throws `E_BATTERYSTATS_HISTORY_BAD_TIME` (with the line number) for a malformed time token.
+ * The history state machine, one line at a time (CR/LF-insensitive). Starts at the `Battery
+ * History` header (or at the first history-shaped line when there is no header) and stops at the
+ * first blank or unindented line after it (`done` becomes true; later lines are ignored). A record
+ * is emitted when the next line shows it has no more continuation lines, or at `finish()`.
  */
-export function* parseBatterystatsHistoryLines(
-  lines: Iterable<string>,
-): Generator<HistoryItem | { readonly kind: 'header'; readonly text: string }> {
-  let lineNo = 0
-  let inSection = false
-  let pending: { record: Omit<HistoryRecord, 'details'>; details: string[] } | undefined
-  for (const rawLine of lines) {
-    lineNo++
+class HistoryLineParser {
+  done = false
+  private lineNo = 0
+  private inSection = false
+  private pending: { record: Omit<HistoryRecord, 'details'>; details: string[] } | undefined
+
+  feed(rawLine: string): HistoryLineItem[] {
+    this.lineNo++
+    if (this.done) return []
     const text = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
-    if (!inSection) {
+    if (!this.inSection) {
       if (/^Battery History\b/.test(text)) {
-        inSection = true
-        yield { kind: 'header', text }
-        continue
+        this.inSection = true
+        return [{ kind: 'header', text }]
       }
-      if (!LINE_RE.test(text)) continue
-      inSection = true
+      if (!LINE_RE.test(text)) return []
+      this.inSection = true
     }
-    if (text.trim() === '' || !/^\s/.test(text)) break
+    if (text.trim() === '' || !/^\s/.test(text)) {
+      this.done = true
+      return this.flush()
+    }
     const m = LINE_RE.exec(text)
     if (m === null) {
-      if (pending !== undefined) pending.details.push(text)
-      else yield { kind: 'unknown', line: lineNo, text }
-      continue
+      if (this.pending !== undefined) {
+        this.pending.details.push(text)
+        return []
+      }
+      return [{ kind: 'unknown', line: this.lineNo, text }]
     }
     const timeText = m[1] ?? ''
     const ms = parseHistoryTimeMs(timeText)
@@ -239,21 +247,20 @@ export function* parseBatterystatsHistoryLines(
         code: BatterystatsErrors.HISTORY_BAD_TIME,
         message: `malformed time token ${JSON.stringify(timeText)} (expected 0 or +[Nd][Nh][Nm][Ns]Nms)`,
         hint: 'Pass the unmodified output of `dumpsys batterystats --history`; the line may be truncated or edited.',
-        details: { format: FORMAT, line: lineNo, token: timeText },
+        details: { format: FORMAT, line: this.lineNo, token: timeText },
       })
     }
     const body = parseBody(m[3] ?? '')
-    if (pending !== undefined) yield { ...pending.record, details: pending.details }
-    pending = undefined
+    const out = this.flush()
     if (body === undefined) {
-      yield { kind: 'unknown', line: lineNo, text }
-      continue
+      out.push({ kind: 'unknown', line: this.lineNo, text })
+      return out
     }
     const readInts = m[2] === undefined ? undefined : Number(m[2])
-    pending = {
+    this.pending = {
       record: {
         kind: 'record',
-        line: lineNo,
+        line: this.lineNo,
         tNs: ms * 1e6,
         ...(formatHistoryTime(ms) === timeText ? {} : { timeText }),
         ...(readInts === undefined ? {} : { readInts }),
@@ -261,8 +268,66 @@ export function* parseBatterystatsHistoryLines(
       },
       details: [],
     }
+    return out
   }
-  if (pending !== undefined) yield { ...pending.record, details: pending.details }
+
+  /** Emits the record still waiting for continuation lines. */
+  finish(): HistoryLineItem[] {
+    this.done = true
+    return this.flush()
+  }
+
+  private flush(): HistoryLineItem[] {
+    const p = this.pending
+    this.pending = undefined
+    return p === undefined ? [] : [{ ...p.record, details: p.details }]
+  }
+}
+
+/**
+ * Streams the history section out of `lines` (see `HistoryLineParser` rules: header first when
+ * present, stops at the first blank or unindented line). Throws `E_BATTERYSTATS_HISTORY_BAD_TIME`
+ * (with the line number) for a malformed time token.
+ */
+export function* parseBatterystatsHistoryLines(
+  lines: Iterable<string>,
+): Generator<HistoryLineItem> {
+  const parser = new HistoryLineParser()
+  for (const line of lines) {
+    yield* parser.feed(line)
+    if (parser.done) return
+  }
+  yield* parser.finish()
+}
+
+/**
+ * Push-style decoder for history text arriving in chunks (e.g. `adb shell` output as it streams):
+ * `push(chunk)` returns the items completed so far, `end()` the rest. Same items as the batch parser
+ * whatever the chunking.
+ */
+export class BatterystatsHistoryDecoder {
+  private readonly parser = new HistoryLineParser()
+  private carry = ''
+
+  push(chunk: string): HistoryLineItem[] {
+    const text = this.carry + chunk
+    const lines = text.split('\n')
+    this.carry = lines.pop() ?? ''
+    const out: HistoryLineItem[] = []
+    for (const line of lines) {
+      if (this.parser.done) break
+      out.push(...this.parser.feed(line))
+    }
+    return out
+  }
+
+  end(): HistoryLineItem[] {
+    const out: HistoryLineItem[] = []
+    if (!this.parser.done) out.push(...this.parser.feed(this.carry))
+    this.carry = ''
+    out.push(...this.parser.finish())
+    return out
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ export type {
   CheckinVersRow,
 } from './checkin.js'
 export {
+  BatterystatsCheckinDecoder,
   checkinMahToJ,
   formatBatterystatsCheckin,
   formatCheckinRow,
@@ -21,11 +22,13 @@ export type {
   BatteryHistory,
   HistoryCommand,
   HistoryItem,
+  HistoryLineItem,
   HistoryRecord,
   HistoryToken,
   HistoryUnknownLine,
 } from './history.js'
 export {
+  BatterystatsHistoryDecoder,
   formatBatterystatsHistory,
   formatHistoryTime,
   formatHistoryToken,
@@ -35,3 +38,4 @@ export {
 } from './history.js'
 export type { BatterySample, HistoryTimeline, InstantEvent, StateInterval } from './timeline.js'
 export { historyTimeline, stateDurationNs } from './timeline.js'
+export { sniffBatterystats } from './sniff.js'

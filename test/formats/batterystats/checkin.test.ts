@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 
 import {
+  BatterystatsCheckinDecoder,
   BatterystatsErrors,
   checkinMahToJ,
   formatBatterystatsCheckin,
@@ -200,5 +201,15 @@ describe('batterystats checkin robustness (fuzz)', () => {
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('batterystats checkin push decoder', () => {
+  test.each([1, 7, 4096])('chunks of %d give the batch rows', (size) => {
+    const d = new BatterystatsCheckinDecoder()
+    const rows: CheckinRow[] = []
+    for (let i = 0; i < csv.length; i += size) rows.push(...d.push(csv.slice(i, i + size)))
+    rows.push(...d.end())
+    expect(rows).toEqual([...parseBatterystatsCheckin(csv.split('\n'))])
   })
 })

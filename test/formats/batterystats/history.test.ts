@@ -6,12 +6,14 @@ import { describe, expect, test } from 'vitest'
 
 import {
   BatterystatsErrors,
+  BatterystatsHistoryDecoder,
   formatBatterystatsHistory,
   formatHistoryTime,
   historyTimeline,
   parseBatterystatsHistory,
   parseBatterystatsHistoryLines,
   parseHistoryTimeMs,
+  sniffBatterystats,
   stateDurationNs,
   type HistoryRecord,
 } from '../../../src/formats/batterystats/index.js'
@@ -335,5 +337,58 @@ describe('batterystats history robustness (fuzz)', () => {
       ),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('batterystats history push decoder', () => {
+  const chunked = (text: string, size: number): unknown[] => {
+    const d = new BatterystatsHistoryDecoder()
+    const out: unknown[] = []
+    for (let i = 0; i < text.length; i += size) out.push(...d.push(text.slice(i, i + size)))
+    out.push(...d.end())
+    return out
+  }
+  test.each([1, 7, 4096])('chunks of %d give the batch result (Android 15 capture)', (size) => {
+    const text = read('redmik80pro_android15_batterystats0.txt')
+    const batch = [...parseBatterystatsHistoryLines(text.split('\n'))]
+    expect(chunked(text, size)).toEqual(batch)
+  })
+  test('random chunking of the Android 4.4 capture (property)', () => {
+    const text = read('emanafa_bstats1.log')
+    const batch = [...parseBatterystatsHistoryLines(text.split('\n'))]
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 40 }),
+        (sizes) => {
+          const d = new BatterystatsHistoryDecoder()
+          const out: unknown[] = []
+          let pos = 0
+          for (let k = 0; pos < text.length; k++) {
+            const size = sizes[k % sizes.length] ?? 1
+            out.push(...d.push(text.slice(pos, pos + size)))
+            pos += size
+          }
+          out.push(...d.end())
+          expect(out).toEqual(batch)
+        },
+      ),
+      { numRuns: 50 },
+    )
+  })
+  test('input without a trailing newline', () => {
+    const text = '                    0 (2) 100 +screen\n             +1s000ms (2) 100 -screen'
+    expect(chunked(text, 5)).toEqual([...parseBatterystatsHistoryLines(text.split('\n'))])
+    expect(chunked(text, 5)).toHaveLength(2)
+  })
+})
+
+describe('sniffBatterystats', () => {
+  test.each(Object.keys(golden))('%s is history', (file) => {
+    expect(sniffBatterystats(read(file))).toBe('history')
+  })
+  test('checkin and others', () => {
+    expect(sniffBatterystats(read('aosp_powermodel_bs_checkin.csv'))).toBe('checkin')
+    expect(sniffBatterystats('Current Battery Service state:\n')).toBeNull()
+    expect(sniffBatterystats('')).toBeNull()
   })
 })
