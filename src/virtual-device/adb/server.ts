@@ -314,19 +314,37 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         socket.end()
         return
       }
+      // Cork so a quick command's OKAY, output and FIN leave in as few segments as possible;
+      // output is still flushed on the next turn of the event loop, so long commands stream.
+      socket.cork()
       socket.write(encodeOkay())
       const controller = new AbortController()
       const onClose = (): void => controller.abort('client disconnected')
       socket.once('close', onClose)
+      let flushPending = false
+      const flush = (): void => {
+        flushPending = false
+        if (socket.destroyed) return
+        socket.uncork()
+        socket.cork()
+      }
       const write = (chunk: string | Uint8Array): void => {
-        if (!socket.destroyed && socket.writable) socket.write(chunk)
+        if (socket.destroyed || !socket.writable) return
+        socket.write(chunk)
+        if (!flushPending) {
+          flushPending = true
+          setImmediate(flush)
+        }
       }
       try {
         // Legacy (non-shell_v2) protocol: stderr is merged into the stream, no exit status.
         await execShell(device, commandLine, { write, writeErr: write }, controller.signal)
       } finally {
         socket.off('close', onClose)
-        if (!socket.destroyed) socket.end()
+        if (!socket.destroyed) {
+          socket.end()
+          socket.uncork()
+        }
       }
       return
     }
