@@ -128,6 +128,36 @@ describe('conservation: attributed + unattributed + baseline = measured', () => 
   })
 })
 
+describe('additivity of per-method energy across adjacent windows', () => {
+  test('interval attribution over [a,c] = over [a,b] + over [b,c], method by method', () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.double({ min: 0.05, max: 0.95, noNaN: true }), (seed, u) => {
+        const w = world(seed)
+        const t = trace(w.calls)
+        const [a, c] = [1 * S, 9 * S]
+        const b = a + u * (c - a)
+        const run = (from: number, to: number) =>
+          new Map(
+            attributeTest({
+              label: 't',
+              window: win(from, to),
+              power: w.power,
+              baseline: { kind: 'configured', powerW: 0.3 },
+              execution: { kind: 'trace', trace: t },
+            }).result.methods.map((m) => [m.method, m.localEnergyJ]),
+          )
+        const whole = run(a, c)
+        const left = run(a, b)
+        const right = run(b, c)
+        for (const [method, e] of whole) {
+          expect(e).toBeCloseTo((left.get(method) ?? 0) + (right.get(method) ?? 0), 9)
+        }
+      }),
+      { numRuns: 100 },
+    )
+  })
+})
+
 describe('attributeTest', () => {
   const flat: PowerSeries = series([
     [0, 1],
