@@ -96,6 +96,8 @@ export function createDevice(options: CreateDeviceOptions): VirtualDeviceHandle 
     ['/data', 0o771],
     ['/data/local', 0o751],
     ['/data/local/tmp', 0o771],
+    // perfetto may only write its traces here on user builds (SELinux); shell can read them.
+    ['/data/misc/perfetto-traces', 0o773],
     ['/storage/emulated/0', 0o770],
     ['/sdcard', 0o770],
     ['/dev', 0o755],
