@@ -1,0 +1,440 @@
+/**
+ * `VirtualDeviceDriver`: an Appium 3 driver (automationName `VirtualDevice`) that drives an Android
+ * device the way Appium's Android drivers do without an on-device server: over ADB, with
+ * `uiautomator dump` for the UI, `input` for gestures and text, `am` for activities. It works
+ * against any adb server (the virtual device's, or a real one) given `appium:adbHost/adbPort`.
+ */
+import { randomUUID } from 'node:crypto'
+import { BaseDriver, errors } from '@appium/base-driver'
+import type {
+  DefaultCreateSessionResult,
+  Element,
+  ExecuteMethodMap,
+  W3CDriverCaps,
+} from '@appium/types'
+// The driver is product code that reaches a phone only through ADB, so it uses the device layer
+// like any other ADB client (docs/appium-driver.md); it never touches the simulation.
+// eslint-disable-next-line no-restricted-imports
+import {
+  connectAdb,
+  pickDevice,
+  quoteShellArg,
+  shell,
+  shellScript,
+  type AdbDevice,
+  type ShellResult,
+} from '../../device/index.js'
+import { EnergyError, isEnergyError } from '../../model/index.js'
+import { AppiumDriverErrors } from './errors.js'
+import {
+  attributeOf,
+  isDisplayed,
+  nodeAtPath,
+  parseHierarchy,
+  renderPageSource,
+  screenSize,
+  type Rect,
+  type UiNode,
+} from './hierarchy.js'
+import { compileLocator, LOCATOR_STRATEGIES, type Locator } from './locate.js'
+import { encodePng, renderScreen } from './png.js'
+
+/** W3C element reference key. */
+const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'
+
+/** Where the driver asks `uiautomator dump` to write (app-independent, shell-writable). */
+const DUMP_PATH = '/data/local/tmp/vitest-energy-window-dump.xml'
+
+/** Poll interval of implicit waits, ms. */
+const IMPLICIT_WAIT_POLL_MS = 100
+
+/** KEYCODE_BACK, KEYCODE_MOVE_END, KEYCODE_DEL (android.view.KeyEvent). */
+const KEYCODE_BACK = 4
+const KEYCODE_MOVE_END = 123
+const KEYCODE_DEL = 67
+
+/** Capabilities beyond the base ones (all `appium:`-prefixed on the wire). */
+export const VIRTUAL_DEVICE_CAP_CONSTRAINTS = {
+  platformName: { presence: true, isString: true, inclusionCaseInsensitive: ['Android'] },
+  automationName: { presence: true, isString: true, inclusionCaseInsensitive: ['VirtualDevice'] },
+  appPackage: { isString: true },
+  appActivity: { isString: true },
+  adbHost: { isString: true },
+  adbPort: { isNumber: true },
+} as const
+
+type Constraints = typeof VIRTUAL_DEVICE_CAP_CONSTRAINTS
+
+/** What the driver remembers about a found element. */
+interface ElementRecord {
+  /** Child-index path in the hierarchy at the time it was found. */
+  readonly path: string
+  readonly className: string
+  readonly resourceId: string
+}
+
+interface Session {
+  readonly device: AdbDevice
+  readonly appPackage: string | undefined
+  readonly appActivity: string | undefined
+  readonly noReset: boolean
+  readonly elements: Map<string, ElementRecord>
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+function centre(rect: Rect): [number, number] {
+  return [Math.floor(rect.x + rect.width / 2), Math.floor(rect.y + rect.height / 2)]
+}
+
+/** `input text` escaping as appium-adb does it: spaces travel as `%s`; the shell word is quoted. */
+export function inputTextArgument(text: string): string {
+  return text.replace(/ /g, '%s')
+}
+
+/** Wraps errors that are not W3C errors so the client sees the device's explanation. */
+function asProtocolError(error: unknown): Error {
+  // base-driver's ProtocolError is not exported; its instances carry the W3C status and error name.
+  if (error instanceof Error && 'w3cStatus' in error && 'jsonwpCode' in error) return error
+  if (isEnergyError(error)) {
+    if (error.code === AppiumDriverErrors.SELECTOR)
+      return new errors.InvalidSelectorError(error.message)
+    return new errors.UnknownError(error.message, error as Error)
+  }
+  const cause = error instanceof Error ? error : undefined
+  return new errors.UnknownError(cause?.message ?? String(error), cause)
+}
+
+export class VirtualDeviceDriver extends BaseDriver<Constraints> {
+  /** `mobile:` execute methods (the names UiAutomator2 uses). */
+  static executeMethodMap = {
+    'mobile: activateApp': { command: 'activateApp', params: { required: ['appId'] } },
+    'mobile: terminateApp': { command: 'terminateApp', params: { required: ['appId'] } },
+    'mobile: pressKey': { command: 'pressKeyCode', params: { required: ['keycode'] } },
+  } as const satisfies ExecuteMethodMap<VirtualDeviceDriver>
+
+  private session: Session | undefined
+
+  constructor(opts = {} as ConstructorParameters<typeof BaseDriver>[0], shouldValidateCaps = true) {
+    super(opts, shouldValidateCaps)
+    this.desiredCapConstraints = VIRTUAL_DEVICE_CAP_CONSTRAINTS
+    this.locatorStrategies = [...LOCATOR_STRATEGIES]
+  }
+
+  override async createSession(
+    w3cCapabilities: W3CDriverCaps<Constraints>,
+  ): Promise<DefaultCreateSessionResult<Constraints>> {
+    const result = await super.createSession(w3cCapabilities)
+    try {
+      const caps = this.caps
+      const client = await connectAdb({
+        host: caps.adbHost ?? '127.0.0.1',
+        port: caps.adbPort ?? 5037,
+      })
+      const device = await pickDevice(client, caps.udid === undefined ? {} : { serial: caps.udid })
+      this.session = {
+        device,
+        appPackage: caps.appPackage,
+        appActivity: caps.appActivity,
+        noReset: caps.noReset ?? false,
+        elements: new Map(),
+      }
+      if (caps.appPackage !== undefined && caps.appActivity !== undefined) {
+        await this.startActivity(caps.appPackage, caps.appActivity, !(caps.noReset ?? false))
+      }
+    } catch (error) {
+      this.session = undefined
+      await super.deleteSession()
+      throw new errors.SessionNotCreatedError(
+        error instanceof Error ? error.message : String(error),
+      )
+    }
+    return result
+  }
+
+  override async deleteSession(sessionId?: string | null): Promise<void> {
+    const session = this.session
+    this.session = undefined
+    try {
+      if (session !== undefined && !session.noReset && session.appPackage !== undefined) {
+        await shell(session.device, ['am', 'force-stop', session.appPackage])
+      }
+    } finally {
+      await super.deleteSession(sessionId)
+    }
+  }
+
+  // ── device plumbing ──────────────────────────────────────────────────────────────────────
+
+  private requireSession(): Session {
+    if (this.session === undefined) throw new errors.NoSuchDriverError()
+    return this.session
+  }
+
+  /** Runs argv on the device; a non-zero exit is `E_APPIUM_DEVICE_COMMAND` with the output. */
+  private async run(argv: readonly string[]): Promise<ShellResult> {
+    const { device } = this.requireSession()
+    const result = await shell(device, argv)
+    if (result.exitCode !== 0) {
+      throw new EnergyError({
+        code: AppiumDriverErrors.DEVICE_COMMAND,
+        message: `\`${result.command}\` exited with ${result.exitCode}: ${result.stdout.trim().slice(0, 300)}`,
+        hint: `Run \`adb -s ${device.serial} shell ${result.command}\` to see the device's answer.`,
+        details: { serial: device.serial },
+      })
+    }
+    return result
+  }
+
+  private async startActivity(pkg: string, activity: string, stopFirst: boolean): Promise<void> {
+    const component = `${pkg}/${activity}`
+    const result = await this.run([
+      'am',
+      'start',
+      '-W',
+      ...(stopFirst ? ['-S'] : []),
+      '-n',
+      component,
+    ])
+    if (/^Error/m.test(result.stdout)) {
+      throw new EnergyError({
+        code: AppiumDriverErrors.DEVICE_COMMAND,
+        message: `cannot start ${component}: ${result.stdout.trim().slice(0, 300)}`,
+        hint: 'Check appium:appPackage and appium:appActivity against `adb shell pm dump <package>`.',
+        details: { serial: this.requireSession().device.serial },
+      })
+    }
+  }
+
+  /** Dumps and parses the current window hierarchy. */
+  private async hierarchy(): Promise<UiNode> {
+    const { device } = this.requireSession()
+    const dump = quoteShellArg(DUMP_PATH)
+    const result = await shellScript(device, `uiautomator dump ${dump} >/dev/null && cat ${dump}`)
+    if (result.exitCode !== 0) {
+      throw new EnergyError({
+        code: AppiumDriverErrors.HIERARCHY,
+        message: `uiautomator dump failed: ${result.stdout.trim().slice(0, 300)}`,
+        hint: 'Wake and unlock the screen (`adb shell input keyevent KEYCODE_WAKEUP`), then retry.',
+        details: { serial: device.serial, format: 'uiautomator dump' },
+      })
+    }
+    return parseHierarchy(result.stdout)
+  }
+
+  private wrap(node: UiNode): Element {
+    const { elements } = this.requireSession()
+    const id = randomUUID()
+    elements.set(id, {
+      path: node.path,
+      className: node.attrs['class'] ?? '',
+      resourceId: node.attrs['resource-id'] ?? '',
+    })
+    return { [ELEMENT_KEY]: id, ELEMENT: id }
+  }
+
+  /** The element's node in a fresh dump; stale when the screen no longer has it. */
+  private async resolve(elementId: string): Promise<{ node: UiNode; root: UiNode }> {
+    const record = this.requireSession().elements.get(elementId)
+    if (record === undefined) {
+      throw new errors.NoSuchElementError(
+        `no element with id ${elementId} was found in this session`,
+      )
+    }
+    const root = await this.hierarchy()
+    const node = nodeAtPath(root, record.path)
+    if (
+      node === undefined ||
+      (node.attrs['class'] ?? '') !== record.className ||
+      (node.attrs['resource-id'] ?? '') !== record.resourceId
+    ) {
+      throw new errors.StaleElementReferenceError(
+        `element ${elementId} (${record.className}${record.resourceId ? ` ${record.resourceId}` : ''}) is no longer on screen`,
+      )
+    }
+    return { node, root }
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (error) {
+      throw asProtocolError(error)
+    }
+  }
+
+  // ── find ─────────────────────────────────────────────────────────────────────────────────
+
+  override async findElOrEls(
+    strategy: string,
+    selector: string,
+    mult: true,
+    context?: string,
+  ): Promise<Element[]>
+  override async findElOrEls(
+    strategy: string,
+    selector: string,
+    mult: false,
+    context?: string,
+  ): Promise<Element>
+  override async findElOrEls(
+    strategy: string,
+    selector: string,
+    mult: boolean,
+    context?: string,
+  ): Promise<Element | Element[]> {
+    let locator: Locator
+    try {
+      locator = compileLocator(strategy, selector)
+    } catch (error) {
+      throw asProtocolError(error)
+    }
+    const started = Date.now()
+    for (;;) {
+      const found = await this.guard(async () => {
+        if (context === undefined) {
+          const root = await this.hierarchy()
+          return locator(root, root)
+        }
+        const { node, root } = await this.resolve(context)
+        return locator(root, node)
+      })
+      const elapsed = Date.now() - started
+      if (found.length > 0 || elapsed >= this.implicitWaitMs) {
+        if (mult) return found.map((n) => this.wrap(n))
+        const first = found[0]
+        if (first === undefined) {
+          throw new errors.NoSuchElementError(
+            `no element matches ${strategy} ${JSON.stringify(selector)}` +
+              (this.implicitWaitMs > 0 ? ` after waiting ${this.implicitWaitMs} ms` : ''),
+          )
+        }
+        return this.wrap(first)
+      }
+      await sleep(Math.min(IMPLICIT_WAIT_POLL_MS, this.implicitWaitMs - elapsed))
+    }
+  }
+
+  override async getPageSource(): Promise<string> {
+    return this.guard(async () => renderPageSource(await this.hierarchy()))
+  }
+
+  // ── elements ─────────────────────────────────────────────────────────────────────────────
+
+  async click(elementId: string): Promise<void> {
+    await this.guard(async () => {
+      const { node, root } = await this.resolve(elementId)
+      if (node.rect === undefined || !isDisplayed(node, screenSize(root))) {
+        throw new errors.ElementNotInteractableError(`element ${elementId} has no visible bounds`)
+      }
+      const [x, y] = centre(node.rect)
+      await this.run(['input', 'tap', String(x), String(y)])
+    })
+  }
+
+  async setValue(text: string | string[], elementId: string): Promise<void> {
+    const value = Array.isArray(text) ? text.join('') : String(text)
+    await this.click(elementId)
+    if (value === '') return
+    await this.guard(() => this.run(['input', 'text', inputTextArgument(value)]))
+  }
+
+  async clear(elementId: string): Promise<void> {
+    await this.guard(async () => {
+      const { node } = await this.resolve(elementId)
+      const length = (node.attrs['text'] ?? '').length
+      await this.click(elementId)
+      if (length === 0) return
+      const dels = Array.from({ length }, () => String(KEYCODE_DEL))
+      await this.run(['input', 'keyevent', String(KEYCODE_MOVE_END), ...dels])
+    })
+  }
+
+  async getText(elementId: string): Promise<string> {
+    return this.guard(async () => (await this.resolve(elementId)).node.attrs['text'] ?? '')
+  }
+
+  async getName(elementId: string): Promise<string> {
+    return this.guard(async () => (await this.resolve(elementId)).node.tag)
+  }
+
+  async getAttribute(name: string, elementId: string): Promise<string | null> {
+    return this.guard(async () => {
+      const { node, root } = await this.resolve(elementId)
+      return attributeOf(node, name, screenSize(root))
+    })
+  }
+
+  async elementDisplayed(elementId: string): Promise<boolean> {
+    return this.guard(async () => {
+      const { node, root } = await this.resolve(elementId)
+      return isDisplayed(node, screenSize(root))
+    })
+  }
+
+  async elementEnabled(elementId: string): Promise<boolean> {
+    return this.guard(async () => (await this.resolve(elementId)).node.attrs['enabled'] === 'true')
+  }
+
+  async getElementRect(elementId: string): Promise<Rect> {
+    return this.guard(async () => {
+      const { node } = await this.resolve(elementId)
+      return node.rect ?? { x: 0, y: 0, width: 0, height: 0 }
+    })
+  }
+
+  // ── device ───────────────────────────────────────────────────────────────────────────────
+
+  async back(): Promise<void> {
+    await this.guard(() => this.run(['input', 'keyevent', String(KEYCODE_BACK)]))
+  }
+
+  async pressKeyCode(keycode: number | string): Promise<void> {
+    await this.guard(() => this.run(['input', 'keyevent', String(keycode)]))
+  }
+
+  async getWindowRect(): Promise<Rect> {
+    return this.guard(async () => ({ x: 0, y: 0, ...screenSize(await this.hierarchy()) }))
+  }
+
+  async getScreenshot(): Promise<string> {
+    return this.guard(async () =>
+      encodePng(renderScreen(await this.hierarchy())).toString('base64'),
+    )
+  }
+
+  /** Brings `appId` to the front: its session activity, else its launcher (`monkey`). */
+  async activateApp(appId: string): Promise<void> {
+    await this.guard(async () => {
+      const { appPackage, appActivity } = this.requireSession()
+      if (appId === appPackage && appActivity !== undefined) {
+        await this.startActivity(appId, appActivity, false)
+        return
+      }
+      await this.run(['monkey', '-p', appId, '-c', 'android.intent.category.LAUNCHER', '1'])
+    })
+  }
+
+  /** `am force-stop`; true when the app was running (UiAutomator2's answer). */
+  async terminateApp(appId: string): Promise<boolean> {
+    return this.guard(async () => {
+      const { device } = this.requireSession()
+      const running = (await shell(device, ['pidof', appId])).exitCode === 0
+      await this.run(['am', 'force-stop', appId])
+      return running
+    })
+  }
+
+  /** `mobile:` methods only; JavaScript cannot run on an Android native context. */
+  async execute(script: string, args: unknown[]): Promise<unknown> {
+    const match = /^mobile:\s*(\w+)$/.exec(script.trim())
+    if (match === null) {
+      throw new errors.UnsupportedOperationError(
+        `only 'mobile:' execute methods are supported in a native context, got ${JSON.stringify(script.slice(0, 60))}`,
+      )
+    }
+    return this.executeMethod(`mobile: ${match[1] ?? ''}`, args as [Record<string, unknown>])
+  }
+}

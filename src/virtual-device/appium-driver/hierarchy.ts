@@ -1,0 +1,214 @@
+/**
+ * The window hierarchy as `uiautomator dump` writes it (one `<node>` per view, see
+ * test/fixtures/corpus/6_dumpsys_uiautomator), parsed with fast-xml-parser into a tree whose tag
+ * names are the view classes, as UiAutomator2's page source and XPath see it.
+ */
+import { XMLParser, XMLValidator } from 'fast-xml-parser'
+import { EnergyError } from '../../model/index.js'
+import { AppiumDriverErrors } from './errors.js'
+
+/** A view's rectangle on the screen, px. */
+export interface Rect {
+  readonly x: number
+  readonly y: number
+  readonly width: number
+  readonly height: number
+}
+
+/** One node of the hierarchy. The root is `hierarchy` (the dump's own root). */
+export interface UiNode {
+  /** `hierarchy` for the root, else the view class (`android.widget.Button`). */
+  readonly tag: string
+  /** The dump's attributes as written (`text`, `resource-id`, `content-desc`, `bounds`, ...). */
+  readonly attrs: Readonly<Record<string, string>>
+  readonly children: readonly UiNode[]
+  readonly parent: UiNode | undefined
+  /** Child indexes from the root, `0/1/4`: identifies the node across dumps of the same screen. */
+  readonly path: string
+  /** From the `bounds` attribute; undefined for the root or a malformed value. */
+  readonly rect: Rect | undefined
+}
+
+const BOUNDS = /^\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]$/
+
+/** `[l,t][r,b]` → rect; undefined when it does not have that shape. */
+export function parseBounds(bounds: string | undefined): Rect | undefined {
+  const m = BOUNDS.exec(bounds ?? '')
+  if (m === null) return undefined
+  const [l, t, r, b] = [m[1], m[2], m[3], m[4]].map(Number) as [number, number, number, number]
+  return { x: l, y: t, width: Math.max(0, r - l), height: Math.max(0, b - t) }
+}
+
+type Ordered = Record<string, unknown>
+
+const parser = new XMLParser({
+  preserveOrder: true,
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseAttributeValue: false,
+  parseTagValue: false,
+  trimValues: false,
+  processEntities: true,
+})
+
+function hierarchyError(message: string, details: Record<string, string | number>): EnergyError {
+  return new EnergyError({
+    code: AppiumDriverErrors.HIERARCHY,
+    message,
+    hint: 'Run `adb shell uiautomator dump /dev/tty` on the device to see what it prints; the screen must be on and unlocked.',
+    details: { format: 'uiautomator dump', ...details },
+  })
+}
+
+/** Parses the XML of a dump. Throws `E_APPIUM_HIERARCHY` when it is not a window hierarchy. */
+export function parseHierarchy(xml: string): UiNode {
+  const start = xml.indexOf('<?xml')
+  const end = xml.lastIndexOf('</hierarchy>')
+  if (start < 0 || end < 0) {
+    throw hierarchyError('the output has no <hierarchy> document', {
+      offset: start < 0 ? 0 : start,
+      sample: xml.slice(0, 120),
+    })
+  }
+  const text = xml.slice(start, end + '</hierarchy>'.length)
+  const valid = XMLValidator.validate(text)
+  if (valid !== true) {
+    throw hierarchyError(`malformed XML: ${valid.err.msg}`, {
+      line: valid.err.line,
+      column: valid.err.col,
+    })
+  }
+  const doc = parser.parse(text) as Ordered[]
+  const rootEntry = doc.find((e) => 'hierarchy' in e)
+  if (rootEntry === undefined) throw hierarchyError('no <hierarchy> element', {})
+  return build(rootEntry, 'hierarchy', undefined, '')
+}
+
+function attributesOf(entry: Ordered): Record<string, string> {
+  const raw = entry[':@']
+  const attrs: Record<string, string> = {}
+  if (typeof raw === 'object' && raw !== null) {
+    for (const [k, v] of Object.entries(raw)) attrs[k] = String(v)
+  }
+  return attrs
+}
+
+function build(entry: Ordered, tagName: string, parent: UiNode | undefined, path: string): UiNode {
+  const attrs = attributesOf(entry)
+  const tag = tagName === 'hierarchy' ? 'hierarchy' : attrs['class'] || 'android.view.View'
+  const children: UiNode[] = []
+  const node: UiNode = { tag, attrs, children, parent, path, rect: parseBounds(attrs['bounds']) }
+  const kids = entry[tagName]
+  if (Array.isArray(kids)) {
+    let i = 0
+    for (const kid of kids as Ordered[]) {
+      if (!('node' in kid)) continue
+      children.push(build(kid, 'node', node, path === '' ? String(i) : `${path}/${i}`))
+      i++
+    }
+  }
+  return node
+}
+
+/** Every node under `root` (not `root` itself), in document order. */
+export function descendants(root: UiNode): UiNode[] {
+  const out: UiNode[] = []
+  const walk = (n: UiNode): void => {
+    for (const c of n.children) {
+      out.push(c)
+      walk(c)
+    }
+  }
+  walk(root)
+  return out
+}
+
+/** The node at `path`, or undefined. */
+export function nodeAtPath(root: UiNode, path: string): UiNode | undefined {
+  if (path === '') return root
+  let node: UiNode | undefined = root
+  for (const part of path.split('/')) node = node?.children[Number(part)]
+  return node
+}
+
+/** Screen size: the largest right/bottom edge in the hierarchy (the root view fills the screen). */
+export function screenSize(root: UiNode): { readonly width: number; readonly height: number } {
+  let width = 0
+  let height = 0
+  for (const n of descendants(root)) {
+    if (n.rect === undefined) continue
+    width = Math.max(width, n.rect.x + n.rect.width)
+    height = Math.max(height, n.rect.y + n.rect.height)
+  }
+  return { width: width || 1080, height: height || 2400 }
+}
+
+/** Displayed as UiAutomator2 reports it: on screen with a non-empty area. */
+export function isDisplayed(node: UiNode, screen: { width: number; height: number }): boolean {
+  const r = node.rect
+  if (r === undefined || r.width <= 0 || r.height <= 0) return false
+  return r.x < screen.width && r.y < screen.height && r.x + r.width > 0 && r.y + r.height > 0
+}
+
+/** Attribute names UiAutomator2 accepts, mapped to the dump's names. */
+const ATTRIBUTE_ALIASES: Readonly<Record<string, string>> = {
+  contentDescription: 'content-desc',
+  'content-description': 'content-desc',
+  name: 'content-desc',
+  resourceId: 'resource-id',
+  className: 'class',
+  checkable: 'checkable',
+  longClickable: 'long-clickable',
+  selectionStart: 'selection-start',
+}
+
+/**
+ * An attribute as UiAutomator2's getAttribute returns it: the dump's string value, `displayed`
+ * computed, `null` for a name the element does not have.
+ */
+export function attributeOf(
+  node: UiNode,
+  name: string,
+  screen: { width: number; height: number },
+): string | null {
+  if (name === 'displayed') return String(isDisplayed(node, screen))
+  const key = ATTRIBUTE_ALIASES[name] ?? name
+  return node.attrs[key] ?? null
+}
+
+function escapeXml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+}
+
+/**
+ * Page source in UiAutomator2's layout: tags are view classes, the root is `<hierarchy>` with the
+ * screen size, every node gets `displayed`.
+ */
+export function renderPageSource(root: UiNode): string {
+  const screen = screenSize(root)
+  const lines = ["<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"]
+  const rootAttrs = `index="0" class="hierarchy" rotation="${escapeXml(root.attrs['rotation'] ?? '0')}" width="${screen.width}" height="${screen.height}"`
+  const walk = (n: UiNode, depth: number): void => {
+    const pad = '  '.repeat(depth)
+    const attrs =
+      n.tag === 'hierarchy'
+        ? rootAttrs
+        : [
+            ...Object.entries(n.attrs).map(([k, v]) => `${k}="${escapeXml(v)}"`),
+            `displayed="${isDisplayed(n, screen)}"`,
+          ].join(' ')
+    if (n.children.length === 0) {
+      lines.push(`${pad}<${n.tag} ${attrs} />`)
+      return
+    }
+    lines.push(`${pad}<${n.tag} ${attrs}>`)
+    for (const c of n.children) walk(c, depth + 1)
+    lines.push(`${pad}</${n.tag}>`)
+  }
+  walk(root, 0)
+  return `${lines.join('\n')}\n`
+}
