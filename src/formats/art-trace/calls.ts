@@ -1,5 +1,6 @@
 /**
- * Per-thread call intervals (the model's `CallTrace`) from a parsed ART trace.
+ * Per-thread call intervals (the model's `CallTrace`) from an ART trace, from a parsed trace or
+ * straight from chunks (memory grows with calls, not with records).
  *
  * Pairing follows dmtracedump's stack discipline (AOSP art/tools/dmtracedump/tracedump.cc,
  * parseDataKeys): enter pushes, exit/unwind pops; an exit with an empty stack is a call that was
@@ -10,8 +11,9 @@
  * stack, with a warning either way.
  */
 import type { CallInterval, CallTrace, ClockName } from '../../model/index.js'
+import { ArtTraceDecoder, type ArtRecordVisitor } from './decoder.js'
 import { selectThreads } from './summary.js'
-import type { ArtMethod, ArtTrace } from './types.js'
+import type { ArtClock, ArtMethod, ArtTrace, ArtTraceInfo } from './types.js'
 
 export interface ArtCallTraceOptions {
   /** Only this thread (name or id). @default all threads */
@@ -27,13 +29,8 @@ export interface ArtCallTrace extends CallTrace {
 
 const WRAP = 2 ** 32
 const HALF_WRAP = 2 ** 31
-
-interface Frame {
-  readonly methodId: number
-  readonly wallUs: number
-  readonly cpuUs: number
-  readonly depth: number
-}
+const ENTER = 0
+const UNWIND = 2
 
 /** Unwraps one 32-bit µs counter, keeping it monotonic. */
 class Unwrapper {
@@ -54,9 +51,31 @@ class Unwrapper {
   }
 }
 
+interface Frame {
+  readonly methodId: number
+  /** Unwrapped µs of the first / second time slot (thread-cpu / wall). */
+  readonly cpuUs: number
+  readonly wallUs: number
+  readonly depth: number
+}
+
+/** A closed call, times still in µs per slot, names unresolved. */
+interface RawCall {
+  readonly threadId: number
+  readonly methodId: number
+  readonly startCpuUs: number
+  readonly endCpuUs: number
+  readonly startWallUs: number
+  readonly endWallUs: number
+  depth: number
+  readonly clippedStart: boolean
+  readonly clippedEnd: boolean
+  readonly unwound: boolean
+}
+
 interface ThreadBuild {
   readonly stack: Frame[]
-  readonly calls: Array<Omit<CallInterval, 'depth'> & { depth: number }>
+  readonly calls: RawCall[]
   readonly wall: Unwrapper
   readonly cpu: Unwrapper
   base: number
@@ -71,58 +90,20 @@ export function qualifiedMethodName(method: ArtMethod | undefined, methodId: num
   return method.name === '' ? cls : `${cls}.${method.name}`
 }
 
-/** Builds per-thread call intervals; times become ns on the trace's clock. */
-export function readArtCallTrace(trace: ArtTrace, options: ArtCallTraceOptions = {}): ArtCallTrace {
-  const only =
-    options.thread === undefined ? undefined : selectThreads(trace.threads, options.thread)
-  const warnings = [...trace.warnings]
-  const methods = new Map(trace.methods.map((m) => [m.id, m]))
-  const names = new Map<number, string>()
-  const nameOf = (id: number): string => {
-    let name = names.get(id)
-    if (name === undefined) {
-      name = qualifiedMethodName(methods.get(id), id)
-      names.set(id, name)
-    }
-    return name
-  }
-  const hasWall = trace.clock !== 'thread-cpu'
-  const hasCpu = trace.clock !== 'wall'
-  const clock: ClockName = !hasWall
-    ? 'thread-cpu'
-    : trace.vm === 'dalvik'
-      ? 'realtime'
-      : 'monotonic'
-  const originUs = hasWall ? trace.startTimeUs : 0
-  const threads = new Map<number, ThreadBuild>()
-  const unknownIds = new Set<number>()
-  let repaired = 0
-  let ignored = 0
-
-  const close = (
-    t: ThreadBuild,
-    threadId: number,
-    frame: Frame,
-    endWallUs: number,
-    endCpuUs: number,
-    flags: { clippedStart: boolean; clippedEnd: boolean; unwound: boolean },
-  ): void => {
-    const startUs = hasWall ? frame.wallUs : frame.cpuUs
-    const endUs = hasWall ? endWallUs : endCpuUs
-    t.calls.push({
-      threadId,
-      method: nameOf(frame.methodId),
-      startNs: (originUs + startUs) * 1000,
-      endNs: (originUs + endUs) * 1000,
-      ...(hasCpu ? { cpuStartNs: frame.cpuUs * 1000, cpuEndNs: endCpuUs * 1000 } : {}),
-      depth: frame.depth,
-      ...flags,
-    })
+/**
+ * Pairs records into calls as they arrive (`visitor`), then resolves names, clock and thread
+ * filter in `finish`, when the method table and clock are known (streaming files name them late).
+ */
+export class ArtCallTraceBuilder {
+  private readonly threads = new Map<number, ThreadBuild>()
+  private repaired = 0
+  private ignored = 0
+  readonly visitor: ArtRecordVisitor = (tid, methodId, action, cpu, wall) => {
+    this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
   }
 
-  for (const r of trace.records) {
-    if (only !== undefined && !only.has(r.threadId)) continue
-    let t = threads.get(r.threadId)
+  private event(tid: number, methodId: number, action: number, rawCpu: number, rawWall: number) {
+    let t = this.threads.get(tid)
     if (t === undefined) {
       t = {
         stack: [],
@@ -133,88 +114,183 @@ export function readArtCallTrace(trace: ArtTrace, options: ArtCallTraceOptions =
         lastWallUs: 0,
         lastCpuUs: 0,
       }
-      threads.set(r.threadId, t)
+      this.threads.set(tid, t)
     }
-    const wallUs = hasWall ? t.wall.next(r.wallUs ?? 0) : 0
-    const cpuUs = hasCpu ? t.cpu.next(r.threadCpuUs ?? 0) : 0
-    t.lastWallUs = wallUs
+    const cpuUs = t.cpu.next(rawCpu)
+    const wallUs = t.wall.next(rawWall)
     t.lastCpuUs = cpuUs
-    if (!methods.has(r.methodId)) unknownIds.add(r.methodId)
-    if (r.action === 'enter') {
-      t.stack.push({ methodId: r.methodId, wallUs, cpuUs, depth: t.base + t.stack.length })
-      continue
+    t.lastWallUs = wallUs
+    if (action === ENTER) {
+      t.stack.push({ methodId, cpuUs, wallUs, depth: t.base + t.stack.length })
+      return
     }
-    const unwound = r.action === 'unwind'
+    const unwound = action === UNWIND
     const top = t.stack[t.stack.length - 1]
     if (top === undefined) {
       // Open when tracing started: it sits one level below everything seen so far.
       t.base -= 1
-      const frame = { methodId: r.methodId, wallUs: 0, cpuUs: 0, depth: t.base }
-      close(t, r.threadId, frame, wallUs, cpuUs, { clippedStart: true, clippedEnd: false, unwound })
-      continue
+      const frame = { methodId, cpuUs: 0, wallUs: 0, depth: t.base }
+      close(t, tid, frame, cpuUs, wallUs, false, unwound, true)
+      return
     }
-    if (top.methodId === r.methodId) {
+    if (top.methodId === methodId) {
       t.stack.pop()
-      close(t, r.threadId, top, wallUs, cpuUs, { clippedStart: false, clippedEnd: false, unwound })
-      continue
+      close(t, tid, top, cpuUs, wallUs, false, unwound, false)
+      return
     }
-    const at = t.stack.map((f) => f.methodId).lastIndexOf(r.methodId)
+    let at = t.stack.length - 1
+    while (at >= 0 && t.stack[at]?.methodId !== methodId) at--
     if (at < 0) {
-      ignored++
-      continue
+      this.ignored++
+      return
     }
     while (t.stack.length > at + 1) {
       const frame = t.stack.pop()
       if (frame === undefined) break
-      repaired++
-      close(t, r.threadId, frame, wallUs, cpuUs, {
-        clippedStart: false,
-        clippedEnd: true,
-        unwound: false,
-      })
+      this.repaired++
+      close(t, tid, frame, cpuUs, wallUs, true, false, false)
     }
     const frame = t.stack.pop()
-    if (frame !== undefined) {
-      close(t, r.threadId, frame, wallUs, cpuUs, {
-        clippedStart: false,
-        clippedEnd: false,
-        unwound,
-      })
-    }
+    if (frame !== undefined) close(t, tid, frame, cpuUs, wallUs, false, unwound, false)
   }
 
-  const calls: CallInterval[] = []
-  let backwards = 0
-  for (const [threadId, t] of threads) {
-    while (t.stack.length > 0) {
-      const frame = t.stack.pop()
-      if (frame === undefined) break
-      close(t, threadId, frame, t.lastWallUs, t.lastCpuUs, {
-        clippedStart: false,
-        clippedEnd: true,
-        unwound: false,
-      })
+  /**
+   * Closes calls still open and builds the `CallTrace`.
+   * @param recordClock the clock the decoder mapped records with, if it differs from `info.clock`
+   */
+  finish(
+    info: ArtTraceInfo,
+    options: ArtCallTraceOptions = {},
+    recordClock: ArtClock = info.clock,
+  ): ArtCallTrace {
+    const only =
+      options.thread === undefined ? undefined : selectThreads(info.threads, options.thread)
+    // Single-clock streaming: the decoder put the one time field in the slot it assumed; the
+    // slots are swapped back below, so its note about that no longer applies.
+    const swap = recordClock !== info.clock && recordClock !== 'dual' && info.clock !== 'dual'
+    const warnings = info.warnings.filter(
+      (w) => !(swap && w.startsWith('records were decoded as clock')),
+    )
+    const methods = new Map(info.methods.map((m) => [m.id, m]))
+    const names = new Map<number, string>()
+    const unknownIds = new Set<number>()
+    const nameOf = (id: number): string => {
+      let name = names.get(id)
+      if (name === undefined) {
+        const method = methods.get(id)
+        if (method === undefined) unknownIds.add(id)
+        name = qualifiedMethodName(method, id)
+        names.set(id, name)
+      }
+      return name
     }
-    backwards += t.wall.backwards + t.cpu.backwards
-    for (const call of t.calls) calls.push({ ...call, depth: call.depth - t.base })
+    const hasWall = info.clock !== 'thread-cpu'
+    const hasCpu = info.clock !== 'wall'
+    const clock: ClockName = !hasWall
+      ? 'thread-cpu'
+      : info.vm === 'dalvik'
+        ? 'realtime'
+        : 'monotonic'
+    const originUs = hasWall ? info.startTimeUs : 0
+    const calls: CallInterval[] = []
+    let backwards = 0
+    for (const [threadId, t] of this.threads) {
+      while (t.stack.length > 0) {
+        const frame = t.stack.pop()
+        if (frame === undefined) break
+        close(t, threadId, frame, t.lastCpuUs, t.lastWallUs, true, false, false)
+      }
+      backwards += t.wall.backwards + t.cpu.backwards
+      if (only !== undefined && !only.has(threadId)) continue
+      for (const c of t.calls) {
+        const cpu0 = swap ? c.startWallUs : c.startCpuUs
+        const cpu1 = swap ? c.endWallUs : c.endCpuUs
+        const wall0 = swap ? c.startCpuUs : c.startWallUs
+        const wall1 = swap ? c.endCpuUs : c.endWallUs
+        calls.push({
+          threadId,
+          method: nameOf(c.methodId),
+          startNs: (originUs + (hasWall ? wall0 : cpu0)) * 1000,
+          endNs: (originUs + (hasWall ? wall1 : cpu1)) * 1000,
+          ...(hasCpu ? { cpuStartNs: cpu0 * 1000, cpuEndNs: cpu1 * 1000 } : {}),
+          depth: c.depth - t.base,
+          clippedStart: c.clippedStart,
+          clippedEnd: c.clippedEnd,
+          unwound: c.unwound,
+        })
+      }
+    }
+    this.threads.clear()
+    calls.sort((a, b) => a.threadId - b.threadId || a.startNs - b.startNs || a.depth - b.depth)
+    if (this.repaired > 0) {
+      warnings.push(
+        `${this.repaired} calls closed early: an exit skipped over them (lost records?)`,
+      )
+    }
+    if (this.ignored > 0) {
+      warnings.push(`${this.ignored} exits of methods not on their thread's stack ignored`)
+    }
+    if (unknownIds.size > 0) {
+      warnings.push(`${unknownIds.size} method ids in records are missing from the method table`)
+    }
+    if (backwards > 0) warnings.push(`${backwards} times a clock went backwards; clamped`)
+    const threadList =
+      only === undefined ? info.threads : info.threads.filter((x) => only.has(x.id))
+    return {
+      clock,
+      threads: threadList.map((x) => ({ id: x.id, name: x.name })),
+      calls,
+      overflowed: info.overflow,
+      mode: options.mode ?? 'instrumentation',
+      warnings,
+    }
   }
-  calls.sort((a, b) => a.threadId - b.threadId || a.startNs - b.startNs || a.depth - b.depth)
-  if (repaired > 0) {
-    warnings.push(`${repaired} calls closed early: an exit skipped over them (lost records?)`)
+}
+
+function close(
+  t: ThreadBuild,
+  threadId: number,
+  frame: Frame,
+  endCpuUs: number,
+  endWallUs: number,
+  clippedEnd: boolean,
+  unwound: boolean,
+  clippedStart: boolean,
+): void {
+  t.calls.push({
+    threadId,
+    methodId: frame.methodId,
+    startCpuUs: frame.cpuUs,
+    endCpuUs,
+    startWallUs: frame.wallUs,
+    endWallUs,
+    depth: frame.depth,
+    clippedStart,
+    clippedEnd,
+    unwound,
+  })
+}
+
+const ACTION_CODE = { enter: 0, exit: 1, unwind: 2 } as const
+
+/** Builds per-thread call intervals of a parsed trace; times become ns on the trace's clock. */
+export function readArtCallTrace(trace: ArtTrace, options: ArtCallTraceOptions = {}): ArtCallTrace {
+  const builder = new ArtCallTraceBuilder()
+  const visit = builder.visitor
+  for (const r of trace.records) {
+    visit(r.threadId, r.methodId, ACTION_CODE[r.action], r.threadCpuUs ?? -1, r.wallUs ?? -1)
   }
-  if (ignored > 0) warnings.push(`${ignored} exits of methods not on their thread's stack ignored`)
-  if (unknownIds.size > 0) {
-    warnings.push(`${unknownIds.size} method ids in records are missing from the method table`)
-  }
-  if (backwards > 0) warnings.push(`${backwards} times a clock went backwards; clamped`)
-  const threadList =
-    only === undefined ? trace.threads : trace.threads.filter((x) => only.has(x.id))
-  return {
-    clock,
-    threads: threadList.map((x) => ({ id: x.id, name: x.name })),
-    calls,
-    overflowed: trace.overflow,
-    mode: options.mode ?? 'instrumentation',
-    warnings,
-  }
+  return builder.finish(trace, options)
+}
+
+/** The same straight from the bytes of a file, in one pass (records are never held). */
+export function readArtCallTraceChunks(
+  chunks: Iterable<Uint8Array>,
+  options: ArtCallTraceOptions = {},
+): ArtCallTrace {
+  const builder = new ArtCallTraceBuilder()
+  const decoder = new ArtTraceDecoder({ onRecord: builder.visitor })
+  for (const chunk of chunks) decoder.push(chunk)
+  const info = decoder.end()
+  return builder.finish(info, options, decoder.recordClock)
 }

@@ -1,6 +1,11 @@
 /** ART method traces (`.trace`, dmtrace): detect, parse, decode in chunks, summarize, write. */
 export type { ArtCallTrace, ArtCallTraceOptions } from './calls.js'
-export { qualifiedMethodName, readArtCallTrace } from './calls.js'
+export {
+  ArtCallTraceBuilder,
+  qualifiedMethodName,
+  readArtCallTrace,
+  readArtCallTraceChunks,
+} from './calls.js'
 export type { ArtRecordVisitor, ArtTraceDecoderOptions } from './decoder.js'
 export { ArtTraceDecoder, forEachRecord } from './decoder.js'
 export type { ArtTraceErrorCode } from './errors.js'

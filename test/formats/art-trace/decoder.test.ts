@@ -6,6 +6,8 @@ import {
   ArtTraceDecoder,
   forEachRecord,
   parseArtTrace,
+  readArtCallTrace,
+  readArtCallTraceChunks,
   summarizeArtTrace,
   summarizeArtTraceChunks,
   writeArtTrace,
@@ -61,6 +63,10 @@ describe.each(inputs)('%s', (_name, bytes) => {
       expect({ ...info, warnings: [] }).toEqual({ ...batchInfo, warnings: [] })
       expect(records.map((r) => r.wallUs)).toEqual(batchRecords.map((r) => r.threadCpuUs))
     }
+  })
+
+  test('the one-pass chunked call reader equals the batch call reader', () => {
+    expect(readArtCallTraceChunks(chunksOf(bytes, 7))).toEqual(readArtCallTrace(batch))
   })
 
   test('the one-pass chunked summary equals the batch summary', () => {
