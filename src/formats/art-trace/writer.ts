@@ -135,8 +135,10 @@ export class ArtTraceEncoder {
   }
 
   /**
-   * The fast path: one record, no allocation. `action`: 0 enter, 1 exit, 2 unwind. Pass the
-   * times the clock needs (the other is ignored); they are written modulo 2^32.
+   * The fast path: one record, no allocation and no validation (use `add` for that): the thread
+   * id must fit the version (8 bits in v1, 16 bits otherwise, not 0 when streaming) and the
+   * method id must be a declared one. `action`: 0 enter, 1 exit, 2 unwind. Pass the times the
+   * clock needs (the other is ignored); they are written modulo 2^32, as ART does.
    */
   record(
     threadId: number,
