@@ -126,6 +126,19 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
     expect(out.toString()).toBe("it's a b $HOME\n")
   })
 
+  it('a background job outlives its shell connection and stops on kill -INT', async () => {
+    const device = adbkitClient(server.port).getDevice(serials[0]!)
+    const sh = async (line: string): Promise<string> =>
+      (await readAll(await device.shell(line))).toString()
+    expect(await sh('sleep 1000 & echo started')).toBe('started\n')
+    const pid = (await sh('pidof sleep')).trim()
+    expect(pid).toMatch(/^\d+$/)
+    expect(await sh(`ps -A -o PID,NAME | grep sleep; kill -INT ${pid}; echo $?`)).toBe(
+      '/system/bin/sh: grep: inaccessible or not found\n0\n',
+    )
+    expect(await sh('pidof sleep; echo $?')).toBe('1\n')
+  })
+
   it('getProperties parses our getprop output', async () => {
     const props = await adbkitClient(server.port).getDevice(serials[0]!).getProperties()
     expect(props['ro.product.model']).toBe('Pixel 6')

@@ -169,7 +169,15 @@ function signalName(n: number): string | undefined {
   return Object.entries(SIGNALS).find(([, v]) => v === n)?.[0]
 }
 
+/**
+ * `kill` as Android users meet it: mksh's builtin (it shadows toybox's /system/bin/kill), so errors
+ * read `/system/bin/sh: kill: 1234: No such process` (seen in real captures), status 1.
+ * Old-style `-SIGNAL`/`-N` only for digits or upper case, as mksh's c_kill.
+ */
 export const kill: ShellCommand = (inv) => {
+  const complainSh = (message: string): void => {
+    inv.io.writeErr(`/system/bin/sh: kill: ${message}\n`)
+  }
   let args = inv.argv.slice(1)
   if (args[0] === '-l') {
     const rest = args.slice(1)
@@ -186,35 +194,43 @@ export const kill: ShellCommand = (inv) => {
   }
   let sigArg: string | undefined
   if (args[0] === '-s') {
-    sigArg = args[1]
+    sigArg = args[1] ?? ''
     args = args.slice(2)
-  } else if (args[0]?.startsWith('-') === true) {
+  } else if (args[0] !== undefined && /^-[0-9A-Z]/.test(args[0])) {
     sigArg = args[0].slice(1)
-    args = args.slice(1)
+    args = args.slice(args[1] === '--' ? 2 : 1)
+  } else if (args[0] !== undefined && /^-./.test(args[0]) && args[0] !== '--') {
+    complainSh(`${args[0].slice(0, 2)}: unknown option`)
+    return 1
   }
   let signo = 15
   if (sigArg !== undefined) {
     const n = signalNumber(sigArg)
     if (n === undefined) {
-      complain(inv, `Unknown signal '${sigArg}'`)
+      complainSh(`bad signal '${sigArg}'`)
       return 1
     }
     signo = n
   }
   if (args.length === 0) {
-    complain(inv, 'missing argument')
+    complainSh('usage: kill [-s signame | -signum | -signame] { job | pid | pgrp } ...')
     return 1
   }
   let status = 0
   for (const arg of args) {
-    const proc = /^-?\d+$/.test(arg) ? inv.device.processes.get(Number(arg)) : undefined
+    if (!/^-?\d+$/.test(arg)) {
+      complainSh(`${arg}: arguments must be jobs or process IDs`)
+      status = 1
+      continue
+    }
+    const proc = inv.device.processes.get(Number(arg))
     if (proc === undefined) {
-      complain(inv, `bad pid '${arg}': No such process`)
+      complainSh(`${arg}: No such process`)
       status = 1
       continue
     }
     if (proc.user !== 'shell') {
-      complain(inv, `bad pid '${arg}': Operation not permitted`)
+      complainSh(`${arg}: Operation not permitted`)
       status = 1
       continue
     }
