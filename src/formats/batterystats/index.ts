@@ -36,6 +36,12 @@ export {
   parseBatterystatsHistoryLines,
   parseHistoryTimeMs,
 } from './history.js'
-export type { BatterySample, HistoryTimeline, InstantEvent, StateInterval } from './timeline.js'
+export type {
+  BatterySample,
+  HistoryTimeline,
+  HistoryTimelineOptions,
+  InstantEvent,
+  StateInterval,
+} from './timeline.js'
 export { historyTimeline, stateDurationNs } from './timeline.js'
 export { sniffBatterystats } from './sniff.js'

@@ -58,8 +58,9 @@ export interface BatterySample {
 }
 
 export interface HistoryTimeline {
-  /** First and last record time, ns. */
+  /** First record time, ns. */
   readonly startNs: number
+  /** Last record time, or `options.endNs` when given and later, ns. */
   readonly endNs: number
   /** Wall-clock anchors (`RESET:TIME:`/`TIME:`), as printed in the device's time zone. */
   readonly anchors: ReadonlyArray<{ readonly tNs: number; readonly wallClock: string }>
@@ -87,8 +88,20 @@ interface Open {
   readonly seq: number
 }
 
+export interface HistoryTimelineOptions {
+  /**
+   * When the dump was taken, on the history's axis (ns): intervals still open end here instead of
+   * at the last record (the history only records changes, so the last record can be long before
+   * the dump; a full dump's `Total run time:` gives this). Ignored when before the last record.
+   */
+  readonly endNs?: number
+}
+
 /** Builds the component-state timeline of a parsed history. */
-export function historyTimeline(history: BatteryHistory): HistoryTimeline {
+export function historyTimeline(
+  history: BatteryHistory,
+  options: HistoryTimelineOptions = {},
+): HistoryTimeline {
   const records = history.items.filter((i): i is HistoryRecord => i.kind === 'record')
   const intervals: Array<StateInterval & { seq: number }> = []
   const instants: InstantEvent[] = []
@@ -178,7 +191,8 @@ export function historyTimeline(history: BatteryHistory): HistoryTimeline {
     }
   }
   const startNs = records[0]?.tNs ?? 0
-  const endNs = records.length === 0 ? 0 : lastT
+  const lastRecordNs = records.length === 0 ? 0 : lastT
+  const endNs = Math.max(lastRecordNs, options.endNs ?? lastRecordNs)
   for (const key of [...open.keys()]) close(key, endNs, true)
   intervals.sort((a, b) => a.startNs - b.startNs || a.seq - b.seq)
   return {

@@ -392,3 +392,28 @@ describe('sniffBatterystats', () => {
     expect(sniffBatterystats('')).toBeNull()
   })
 })
+
+describe("timeline vs the dump's own statistics (independent cross-check)", () => {
+  // "Total run time" and "Time on battery" printed by the same dump (Statistics since last charge)
+  // against the timeline's plugged intervals, extended to the dump time.
+  test.each([
+    ['petra_batterystats_example.txt', 58.783, 58.772],
+    ['redmik80pro_android15_batterystats0.txt', 24.014, 1.811],
+    ['redmik80pro_android15_batterystats.txt', 3703.726, 3691.254],
+  ])('%s: time on battery within 0.1 s', (file, totalRunS, onBatteryS) => {
+    const tl = historyTimeline(parseBatterystatsHistory(read(file)), { endNs: totalRunS * 1e9 })
+    expect(tl.endNs).toBe(totalRunS * 1e9)
+    const onBattery = (tl.endNs - tl.startNs - stateDurationNs(tl, 'plugged')) / 1e9
+    expect(Math.abs(onBattery - onBatteryS)).toBeLessThan(0.1)
+  })
+  test('PETrA example: screen on (on battery) within 20 ms of "Screen on: 55s 285ms"', () => {
+    const tl = historyTimeline(parseBatterystatsHistory(read('petra_batterystats_example.txt')), {
+      endNs: 58.783e9,
+    })
+    expect(Math.abs(stateDurationNs(tl, 'screen') / 1e9 - 55.285)).toBeLessThan(0.02)
+  })
+  test('endNs earlier than the last record is ignored', () => {
+    const h = parseBatterystatsHistory(read('emanafa_bstats1.log'))
+    expect(historyTimeline(h, { endNs: 1 }).endNs).toBe(150_413e6)
+  })
+})
