@@ -309,6 +309,26 @@ function asMessage(field: TextProtoField): TextProtoMessage {
   return field.value
 }
 
+/**
+ * Protobuf text format rejects a non-repeated field given twice ("specified multiple times");
+ * so do we, for the fields we type, instead of silently keeping one of them.
+ */
+function rejectDuplicates(m: TextProtoMessage, singular: readonly string[]): void {
+  const seen = new Set<string>()
+  for (const f of m.fields) {
+    if (!singular.includes(f.name)) continue
+    if (seen.has(f.name)) {
+      throw new EnergyError({
+        code: PerfettoErrors.CONFIG_VALUE,
+        message: `\`${f.name}\` is specified more than once`,
+        hint: 'Keep one value for each non-repeated field.',
+        details: { format: FORMAT, line: f.line },
+      })
+    }
+    seen.add(f.name)
+  }
+}
+
 const FILL_POLICIES = ['UNSPECIFIED', 'RING_BUFFER', 'DISCARD']
 const BATTERY_COUNTERS = [
   'BATTERY_COUNTER_UNSPECIFIED',
@@ -320,6 +340,12 @@ const BATTERY_COUNTERS = [
 ]
 
 function powerConfig(m: TextProtoMessage): AndroidPowerConfig {
+  rejectDuplicates(m, [
+    'battery_poll_ms',
+    'collect_power_rails',
+    'collect_energy_estimation_breakdown',
+    'collect_entity_state_residency',
+  ])
   let batteryPollMs: number | undefined
   const batteryCounters: string[] = []
   let collectPowerRails: boolean | undefined
@@ -346,6 +372,7 @@ function powerConfig(m: TextProtoMessage): AndroidPowerConfig {
 }
 
 function dataSource(m: TextProtoMessage): PerfettoDataSource {
+  rejectDuplicates(m, ['config'])
   let name = ''
   let targetBuffer: number | undefined
   let androidPowerConfig: AndroidPowerConfig | undefined
@@ -356,7 +383,9 @@ function dataSource(m: TextProtoMessage): PerfettoDataSource {
       dataSourceUnknownFields.push(f)
       continue
     }
-    for (const c of asMessage(f).fields) {
+    const config = asMessage(f)
+    rejectDuplicates(config, ['name', 'target_buffer', 'android_power_config'])
+    for (const c of config.fields) {
       if (c.name === 'name') name = asString(c)
       else if (c.name === 'target_buffer') targetBuffer = asUint(c)
       else if (c.name === 'android_power_config') androidPowerConfig = powerConfig(asMessage(c))
@@ -378,6 +407,13 @@ function dataSource(m: TextProtoMessage): PerfettoDataSource {
  */
 export function parsePerfettoTextConfig(text: string): PerfettoTraceConfig {
   const root = parseTextProto(text)
+  rejectDuplicates(root, [
+    'duration_ms',
+    'write_into_file',
+    'file_write_period_ms',
+    'flush_period_ms',
+    'max_file_size_bytes',
+  ])
   const buffers: PerfettoBufferConfig[] = []
   const dataSources: PerfettoDataSource[] = []
   const unknownFields: TextProtoField[] = []
@@ -392,7 +428,9 @@ export function parsePerfettoTextConfig(text: string): PerfettoTraceConfig {
         let sizeKb: number | undefined
         let fillPolicy: string | undefined
         const rest: TextProtoField[] = []
-        for (const b of asMessage(f).fields) {
+        const buffer = asMessage(f)
+        rejectDuplicates(buffer, ['size_kb', 'fill_policy'])
+        for (const b of buffer.fields) {
           if (b.name === 'size_kb') sizeKb = asUint(b)
           else if (b.name === 'fill_policy') fillPolicy = asEnum(b, FILL_POLICIES)
           else rest.push(b)

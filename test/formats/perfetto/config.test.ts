@@ -178,6 +178,14 @@ describe('errors carry the line', () => {
     ['message as scalar', 'data_sources: 5', PerfettoErrors.CONFIG_VALUE, 1],
     ['scalar as message', 'duration_ms { }', PerfettoErrors.CONFIG_VALUE, 1],
     ['unnamed enum number', 'buffers { fill_policy: 9 }', PerfettoErrors.CONFIG_VALUE, 1],
+    ['duration twice', 'duration_ms: 1\nduration_ms: 2', PerfettoErrors.CONFIG_VALUE, 2],
+    [
+      'name twice',
+      'data_sources { config { name: "a"\n name: "b" } }',
+      PerfettoErrors.CONFIG_VALUE,
+      2,
+    ],
+    ['size twice', 'buffers { size_kb: 1 size_kb: 2 }', PerfettoErrors.CONFIG_VALUE, 1],
     [
       'name not a string',
       'data_sources { config { name: android.power } }',
