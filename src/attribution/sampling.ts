@@ -166,64 +166,8 @@ export function attributeSamples(
     )
   }
 
-  const ids = new Map<string, number>()
-  const names: string[] = []
-  // Per method and kind: count, power sum, distinct readings (count, sum, sum of squares).
-  let count = new Float64Array(3 * 64)
-  let powerSum = new Float64Array(3 * 64)
-  let readCount = new Float64Array(3 * 64)
-  /** Running mean and M2 (Welford) of the distinct readings' power. */
-  let readSum = new Float64Array(3 * 64)
-  let readSq = new Float64Array(3 * 64)
-  let lastReading = new Float64Array(3 * 64).fill(Number.NaN)
-  let stamp = new Int32Array(64).fill(-1)
-  const idOf = (name: string): number => {
-    let id = ids.get(name)
-    if (id === undefined) {
-      id = names.length
-      ids.set(name, id)
-      names.push(name)
-      if (id >= stamp.length) {
-        const cap = stamp.length * 2
-        const widen = (a: Float64Array<ArrayBuffer>, fill = 0): Float64Array<ArrayBuffer> => {
-          const b = new Float64Array(3 * cap).fill(fill)
-          b.set(a)
-          return b
-        }
-        count = widen(count)
-        powerSum = widen(powerSum)
-        readCount = widen(readCount)
-        readSum = widen(readSum)
-        readSq = widen(readSq)
-        lastReading = widen(lastReading, Number.NaN)
-        const s = new Int32Array(cap).fill(-1)
-        s.set(stamp)
-        stamp = s
-      }
-    }
-    return id
-  }
-  // Inclusive count and power sum are local + non-local (disjoint per sample), filled in at the
-  // end; only its distinct readings are tracked during the pass.
-  const addReading = (id: number, kind: Kind, powerW: number, reading: number): void => {
-    const j = 3 * id + kind
-    if (lastReading[j] !== reading) {
-      lastReading[j] = reading
-      readCount[j] = (readCount[j] as number) + 1
-      const c = readCount[j] as number
-      const mean = readSum[j] as number
-      const delta = powerW - mean
-      const next = mean + delta / c
-      readSum[j] = next
-      readSq[j] = (readSq[j] as number) + delta * (powerW - next)
-    }
-  }
-  const add = (id: number, kind: Kind, powerW: number, reading: number): void => {
-    const j = 3 * id + kind
-    count[j] = (count[j] as number) + 1
-    powerSum[j] = (powerSum[j] as number) + powerW
-    addReading(id, kind, powerW, reading)
-  }
+  const acc = new Accumulators()
+  const names = acc.names
 
   let execNs = 0
   let emptySamples = 0
@@ -248,20 +192,21 @@ export function attributeSamples(
       (share === undefined ? 1 : (share[k] as number))
     // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
     const reading = curve.readingIdAt(s.tNs)
-    const leafId = idOf(leaf)
-    stamp[leafId] = k
-    add(leafId, Kind.Local, powerW, reading)
-    addReading(leafId, Kind.Inclusive, powerW, reading)
+    const leafId = acc.id(leaf)
+    acc.stamp[leafId] = k
+    acc.add(3 * leafId + Kind.Local, powerW, reading)
+    acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
-      const id = idOf(frames[f] as string)
-      if (stamp[id] === k) continue // recursion / leaf repeated: once per sample
-      stamp[id] = k
-      add(id, Kind.NonLocal, powerW, reading)
-      addReading(id, Kind.Inclusive, powerW, reading)
+      const id = acc.id(frames[f] as string)
+      if (acc.stamp[id] === k) continue // recursion / leaf repeated: once per sample
+      acc.stamp[id] = k
+      acc.add(3 * id + Kind.NonLocal, powerW, reading)
+      acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
     }
   }
 
   const execTimeS = execNs / NS_PER_S
+  const { count, powerSum, readCount, readSum, readSq } = acc
   for (let id = 0; id < names.length; id++) {
     const j = 3 * id
     count[j + Kind.Inclusive] =
@@ -383,4 +328,68 @@ function threadShares(
     share[k] = 1 / threads
   }
   return shared ? share : undefined
+}
+
+/**
+ * Per method × kind (local, non-local, inclusive) accumulators in flat typed arrays: sample count,
+ * power sum, and the running mean / M2 (Welford) of the distinct sensor readings' power.
+ * Inclusive count and power sum are local + non-local (disjoint per sample) and are filled in at
+ * the end; during the pass only its distinct readings are tracked.
+ */
+class Accumulators {
+  readonly ids = new Map<string, number>()
+  readonly names: string[] = []
+  count = new Float64Array(3 * 64)
+  powerSum = new Float64Array(3 * 64)
+  readCount = new Float64Array(3 * 64)
+  readSum = new Float64Array(3 * 64)
+  readSq = new Float64Array(3 * 64)
+  lastReading = new Float64Array(3 * 64).fill(Number.NaN)
+  /** Last sample index that touched the method (recursion is counted once per sample). */
+  stamp = new Int32Array(64).fill(-1)
+
+  id(name: string): number {
+    const known = this.ids.get(name)
+    if (known !== undefined) return known
+    const id = this.names.length
+    this.ids.set(name, id)
+    this.names.push(name)
+    if (id >= this.stamp.length) this.grow(this.stamp.length * 2)
+    return id
+  }
+
+  add(j: number, powerW: number, reading: number): void {
+    this.count[j] = (this.count[j] as number) + 1
+    this.powerSum[j] = (this.powerSum[j] as number) + powerW
+    this.addReading(j, powerW, reading)
+  }
+
+  addReading(j: number, powerW: number, reading: number): void {
+    if (this.lastReading[j] === reading) return
+    this.lastReading[j] = reading
+    const c = (this.readCount[j] as number) + 1
+    this.readCount[j] = c
+    const mean = this.readSum[j] as number
+    const delta = powerW - mean
+    const next = mean + delta / c
+    this.readSum[j] = next
+    this.readSq[j] = (this.readSq[j] as number) + delta * (powerW - next)
+  }
+
+  private grow(cap: number): void {
+    const widen = (a: Float64Array<ArrayBuffer>, fill = 0): Float64Array<ArrayBuffer> => {
+      const b = new Float64Array(3 * cap).fill(fill)
+      b.set(a)
+      return b
+    }
+    this.count = widen(this.count)
+    this.powerSum = widen(this.powerSum)
+    this.readCount = widen(this.readCount)
+    this.readSum = widen(this.readSum)
+    this.readSq = widen(this.readSq)
+    this.lastReading = widen(this.lastReading, Number.NaN)
+    const s = new Int32Array(cap).fill(-1)
+    s.set(this.stamp)
+    this.stamp = s
+  }
 }
