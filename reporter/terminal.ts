@@ -115,8 +115,11 @@ function renderWindow(
           .join(c.dim(' · ')),
     )
   }
-  if (r.rails.length > 0) {
-    const rails = [...r.rails].sort((a, b) => b.energyJ - a.energyJ).slice(0, 4)
+  if (r.rails.some((x) => x.energyJ !== 0)) {
+    const rails = r.rails
+      .filter((x) => x.energyJ !== 0)
+      .sort((a, b) => b.energyJ - a.energyJ)
+      .slice(0, 4)
     lines.push(
       `${indent}${c.dim('rails')}   ${rails.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
     )

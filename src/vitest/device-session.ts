@@ -111,7 +111,8 @@ export class DeviceSession {
     const want = this.options.execution
     if (want === 'none') return undefined
     const c = this.capabilities
-    const traceable = c.app?.debuggable === true || c.app?.profileable === 'yes'
+    // 'unknown' (no flag seen): try, and let the tracer's own error say what is wrong.
+    const traceable = c.app?.debuggable === true || c.app?.profileable !== 'no'
     if (want === 'simpleperf') {
       if (c.simpleperf.available && traceable) return simpleperfCollector()
       if (!traceable) {

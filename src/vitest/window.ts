@@ -153,7 +153,10 @@ function attributeWindow(
       ...(plan.execution ? { execution: plan.execution.name } : {}),
     },
     facts: {
-      ...(plan.charging === undefined ? {} : { charging: plan.charging }),
+      // Charging only corrupts battery-side sensors; ODPM rails sit downstream of the battery.
+      ...(plan.charging === undefined || plan.power.name === 'odpm'
+        ? {}
+        : { charging: plan.charging }),
       ...(plan.debuggable === undefined ? {} : { debuggable: plan.debuggable }),
     },
     device: { serial: plan.device.serial, model: plan.deviceModel },

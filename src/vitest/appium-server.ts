@@ -1,0 +1,266 @@
+/**
+ * Starts an Appium 3 server in this process, on a free 127.0.0.1 port, with the virtual device's
+ * driver installed (no network, no `appium driver install`) and, for real phones, every driver the
+ * user installed in their own APPIUM_HOME.
+ *
+ * How Appium finds drivers: on start it reads `$APPIUM_HOME/node_modules/.cache/appium/
+ * extensions.yaml`, and when that manifest is missing it scans `$APPIUM_HOME/node_modules/*` for
+ * packages whose package.json has an `appium` field (`driverName`, `automationName`,
+ * `platformNames`, `mainClass`). We give Appium a fresh APPIUM_HOME under the OS temp dir holding
+ * one such package for our driver (its entry loads `src/virtual-device/appium-driver` from the
+ * sources through tsx in a checkout, or from `dist/` when installed) plus symlinks to the user's
+ * installed drivers, so Appium discovers both as installed extensions. The directory is removed on
+ * close.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import { homedir, tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { EnergyError } from '../model/index.js'
+import { AppiumDriverErrors } from '../virtual-device/appium-driver/errors.js'
+
+/** Name of the generated package that carries the driver inside the temporary APPIUM_HOME. */
+export const VIRTUAL_DEVICE_DRIVER_PACKAGE = 'vitest-energy-virtual-device-driver'
+
+/** The driver's Appium name (`appium driver list`), and its automationName. */
+export const VIRTUAL_DEVICE_DRIVER_NAME = 'virtual-device'
+export const VIRTUAL_DEVICE_AUTOMATION_NAME = 'VirtualDevice'
+
+/** Options of {@link startAppiumServer}. */
+export interface AppiumServerOptions {
+  /** TCP port on 127.0.0.1; 0 picks a free one. @default 0 */
+  readonly port?: number
+  /**
+   * Appium's log level (`error`, `warn`, `info`, `debug`). Appium logs to stdout in this process.
+   * @default 'error' (quiet), or `APPIUM_LOG_LEVEL` from the environment
+   */
+  readonly logLevel?: 'error' | 'warn' | 'info' | 'debug'
+  /**
+   * The APPIUM_HOME whose installed drivers (e.g. `uiautomator2` for real phones) are also made
+   * available; `false` for none. @default `APPIUM_HOME`, else `~/.appium`
+   */
+  readonly userAppiumHome?: string | false
+  /** Only activate these drivers (Appium's `--use-drivers`). @default every driver found */
+  readonly useDrivers?: readonly string[]
+}
+
+/** A running Appium server. */
+export interface AppiumServer {
+  /** Always `127.0.0.1`: the server binds loopback only. */
+  readonly host: string
+  readonly port: number
+  /** `http://127.0.0.1:<port>`, for WebdriverIO's `remote()` or any W3C client. */
+  readonly url: string
+  /** The temporary APPIUM_HOME (removed by `close`). */
+  readonly appiumHome: string
+  /** Driver names Appium found, ours first (`virtual-device`, then e.g. `uiautomator2`). */
+  readonly drivers: readonly string[]
+  /** Stops the server and removes the temporary APPIUM_HOME. Safe to call twice. */
+  close(): Promise<void>
+}
+
+interface AppiumHttpServer {
+  close(): Promise<void>
+  address(): { port: number } | string | null
+}
+
+interface AppiumMainModule {
+  main(args: Record<string, unknown>): Promise<AppiumHttpServer | undefined>
+}
+
+function startError(message: string, hint: string, cause?: unknown): EnergyError {
+  return new EnergyError({ code: AppiumDriverErrors.SERVER_START, message, hint, cause })
+}
+
+/** A free TCP port on 127.0.0.1 (asked from the kernel, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+interface DriverPackage {
+  readonly name: string
+  readonly dir: string
+  readonly driverName: string
+}
+
+/** Packages in `<home>/node_modules` that declare an Appium driver, as Appium's own scan does. */
+export function installedDrivers(home: string): DriverPackage[] {
+  const modules = join(home, 'node_modules')
+  if (!existsSync(modules)) return []
+  const dirs: string[] = []
+  for (const entry of readdirSync(modules)) {
+    if (entry.startsWith('.')) continue
+    if (entry.startsWith('@')) {
+      for (const sub of readdirSync(join(modules, entry))) dirs.push(join(modules, entry, sub))
+    } else {
+      dirs.push(join(modules, entry))
+    }
+  }
+  const out: DriverPackage[] = []
+  for (const dir of dirs) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown
+        appium?: { driverName?: unknown }
+      }
+      const driverName = pkg.appium?.driverName
+      if (typeof pkg.name === 'string' && typeof driverName === 'string') {
+        out.push({ name: pkg.name, dir, driverName })
+      }
+    } catch {
+      // not a package (or unreadable): Appium skips it too
+    }
+  }
+  return out
+}
+
+/** The JS module Appium imports to get `VirtualDeviceDriver` (written into the temporary home). */
+function driverEntrySource(): string {
+  const here = import.meta.url
+  if (here.endsWith('.ts')) {
+    // A checkout: the driver is TypeScript. Appium imports extensions natively, so load it with
+    // tsx's scoped loader (tsx is a dev dependency, present in every checkout after `npm ci`).
+    const driverUrl = new URL('../virtual-device/appium-driver/index.ts', here).href
+    const require = createRequire(here)
+    const tsxRoot = dirname(require.resolve('tsx/package.json'))
+    const tsxApi = pathToFileURL(join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href
+    return (
+      `import { tsImport } from ${JSON.stringify(tsxApi)}\n` +
+      `const mod = await tsImport(${JSON.stringify(driverUrl)}, import.meta.url)\n` +
+      'export const VirtualDeviceDriver = mod.VirtualDeviceDriver\n'
+    )
+  }
+  const driverUrl = new URL('../virtual-device/appium-driver/index.js', here).href
+  return `export { VirtualDeviceDriver } from ${JSON.stringify(driverUrl)}\n`
+}
+
+function appiumVersion(): string {
+  const require = createRequire(import.meta.url)
+  const pkg = JSON.parse(readFileSync(require.resolve('appium/package.json'), 'utf8')) as {
+    version: string
+  }
+  return pkg.version
+}
+
+/** Writes the temporary APPIUM_HOME: our driver package plus links to the user's drivers. */
+async function prepareHome(userHome: string | false): Promise<{ home: string; drivers: string[] }> {
+  const home = await mkdtemp(join(tmpdir(), 'vitest-energy-appium-'))
+  const version = appiumVersion()
+  const pkgDir = join(home, 'node_modules', VIRTUAL_DEVICE_DRIVER_PACKAGE)
+  await mkdir(pkgDir, { recursive: true })
+  await writeFile(
+    join(home, 'package.json'),
+    JSON.stringify({ name: 'vitest-energy-appium-home', version: '0.0.0', private: true }, null, 2),
+  )
+  await writeFile(
+    join(pkgDir, 'package.json'),
+    JSON.stringify(
+      {
+        name: VIRTUAL_DEVICE_DRIVER_PACKAGE,
+        version: '0.1.0',
+        type: 'module',
+        main: './entry.mjs',
+        peerDependencies: { appium: `^${version.split('.')[0] ?? '3'}` },
+        appium: {
+          driverName: VIRTUAL_DEVICE_DRIVER_NAME,
+          automationName: VIRTUAL_DEVICE_AUTOMATION_NAME,
+          platformNames: ['Android'],
+          mainClass: 'VirtualDeviceDriver',
+        },
+      },
+      null,
+      2,
+    ),
+  )
+  await writeFile(join(pkgDir, 'entry.mjs'), driverEntrySource())
+  const drivers = [VIRTUAL_DEVICE_DRIVER_NAME]
+  if (userHome !== false && existsSync(userHome)) {
+    for (const d of installedDrivers(userHome)) {
+      if (d.name === VIRTUAL_DEVICE_DRIVER_PACKAGE || drivers.includes(d.driverName)) continue
+      const link = join(home, 'node_modules', d.name)
+      await mkdir(dirname(link), { recursive: true })
+      await symlink(d.dir, link, 'dir')
+      drivers.push(d.driverName)
+    }
+  }
+  return { home, drivers }
+}
+
+/**
+ * Starts Appium on 127.0.0.1 with the virtual device's driver and the user's installed drivers.
+ * Throws `E_APPIUM_SERVER_START` when Appium cannot start.
+ */
+export async function startAppiumServer(options: AppiumServerOptions = {}): Promise<AppiumServer> {
+  const port = options.port ?? 0
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new EnergyError({
+      code: 'E_INVALID_OPTION',
+      message: `startAppiumServer: port ${String(port)} is not a TCP port`,
+      hint: 'Give 0 (a free port) or a port between 1 and 65535.',
+    })
+  }
+  const userHome =
+    options.userAppiumHome ?? process.env['APPIUM_HOME'] ?? join(homedir(), '.appium')
+  const { home, drivers } = await prepareHome(userHome)
+  const logLevel = options.logLevel ?? process.env['APPIUM_LOG_LEVEL'] ?? 'error'
+  let server: AppiumHttpServer | undefined
+  try {
+    const require = createRequire(import.meta.url)
+    const appium = require('appium') as AppiumMainModule
+    server = await appium.main({
+      subcommand: 'server',
+      address: '127.0.0.1',
+      port: port === 0 ? await freePort() : port,
+      appiumHome: home,
+      loglevel: logLevel,
+      logNoColors: true,
+      throwInsteadOfExit: true,
+      ...(options.useDrivers === undefined ? {} : { useDrivers: [...options.useDrivers] }),
+    })
+  } catch (cause) {
+    await rm(home, { recursive: true, force: true })
+    throw startError(
+      `Appium did not start: ${cause instanceof Error ? cause.message : String(cause)}`,
+      'Run with APPIUM_LOG_LEVEL=debug to see Appium’s log; check that the port is free.',
+      cause,
+    )
+  }
+  const address = server?.address()
+  if (server === undefined || typeof address !== 'object' || address === null) {
+    await rm(home, { recursive: true, force: true })
+    throw startError(
+      'Appium returned no listening server',
+      'Run with APPIUM_LOG_LEVEL=debug to see why Appium did not start a server.',
+    )
+  }
+  const running = server
+  let closed: Promise<void> | undefined
+  return {
+    host: '127.0.0.1',
+    port: address.port,
+    url: `http://127.0.0.1:${address.port}`,
+    appiumHome: home,
+    drivers,
+    close() {
+      closed ??= (async () => {
+        try {
+          await running.close()
+        } finally {
+          await rm(home, { recursive: true, force: true })
+        }
+      })()
+      return closed
+    },
+  }
+}
