@@ -122,12 +122,12 @@ export function parsePowerProfile(xml: string): PowerProfile {
   const arrays: Record<string, number[]> = {}
   for (const raw of asNodes(node.item)) {
     const name = nodeName(raw, 'item')
-    items[name] = toNumber(textOf(raw), `<item name="${name}">`, name)
+    items[name] = toNumber(textOf(raw), `<item name="${name}">`, name, xml)
   }
   for (const raw of asNodes(node.array)) {
     const name = nodeName(raw, 'array')
     arrays[name] = asValues(raw.value).map((v, i) =>
-      toNumber(v, `<array name="${name}"> value #${i + 1}`, name),
+      toNumber(v, `<array name="${name}"> value #${i + 1}`, name, xml),
     )
   }
   if (Object.keys(items).length === 0 && Object.keys(arrays).length === 0) {
@@ -315,18 +315,28 @@ function nodeName(node: RawNode, tag: string): string {
   return name
 }
 
-function toNumber(raw: unknown, where: string, key: string): number {
+function toNumber(raw: unknown, where: string, key: string, xml: string): number {
   const text = typeof raw === 'string' ? raw.trim() : typeof raw === 'number' ? String(raw) : ''
   const value = DECIMAL.test(text) ? Number(text) : Number.NaN
   if (!Number.isFinite(value)) {
+    const line = lineOfName(xml, key)
     throw new EnergyError({
       code: PowerProfileErrors.BAD_VALUE,
       message: `${where} holds ${JSON.stringify(text)}, expected a number`,
       hint: `Fix the value of "${key}": power_profile.xml values are plain decimal numbers (mA, mAh for battery.capacity).`,
-      details: { format: FORMAT, key },
+      details: { format: FORMAT, key, ...(line === undefined ? {} : { line }) },
     })
   }
   return value
+}
+
+/** 1-based line of the last element named `key` (the parser keeps no positions; last one wins). */
+function lineOfName(xml: string, key: string): number | undefined {
+  const at = Math.max(xml.lastIndexOf(`name="${key}"`), xml.lastIndexOf(`name='${key}'`))
+  if (at < 0) return undefined
+  let line = 1
+  for (let i = 0; i < at; i++) if (xml.charCodeAt(i) === 10) line++
+  return line
 }
 
 /** What Java's Float.parseFloat accepts in practice here: plain decimals, optional exponent. */

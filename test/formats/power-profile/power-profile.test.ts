@@ -239,6 +239,14 @@ describe('power_profile.xml negative', () => {
     )
     expect(e.message).toContain('radio.on')
     expect(e.message).toContain('#2')
+    expect(e.details.line).toBe(1)
+  })
+  test('a corrupted value in a real profile names its line', () => {
+    const text = readFileSync(join(corpus, 'cm_nexus5_hammerhead_power_profile.xml'), 'utf8')
+    const bad = text.replace('<item name="screen.full">', '<item name="screen.full">x')
+    const e = expectError(() => parsePowerProfile(bad), PowerProfileErrors.BAD_VALUE)
+    const expected = text.slice(0, text.indexOf('name="screen.full"')).split('\n').length
+    expect(e.details).toMatchObject({ key: 'screen.full', line: expected })
   })
   test('empty item is an error, not 0', () => {
     expectError(
