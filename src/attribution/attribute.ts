@@ -13,6 +13,7 @@ import type {
 } from '../model/energy.js'
 import { measuredResult, methodEnergy } from '../model/build.js'
 import type { CallTrace, StackSampleSet } from '../model/samples.js'
+import { componentsFromRails } from './components.js'
 import { attributeIntervals, type IntervalAttribution, type ThreadShare } from './interval.js'
 import { attributeSamples, type SamplingAttribution } from './sampling.js'
 import { chargeTails, type TailCharge, type TailInvocation, type TailPolicy } from './tails.js'
@@ -67,6 +68,7 @@ export interface AttributeTestInput extends TestEnergyInput {
   /** Device facts for warnings (charging, debuggable, app CPU time). */
   readonly facts?: Pick<WarningFacts, 'charging' | 'debuggable' | 'appCpuTimeS'>
   readonly thresholds?: WarningThresholds
+  /** Breakdown per component. @default derived from the rails (`componentsFromRails`), else none */
   readonly components?: readonly ComponentEnergy[]
   readonly device?: { readonly serial: string; readonly model: string }
   /** Extra warnings from earlier stages (collectors), kept in front. */
@@ -159,7 +161,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     grossEnergyJ: test.grossEnergyJ,
     baselinePowerW: test.baselinePowerW,
     attributedEnergyJ,
-    components: input.components ?? [],
+    components: input.components ?? componentsFromRails(test.rails),
     rails: test.rails,
     methods,
     sources: {

@@ -5,6 +5,7 @@ export type {
   TestAttribution,
 } from './attribute.js'
 export { attributeTest, clipCharges, mergeAsync } from './attribute.js'
+export { componentOfRail, componentsFromRails } from './components.js'
 export type { CurveOptions, EdgePolicy, EnergyCurve, Integration } from './curve.js'
 export { powerCurve, railCurve, railsCurve } from './curve.js'
 export type { AttributionErrorCode } from './errors.js'
