@@ -137,11 +137,13 @@ describe('ps, pidof, kill', () => {
     expect((await run(frozen(), 'ps -o BOGUS')).out).toBe('ps: bad -o BOGUS\n')
   })
 
-  it('kill: signals by name and number; errors as mksh\'s builtin prints them', async () => {
+  it("kill: signals by name and number; errors as mksh's builtin prints them", async () => {
     const d = frozen()
     const pid = Number((await run(d, 'sleep 60 & echo $!')).out)
     const p = d.processes.get(pid)
-    expect((await run(d, 'kill -s FOO 1; kill 999999; kill abc; kill 1; kill; kill -x 1')).out).toBe(
+    expect(
+      (await run(d, 'kill -s FOO 1; kill 999999; kill abc; kill 1; kill; kill -x 1')).out,
+    ).toBe(
       [
         "/system/bin/sh: kill: bad signal 'FOO'",
         '/system/bin/sh: kill: 999999: No such process',
@@ -228,5 +230,35 @@ describe('date, sleep, echo, which, id, uname', () => {
       out: 'args=battery,reset stdin=in\n 3\n/system/bin/dumpsys\n',
     })
     expect(d.fs.stat('/system/bin/dumpsys')?.kind).toBe('file')
+  })
+})
+
+describe('grep, head, tail, wc in pipelines', () => {
+  it('filters like toybox', async () => {
+    const d = frozen()
+    await run(
+      d,
+      "for l in alpha beta gamma 'Alpha beta' delta; do echo $l; done > /data/local/tmp/t",
+    )
+    const f = '/data/local/tmp/t'
+    expect(
+      (await run(d, `grep alpha ${f}; grep -i -c alpha ${f}; grep -v a ${f}; echo $?`)).out,
+    ).toBe('alpha\n2\n1\n')
+    expect(
+      (
+        await run(
+          d,
+          `grep -E 'ga(m)+a|^d' ${f}; grep 'ga\\(m\\)\\{2\\}' ${f}; grep -n -F 'a b' ${f}`,
+        )
+      ).out,
+    ).toBe('gamma\ndelta\ngamma\n4:Alpha beta\n')
+    expect(
+      (await run(d, `grep zzz ${f}; echo $?; grep x /nope; echo $?; grep -q beta ${f}; echo $?`))
+        .out,
+    ).toBe('1\ngrep: /nope: No such file or directory\n2\n0\n')
+    expect((await run(d, `head -n 2 ${f}; tail -1 ${f}; cat ${f} | wc -l; wc -c ${f}`)).out).toBe(
+      'alpha\nbeta\ndelta\n5\n34 /data/local/tmp/t\n',
+    )
+    expect((await run(d, 'getprop | grep -c ro.product.model')).out).toBe('1\n')
   })
 })

@@ -3,6 +3,7 @@ import type { ShellCommand } from '../../contract.js'
 import { cat, ls, mkdir, rm, touch } from './files.js'
 import { date, echo, getprop, id, setprop, uname, which } from './misc.js'
 import { kill, pidof, ps, sleep } from './proc.js'
+import { grep, head, tail, wc } from './text.js'
 
 /** `name → command` for the toybox/mksh base set, in a fresh map. */
 export function baseCommands(): Map<string, ShellCommand> {
@@ -11,6 +12,8 @@ export function baseCommands(): Map<string, ShellCommand> {
     ['date', date],
     ['echo', echo],
     ['getprop', getprop],
+    ['grep', grep],
+    ['head', head],
     ['id', id],
     ['kill', kill],
     ['ls', ls],
@@ -20,8 +23,10 @@ export function baseCommands(): Map<string, ShellCommand> {
     ['rm', rm],
     ['setprop', setprop],
     ['sleep', sleep],
+    ['tail', tail],
     ['touch', touch],
     ['uname', uname],
+    ['wc', wc],
     ['which', which],
     ['true', () => 0],
     ['false', () => 1],
