@@ -87,6 +87,29 @@ export function parseSysfsString(text: string, node = 'node'): string {
   return value
 }
 
+const STATUSES: readonly PowerSupplyStatus[] = [
+  'Unknown',
+  'Charging',
+  'Discharging',
+  'Not charging',
+  'Full',
+]
+
+/** Parses the `status` node (or `POWER_SUPPLY_STATUS`); throws `E_SYSFS_BAD_VALUE` for other text. */
+export function parsePowerSupplyStatus(text: string, node = 'status'): PowerSupplyStatus {
+  const value = parseSysfsString(text, node)
+  const status = STATUSES.find((s) => s === value)
+  if (status === undefined) {
+    throw new EnergyError({
+      code: SysfsErrors.BAD_VALUE,
+      message: `${node} is ${JSON.stringify(value.slice(0, 40))}, expected one of ${STATUSES.join(', ')}`,
+      hint: 'Read the power_supply status node of the battery (not of a charger or USB supply).',
+      details: { format: FORMAT, node },
+    })
+  }
+  return status
+}
+
 /** How the kernel prints a node: the value and a newline. */
 export function formatSysfsValue(value: number | string): string {
   return `${String(value)}\n`

@@ -6,6 +6,7 @@ import {
   formatPowerSupplyUevent,
   formatSysfsValue,
   normalizeCurrent,
+  parsePowerSupplyStatus,
   parsePowerSupplyUevent,
   parseSysfsInt,
   parseSysfsString,
@@ -67,6 +68,16 @@ describe('sysfs single-value nodes', () => {
     ).toBe(SysfsErrors.BAD_VALUE)
     expect(code(() => parseSysfsInt('99999999999999999999\n'))).toBe(SysfsErrors.BAD_VALUE)
     expect(code(() => parseSysfsString(''))).toBe(SysfsErrors.EMPTY)
+  })
+})
+
+describe('sysfs status node', () => {
+  test.each(['Unknown', 'Charging', 'Discharging', 'Not charging', 'Full'])('%s', (s) => {
+    expect(parsePowerSupplyStatus(formatSysfsValue(s))).toBe(s)
+  })
+  test('negative: other text', () => {
+    expect(code(() => parsePowerSupplyStatus('charging\n'))).toBe(SysfsErrors.BAD_VALUE)
+    expect(code(() => parsePowerSupplyStatus('\n'))).toBe(SysfsErrors.EMPTY)
   })
 })
 
