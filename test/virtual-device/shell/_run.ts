@@ -5,7 +5,7 @@ import { execShell } from '../../../src/virtual-device/shell/index.js'
 export async function run(
   device: VirtualDeviceHandle,
   line: string,
-  signal = new AbortController().signal,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<{ status: number; out: string }> {
   let out = ''
   const write = (c: string | Uint8Array): void => {
