@@ -86,7 +86,10 @@ export async function listDevices(client: AdbClient): Promise<DeviceInfo[]> {
 
 /** Options of {@link pickDevice}. */
 export interface PickOptions {
-  /** A serial, or `auto` for the only attached device. @default 'auto' */
+  /**
+   * A serial, or `auto` for the only attached device.
+   * @default process.env.ANDROID_SERIAL (as adb reads it), else 'auto'
+   */
   readonly serial?: string
 }
 
@@ -95,7 +98,8 @@ export interface PickOptions {
  * unauthorized and offline devices get their own errors so the user knows what to do.
  */
 export async function pickDevice(client: AdbClient, options: PickOptions = {}): Promise<AdbDevice> {
-  const wanted = options.serial ?? 'auto'
+  const fromEnv = process.env['ANDROID_SERIAL']
+  const wanted = options.serial ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnv : 'auto')
   const devices = await listDevices(client)
   const where = `${client.host}:${client.port}`
   let chosen: DeviceInfo | undefined

@@ -84,7 +84,7 @@ export async function shellScript(
   // `echo` in mksh/toybox prints the marker on its own, after whatever the command wrote; the
   // marker is split with quotes so that a shell echoing its input cannot fake it.
   const full = `${commandLine}; echo "${marker.slice(0, 6)}""${marker.slice(6)}$?"`
-  const stream = await openShell(device, full)
+  const stream = await abortable(openShell(device, full), device, options.signal)
   const output = await collect(stream, device, options.signal)
   const markerBytes = Buffer.from(marker)
   const at = output.lastIndexOf(markerBytes)
@@ -149,19 +149,49 @@ async function openShell(device: AdbDevice, commandLine: string): Promise<Readab
   }
 }
 
+function abortedError(device: AdbDevice): EnergyError {
+  return new EnergyError({
+    code: DeviceErrors.ABORTED,
+    message: 'the shell command was aborted',
+    hint: 'The caller cancelled it; nothing to do.',
+    details: { serial: device.serial },
+  })
+}
+
+/** Opening can take as long as the command (the server may answer OKAY late): abort that too. */
+function abortable(
+  opening: Promise<Readable>,
+  device: AdbDevice,
+  signal?: AbortSignal,
+): Promise<Readable> {
+  if (signal === undefined) return opening
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      reject(abortedError(device))
+      // Hang up the connection once it exists.
+      opening.then((stream) => stream.destroy()).catch(() => undefined)
+    }
+    if (signal.aborted) return onAbort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    opening.then(
+      (stream) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(stream)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
+}
+
 function collect(stream: Readable, device: AdbDevice, signal?: AbortSignal): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     const onAbort = (): void => {
+      reject(abortedError(device))
       stream.destroy()
-      reject(
-        new EnergyError({
-          code: DeviceErrors.ABORTED,
-          message: 'the shell command was aborted',
-          hint: 'The caller cancelled it; nothing to do.',
-          details: { serial: device.serial },
-        }),
-      )
     }
     if (signal?.aborted === true) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })

@@ -83,6 +83,19 @@ describe('discovery', () => {
     expect(await codeOf(pickDevice(adb, { serial: 'nope' }))).toBe('E_NO_DEVICE')
   })
 
+  test('ANDROID_SERIAL picks the device when no serial is given, as adb does', async () => {
+    server.addDevice(createDevice({ serial: 'vdev-0002' }))
+    const saved = process.env['ANDROID_SERIAL']
+    process.env['ANDROID_SERIAL'] = 'vdev-0002'
+    try {
+      expect((await pickDevice(adb)).serial).toBe('vdev-0002')
+      expect((await pickDevice(adb, { serial: 'vdev-0001' })).serial).toBe('vdev-0001')
+    } finally {
+      if (saved === undefined) delete process.env['ANDROID_SERIAL']
+      else process.env['ANDROID_SERIAL'] = saved
+    }
+  })
+
   test('unauthorized and offline devices get their own errors', async () => {
     phone.state = 'unauthorized'
     expect(await codeOf(pickDevice(adb))).toBe('E_DEVICE_UNAUTHORIZED')
