@@ -49,6 +49,8 @@ const parser = new XMLParser({
   parseTagValue: false,
   trimValues: false,
   processEntities: true,
+  // Real dumps write newlines in text as `&#10;` (test/fixtures/corpus): decode numeric references.
+  htmlEntities: true,
 })
 
 function hierarchyError(message: string, details: Record<string, string | number>): EnergyError {
@@ -71,14 +73,26 @@ export function parseHierarchy(xml: string): UiNode {
     })
   }
   const text = xml.slice(start, end + '</hierarchy>'.length)
-  const valid = XMLValidator.validate(text)
-  if (valid !== true) {
-    throw hierarchyError(`malformed XML: ${valid.err.msg}`, {
-      line: valid.err.line,
-      column: valid.err.col,
-    })
+  let doc: Ordered[]
+  try {
+    const valid = XMLValidator.validate(text)
+    if (valid !== true) {
+      throw hierarchyError(`malformed XML: ${valid.err.msg}`, {
+        line: valid.err.line,
+        column: valid.err.col,
+      })
+    }
+    doc = parser.parse(text) as Ordered[]
+  } catch (cause) {
+    if (cause instanceof EnergyError) throw cause
+    // fast-xml-parser throws plain Errors on some inputs its validator lets through.
+    throw hierarchyError(
+      `malformed XML: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        offset: start,
+      },
+    )
   }
-  const doc = parser.parse(text) as Ordered[]
   const rootEntry = doc.find((e) => 'hierarchy' in e)
   if (rootEntry === undefined) throw hierarchyError('no <hierarchy> element', {})
   return build(rootEntry, 'hierarchy', undefined, '')
@@ -182,6 +196,9 @@ function escapeXml(s: string): string {
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;')
 }
 
 /**

@@ -123,6 +123,9 @@ export function parseUiSelectors(source: string): UiSelector[] {
       const name = /^[A-Za-z]+/.exec(source.slice(i))?.[0]
       if (name === undefined) throw selectorError(source, i, 'expected a method name')
       i += name.length
+      const known =
+        name === 'instance' || name === 'index' || name in STRING_METHODS || name in BOOLEAN_METHODS
+      if (!known) throw selectorError(source, at, `unsupported UiSelector method '${name}'`)
       expect('(')
       const arg = readArg()
       expect(')')
