@@ -409,3 +409,63 @@ export function energyLeftRectJ(series: PowerSeries): number {
   }
   return e
 }
+
+/** Fixed-point text with `digits` decimals, as the BattOr tool prints (`%f`-style, zeros kept). */
+function fixed(value: number, digits: number): string {
+  return value.toFixed(digits)
+}
+
+/**
+ * Writes BattOr text: `# BattOr`, the `header` lines (`# key value`), then `<t ms> <mA> <mV>` with
+ * `digits` decimals (catapult's capture uses 6). Times are `tNs` relative to the first sample.
+ * Needs `currentA` and `voltageV`.
+ */
+export function formatBattorText(
+  capture: Pick<MeterCapture, 'series' | 'currentA' | 'voltageV' | 'header'>,
+  digits = 6,
+): string {
+  const { currentA, voltageV } = capture
+  if (currentA === undefined || voltageV === undefined) {
+    throw new EnergyError({
+      code: MeterErrors.NO_VOLTAGE,
+      message: 'BattOr text needs current and voltage per sample',
+      hint: 'Provide currentA and voltageV (e.g. from parseMeterText with a measured voltage).',
+      details: { format: 'BattOr text' },
+    })
+  }
+  const out = ['# BattOr', ...Object.entries(capture.header).map(([k, v]) => `# ${k} ${v}`)]
+  const t0 = capture.series.samples[0]?.tNs ?? 0
+  capture.series.samples.forEach((s, i) => {
+    out.push(
+      `${fixed((s.tNs - t0) / 1e6, digits)} ${fixed((currentA[i] ?? 0) * 1000, digits)} ${fixed((voltageV[i] ?? 0) * 1000, digits)}`,
+    )
+  })
+  return `${out.join('\n')}\n`
+}
+
+/**
+ * Writes a Battery Historian power-monitor file in the `<epoch ms> <mA> [<mV>]` form (series on the
+ * `realtime` clock; `tNs` rounded to whole ms, which must stay strictly increasing).
+ */
+export function formatHistorianPowerMonitor(
+  capture: Pick<MeterCapture, 'series' | 'currentA' | 'voltageV'>,
+): string {
+  const { currentA, voltageV } = capture
+  if (currentA === undefined) {
+    throw new EnergyError({
+      code: MeterErrors.NO_VOLTAGE,
+      message: 'the Historian format needs current per sample',
+      hint: 'Provide currentA.',
+      details: { format: 'Battery Historian power monitor' },
+    })
+  }
+  return capture.series.samples
+    .map((s, i) => {
+      const ms = Math.round(s.tNs / 1e6)
+      const mA = String((currentA[i] ?? 0) * 1000)
+      return voltageV === undefined
+        ? `${ms} ${mA}\n`
+        : `${ms} ${mA} ${String((voltageV[i] ?? 0) * 1000)}\n`
+    })
+    .join('')
+}

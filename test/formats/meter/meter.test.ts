@@ -6,6 +6,8 @@ import { describe, expect, test } from 'vitest'
 
 import {
   energyLeftRectJ,
+  formatBattorText,
+  formatHistorianPowerMonitor,
   MeterErrors,
   meanPowerW,
   parseMeterText,
@@ -246,5 +248,49 @@ describe('meter robustness (fuzz)', () => {
       '"Time (s)","Main Avg Current (mA)","Main Avg Voltage (V)"\n"0","100","4"\n',
     )
     expect(c.series.samples).toEqual([{ tNs: 0, powerW: 0.4 }])
+  })
+})
+
+describe('meter writers', () => {
+  test('BattOr writer reproduces the real capture byte for byte', () => {
+    const text = readCorpus('catapult_battor.txt')
+    expect(formatBattorText(parseMeterText(text))).toBe(text)
+  })
+  test('BattOr writer with 2 decimals reproduces the 10 kHz test file except number formatting', () => {
+    const text = readCorpus('catapult_battor_test_data.txt')
+    const again = parseMeterText(formatBattorText(parseMeterText(text), 2))
+    expect(again.series).toEqual(parseMeterText(text).series)
+  })
+  test('Historian ms writer round-trips (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 1, max: 5000 }),
+            fc.integer({ min: -3000, max: 3000 }),
+            fc.integer({ min: 3000, max: 4400 }),
+          ),
+          { minLength: 1, maxLength: 40 },
+        ),
+        (rows) => {
+          let ms = 1_700_000_000_000
+          const lines = rows.map(([dt, mA, mV]) => `${(ms += dt)} ${mA} ${mV}`)
+          const text = `${lines.join('\n')}\n`
+          const c = parseMeterText(text)
+          expect(c.format).toBe('historian')
+          const again = parseMeterText(formatHistorianPowerMonitor(c))
+          expect(again.series.samples.map((s) => s.tNs)).toEqual(c.series.samples.map((s) => s.tNs))
+          again.series.samples.forEach((s, i) =>
+            expect(s.powerW).toBeCloseTo(c.series.samples[i]?.powerW ?? NaN, 9),
+          )
+        },
+      ),
+      { numRuns: 100 },
+    )
+  })
+  test('writers refuse captures without current/voltage', () => {
+    const c = parseMeterText('Time (ms),Main Avg Power (mW)\n0,1000\n1,1500\n')
+    expectCode(() => formatBattorText(c), MeterErrors.NO_VOLTAGE)
+    expectCode(() => formatHistorianPowerMonitor(c), MeterErrors.NO_VOLTAGE)
   })
 })
