@@ -45,6 +45,15 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
 }
 
+function duplicateSerial(serial: string): EnergyError {
+  return new EnergyError({
+    code: AdbServerErrors.DUPLICATE_SERIAL,
+    message: `a device with serial '${serial}' is already served`,
+    hint: 'Give every virtual device on one server its own serial.',
+    details: { serial },
+  })
+}
+
 interface Served {
   readonly device: VirtualDeviceHandle
   readonly transportId: number
@@ -60,6 +69,11 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       hint: "Use host '127.0.0.1' (the default); the virtual device must never be reachable from the network.",
       details: { host },
     })
+  }
+  const seen = new Set<string>()
+  for (const d of options.devices ?? []) {
+    if (seen.has(d.serial)) throw duplicateSerial(d.serial)
+    seen.add(d.serial)
   }
   const served = new Map<string, Served>()
   let nextTransportId = 1
@@ -395,14 +409,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
   }
 
   const addDevice = (device: VirtualDeviceHandle): number => {
-    if (served.has(device.serial)) {
-      throw new EnergyError({
-        code: AdbServerErrors.DUPLICATE_SERIAL,
-        message: `a device with serial '${device.serial}' is already served`,
-        hint: 'Give every virtual device on one server its own serial.',
-        details: { serial: device.serial },
-      })
-    }
+    if (served.has(device.serial)) throw duplicateSerial(device.serial)
     const transportId = nextTransportId++
     served.set(device.serial, { device, transportId })
     notifyTrackers()

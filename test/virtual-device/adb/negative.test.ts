@@ -74,6 +74,21 @@ describe('malformed and unknown requests', () => {
     expect((await rawExchange(server.port, encodeData('host:transport-any'))).toString()).toBe(
       fail('more than one device/emulator'),
     )
+    const single = await startAdbServer({ devices: [createDevice({ serial: 'only' })] })
+    const empty = await startAdbServer({ devices: [] })
+    try {
+      const reply = await rawExchange(single.port, [
+        encodeData('host:transport-any'),
+        encodeData('shell:getprop ro.serialno'),
+      ])
+      expect(reply.toString()).toBe('OKAYOKAYonly\n')
+      expect((await rawExchange(empty.port, encodeData('host:transport-any'))).toString()).toBe(
+        fail('no devices/emulators found'),
+      )
+    } finally {
+      await single.close()
+      await empty.close()
+    }
     devices[0]!.state = 'offline'
     try {
       expect((await rawExchange(server.port, encodeData('host:transport:neg-1'))).toString()).toBe(
@@ -196,6 +211,9 @@ describe('server lifecycle errors', () => {
       expect(isEnergyError(error) && error.code).toBe(AdbServerErrors.LISTEN_FAILED)
       first.addDevice(createDevice({ serial: 'dup' }))
       expect(() => first.addDevice(createDevice({ serial: 'dup' }))).toThrow(/already served/)
+      const twice = [createDevice({ serial: 'twin' }), createDevice({ serial: 'twin' })]
+      const error2 = await startAdbServer({ devices: twice }).catch((e: unknown) => e)
+      expect(isEnergyError(error2) && error2.code).toBe(AdbServerErrors.DUPLICATE_SERIAL)
     } finally {
       await first.close()
     }
