@@ -198,7 +198,8 @@ async function pullInto(
       }),
     )
   }
-  options.signal?.addEventListener('abort', onAbort, { once: true })
+  if (options.signal?.aborted === true) onAbort()
+  else options.signal?.addEventListener('abort', onAbort, { once: true })
   try {
     await consume(transfer)
   } catch (error) {
