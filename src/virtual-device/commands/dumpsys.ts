@@ -1,5 +1,6 @@
 /**
- * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, powerstats.
+ * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, powerstats,
+ * package.
  * Other services answer like a real phone whose service is missing.
  */
 import type { ShellCommand } from '../contract.js'
@@ -7,6 +8,7 @@ import type { SimPhone } from '../sim/phone.js'
 import { err, out } from './_util.js'
 import { dumpsysBattery } from './dumpsys-battery.js'
 import { dumpsysBatterystats } from './dumpsys-batterystats.js'
+import { dumpsysPackage } from './dumpsys-package.js'
 import { dumpsysPowerstats } from './dumpsys-powerstats.js'
 
 const SERVICES = ['activity', 'battery', 'batterystats', 'package', 'power', 'powerstats', 'window']
@@ -21,6 +23,8 @@ export function dumpsysCommand(phone: SimPhone): ShellCommand {
         return dumpsysBatterystats(phone, inv, args)
       case 'powerstats':
         return dumpsysPowerstats(phone, inv)
+      case 'package':
+        return dumpsysPackage(phone, inv, args)
       case '-l':
         out(inv, `Currently running services:\n${SERVICES.map((s) => `  ${s}\n`).join('')}`)
         return 0
