@@ -225,7 +225,16 @@ class HistoryLineParser {
         this.inSection = true
         return [{ kind: 'header', text }]
       }
-      if (!LINE_RE.test(text)) return []
+      // without a header, only a complete, valid record starts the section (so indented numbered
+      // lines of other dumpsys sections are not mistaken for history)
+      const start = LINE_RE.exec(text)
+      if (
+        start === null ||
+        parseHistoryTimeMs(start[1] ?? '') === undefined ||
+        parseBody(start[3] ?? '') === undefined
+      ) {
+        return []
+      }
       this.inSection = true
     }
     if (text.trim() === '' || !/^\s/.test(text)) {

@@ -151,6 +151,13 @@ describe('batterystats history tokens', () => {
       { kind: 'flag', on: false, name: 'wifi' },
     ])
   })
+  test('without a header, other indented numbered lines do not start the section', () => {
+    const text =
+      'Daily stats:\n  1 something else\n  +5s bogus\n                    0 (2) 100 +screen\n'
+    const h = parseBatterystatsHistory(text)
+    expect(h.items).toHaveLength(1)
+    expect(h.items[0]).toMatchObject({ kind: 'record', line: 4, batteryLevel: 100 })
+  })
   test('(n) is optional and lines without it round-trip', () => {
     const text = '                    0 100 +screen\n             +1s002ms 099 -screen\n'
     const h = parseBatterystatsHistory(text)
@@ -159,17 +166,17 @@ describe('batterystats history tokens', () => {
     expect(formatBatterystatsHistory(h)).toBe(text)
   })
   test('unknown record bodies and odd tokens are kept, not fatal', () => {
-    const h = parseBatterystatsHistory(
-      '                    0 (2) SOMETHING NEW\n             +1s000ms (2) 100 =odd +ok\n',
-    )
-    expect(h.items[0]).toMatchObject({ kind: 'unknown', line: 1 })
+    const text =
+      'Battery History (0% used, 1KB used of 4096KB):\n' +
+      '                    0 (2) SOMETHING NEW\n' +
+      '             +1s000ms (2) 100 =odd +ok\n'
+    const h = parseBatterystatsHistory(text)
+    expect(h.items[0]).toMatchObject({ kind: 'unknown', line: 2 })
     expect((h.items[1] as HistoryRecord).tokens).toEqual([
       { kind: 'unknown', text: '=odd' },
       { kind: 'flag', on: true, name: 'ok' },
     ])
-    expect(formatBatterystatsHistory(h)).toBe(
-      '                    0 (2) SOMETHING NEW\n             +1s000ms (2) 100 =odd +ok\n',
-    )
+    expect(formatBatterystatsHistory(h)).toBe(text)
   })
 })
 
