@@ -61,6 +61,18 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
     }
   })
 
+  it('adb shell quoting torture: the client joins argv with spaces, our sh unquotes like mksh', async () => {
+    const r = await runAdb(server.port, [
+      '-s',
+      serials[0]!,
+      'shell',
+      `echo 'a  b' "c\\"d" $'x\\ty' e\\ f "$HOME"'$HOME' \\$X`,
+    ])
+    expect(r.stdout.toString()).toBe('a  b c"d x\ty e f /$HOME $X\n')
+    const joined = await runAdb(server.port, ['-s', serials[0]!, 'shell', 'echo', 'a  b', "'c  d'"])
+    expect(joined.stdout.toString()).toBe('a b c  d\n')
+  })
+
   it('adb push / pull of a 1.2 MB file is byte-identical; ls -l shows it', async () => {
     const data = Buffer.alloc(1_200_000)
     for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24
