@@ -16,6 +16,10 @@ import type { CallTrace, StackSampleSet } from '../model/samples.js'
 import { componentsFromRails } from './components.js'
 import { attributeIntervals, type IntervalAttribution, type ThreadShare } from './interval.js'
 import { attributeSamples, type SamplingAttribution } from './sampling.js'
+import {
+  attributeSamplesByRegression,
+  type SamplingRegressionAttribution,
+} from './sampling-regression.js'
 import { chargeTails, type TailCharge, type TailInvocation, type TailPolicy } from './tails.js'
 import {
   checkWindow,
@@ -43,6 +47,15 @@ export type ExecutionInput =
       readonly level?: number
       /** @default 'equal' (see `SamplingOptions.threadShare`) */
       readonly threadShare?: 'equal' | 'device'
+      /**
+       * How a method's power is estimated.
+       * - `reading` (default, EDATA Eq. 3.7): mean power in effect at its samples.
+       * - `regression`: fitted over sensor intervals (`attributeSamplesByRegression`); for
+       *   counters and averaging sensors, resolves methods that switch faster than the sensor.
+       */
+      readonly power?: 'reading' | 'regression'
+      /** Own regression columns with `power: 'regression'`. @default 20 */
+      readonly maxMethods?: number
     }
 
 /**
@@ -81,6 +94,7 @@ export interface TestAttribution {
   readonly tails: readonly TailCharge[]
   readonly interval?: IntervalAttribution
   readonly sampling?: SamplingAttribution
+  readonly samplingRegression?: SamplingRegressionAttribution
 }
 
 export function attributeTest(input: AttributeTestInput): TestAttribution {
@@ -103,6 +117,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   let methods: MethodEnergy[] = []
   let interval: IntervalAttribution | undefined
   let sampling: SamplingAttribution | undefined
+  let samplingRegression: SamplingRegressionAttribution | undefined
   let kind: AttributionMethod = 'interval'
   const execution = input.execution
   if (execution?.kind === 'trace') {
@@ -113,6 +128,19 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
     })
     methods = [...interval.methods]
+  } else if (execution?.kind === 'samples' && execution.power === 'regression') {
+    kind = 'regression'
+    const byRegression = attributeSamplesByRegression(execution.samples, curve, {
+      window,
+      baselinePowerW: test.baselinePowerW,
+      tails,
+      ...(execution.samplePeriodNs === undefined
+        ? {}
+        : { samplePeriodNs: execution.samplePeriodNs }),
+      ...(execution.maxMethods === undefined ? {} : { maxMethods: execution.maxMethods }),
+    })
+    methods = [...byRegression.methods]
+    samplingRegression = byRegression
   } else if (execution?.kind === 'samples') {
     kind = 'sampling'
     sampling = attributeSamples(execution.samples, curve, {
@@ -143,6 +171,13 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       ? {
           stackSamples: sampling.sampleCount,
           sampledCpuTimeS: sampling.execTimeS,
+          lostSamples: execution.samples.lostCount,
+        }
+      : {}),
+    ...(samplingRegression !== undefined && execution?.kind === 'samples'
+      ? {
+          stackSamples: samplingRegression.methods.reduce((n, m) => n + (m.localSamples ?? 0), 0),
+          sampledCpuTimeS: samplingRegression.methods.reduce((t, m) => t + (m.localTimeS ?? 0), 0),
           lostSamples: execution.samples.lostCount,
         }
       : {}),
@@ -180,6 +215,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     tails,
     ...(interval === undefined ? {} : { interval }),
     ...(sampling === undefined ? {} : { sampling }),
+    ...(samplingRegression === undefined ? {} : { samplingRegression }),
   }
 }
 

@@ -58,6 +58,8 @@ export interface EnergyCurve {
   readingIdAt(tNs: number): number
   /** Readings whose time lies in `[fromNs, toNs]`. */
   countReadings(fromNs: number, toNs: number): number
+  /** Times of the readings in `[fromNs, toNs]`, ns (for counters: the union of the rails' times). */
+  readingTimesIn(fromNs: number, toNs: number): number[]
   /** Readings in `(fromNs, toNs]` whose value differs from the previous reading (real updates). */
   countUpdates(fromNs: number, toNs: number): number
 }
@@ -212,6 +214,13 @@ class PiecewiseCurve implements EnergyCurve {
   countReadings(fromNs: number, toNs: number): number {
     if (toNs < fromNs) return 0
     return lastAtOrBefore(this.t, toNs) - firstAtOrAfter(this.t, fromNs) + 1
+  }
+
+  readingTimesIn(fromNs: number, toNs: number): number[] {
+    if (toNs < fromNs) return []
+    return Array.from(
+      this.t.subarray(firstAtOrAfter(this.t, fromNs), lastAtOrBefore(this.t, toNs) + 1),
+    )
   }
 
   countUpdates(fromNs: number, toNs: number): number {

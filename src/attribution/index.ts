@@ -27,6 +27,11 @@ export type {
   SamplingOptions,
 } from './sampling.js'
 export { attributeSamples } from './sampling.js'
+export type {
+  SamplingRegressionAttribution,
+  SamplingRegressionOptions,
+} from './sampling-regression.js'
+export { attributeSamplesByRegression } from './sampling-regression.js'
 export type { TailCharge, TailInvocation, TailPolicy, WeightedSamples } from './tails.js'
 export { chargeTails, energyWeightedSamples, tailCumulativeJ, tailPowerW } from './tails.js'
 export type { Baseline, TestEnergy, TestEnergyInput } from './test-energy.js'
