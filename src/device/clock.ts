@@ -2,7 +2,7 @@
  * Host ↔ device clock mapping from paired readings: host time before, a device clock reading,
  * host time after. The device read the clock somewhere in between, so
  * `offset = device − midpoint(host)` is exact within ± (round trip / 2 + device resolution / 2).
- * We take the reading with the smallest round trip of N (the NTP/Cristian estimate).
+ * With N readings we intersect their bounds (see estimateOffset).
  *
  * Which device reading gives which clock (and why):
  * - boottime: `cat /proc/uptime`, first field, seconds with 2 decimals → 10 ms steps, truncated
@@ -45,8 +45,13 @@ export interface DeviceClockMapping extends ClockMapping {
   readonly command: string
   /** Paired readings taken; the best one gave the mapping. */
   readonly readings: readonly ClockReading[]
-  /** Round trip of the best reading, ns. */
+  /** Round trip of the narrowest reading, ns. */
   readonly roundTripNs: number
+  /**
+   * `intersection`: the bounds of all readings agreed and were intersected; `best-reading`: they
+   * disagreed (clock stepped, or a device that rounds), so only the narrowest reading was used.
+   */
+  readonly method: 'intersection' | 'best-reading'
 }
 
 /** Host clock (CLOCK_MONOTONIC on Linux/macOS, shared by every process on the host), ns. */
@@ -106,19 +111,28 @@ const SOURCES: Record<DeviceClock, ClockSource> = {
 }
 
 /**
- * The best-of-N estimate (pure). Each reading bounds the offset to
- * `[device − after, device + resolution − before]`; we return the centre of the narrowest one.
+ * The estimate (pure). Each reading bounds the offset to `[device − after, device + resolution −
+ * before]`. The offset is one constant, so it lies in the intersection of all the bounds: readings
+ * taken at different phases of a coarse clock's tick (10 ms for /proc/uptime) narrow it well below
+ * the tick. If the bounds do not intersect (the clock was stepped, or the device rounds instead of
+ * truncating), we fall back to the narrowest single reading and say so in `method`.
  */
 export function estimateOffset(
   readings: readonly ClockReading[],
   to: DeviceClock,
-): Pick<DeviceClockMapping, 'from' | 'to' | 'offsetNs' | 'uncertaintyNs' | 'roundTripNs'> {
+): Pick<
+  DeviceClockMapping,
+  'from' | 'to' | 'offsetNs' | 'uncertaintyNs' | 'roundTripNs' | 'method'
+> {
   let best: ClockReading | undefined
+  let low = -Infinity
+  let high = Infinity
+  const width = (r: ClockReading): number => r.hostAfterNs - r.hostBeforeNs + r.resolutionNs
   for (const r of readings) {
     if (r.hostAfterNs < r.hostBeforeNs) continue
-    const width = r.hostAfterNs - r.hostBeforeNs + r.resolutionNs
-    if (best === undefined || width < best.hostAfterNs - best.hostBeforeNs + best.resolutionNs)
-      best = r
+    if (best === undefined || width(r) < width(best)) best = r
+    low = Math.max(low, r.deviceNs - r.hostAfterNs)
+    high = Math.min(high, r.deviceNs + r.resolutionNs - r.hostBeforeNs)
   }
   if (best === undefined) {
     throw new EnergyError({
@@ -127,20 +141,32 @@ export function estimateOffset(
       hint: 'Take at least one reading; the host clock must not run backwards.',
     })
   }
-  const low = best.deviceNs - best.hostAfterNs
-  const high = best.deviceNs + best.resolutionNs - best.hostBeforeNs
+  const roundTripNs = best.hostAfterNs - best.hostBeforeNs
+  if (low <= high) {
+    return {
+      from: 'host',
+      to,
+      offsetNs: (low + high) / 2,
+      uncertaintyNs: (high - low) / 2,
+      roundTripNs,
+      method: 'intersection',
+    }
+  }
+  const bestLow = best.deviceNs - best.hostAfterNs
+  const bestHigh = best.deviceNs + best.resolutionNs - best.hostBeforeNs
   return {
     from: 'host',
     to,
-    offsetNs: (low + high) / 2,
-    uncertaintyNs: (high - low) / 2,
-    roundTripNs: best.hostAfterNs - best.hostBeforeNs,
+    offsetNs: (bestLow + bestHigh) / 2,
+    uncertaintyNs: (bestHigh - bestLow) / 2,
+    roundTripNs,
+    method: 'best-reading',
   }
 }
 
 /** Options of {@link mapDeviceClock}. */
 export interface ClockMappingOptions {
-  /** Paired readings to take; the narrowest wins. @default 5 */
+  /** Paired readings to take (more readings narrow a coarse clock's bound). @default 10 */
   readonly samples?: number
   /** Host clock, ns. @default process.hrtime.bigint() */
   readonly hostNow?: () => number
@@ -185,7 +211,7 @@ export async function mapDeviceClock(
   clock: DeviceClock,
   options: ClockMappingOptions = {},
 ): Promise<DeviceClockMapping> {
-  const samples = Math.max(1, Math.floor(options.samples ?? 5))
+  const samples = Math.max(1, Math.floor(options.samples ?? 10))
   const hostNow = options.hostNow ?? hostNowNs
   const readings: ClockReading[] = []
   for (let i = 0; i < samples; i++) readings.push(await readDeviceClock(device, clock, hostNow))

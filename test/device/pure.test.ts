@@ -193,10 +193,28 @@ describe('clock readings', () => {
       { hostBeforeNs: 20_000, deviceNs: 70_100, hostAfterNs: 20_200, resolutionNs: 1 },
     ]
     const mapping = estimateOffset(readings, 'realtime')
+    // Their bounds [41000, 49001] and [49900, 50101] are disjoint: only the narrowest is used.
+    expect(mapping.method).toBe('best-reading')
     expect(mapping.roundTripNs).toBe(200)
     // offset ∈ [70100 − 20200, 70101 − 20000] = [49900, 50101]
     expect(mapping.offsetNs).toBe(50_000.5)
     expect(mapping.uncertaintyNs).toBe(100.5)
+  })
+
+  test('readings at different phases of a 10 ms tick narrow the bound below the tick', () => {
+    const res = 10_000_000
+    const trueOffset = 1_000_000_000_003_000 // device = host + this
+    // Two 1 ms round trips, read 4 ms apart: the tick edge falls between them.
+    const read = (before: number, at: number) => ({
+      hostBeforeNs: before,
+      hostAfterNs: before + 1_000_000,
+      deviceNs: Math.floor((at + trueOffset) / res) * res,
+      resolutionNs: res,
+    })
+    const m = estimateOffset([read(5_000_000, 5_500_000), read(9_000_000, 9_500_000)], 'boottime')
+    expect(m.method).toBe('intersection')
+    expect(m.uncertaintyNs).toBeLessThan(res / 2)
+    expect(Math.abs(m.offsetNs - trueOffset)).toBeLessThanOrEqual(m.uncertaintyNs)
   })
 
   test('the true offset always lies within ± uncertainty (property)', () => {
@@ -224,7 +242,13 @@ describe('clock readings', () => {
             }
           })
           const m = estimateOffset(readings, 'boottime')
+          // Truncating readings of one constant offset always agree.
+          expect(m.method).toBe('intersection')
           expect(Math.abs(m.offsetNs - trueOffset)).toBeLessThanOrEqual(m.uncertaintyNs + 1e-6)
+          const narrowest = Math.min(
+            ...readings.map((r) => (r.hostAfterNs - r.hostBeforeNs + r.resolutionNs) / 2),
+          )
+          expect(m.uncertaintyNs).toBeLessThanOrEqual(narrowest + 1e-6)
         },
       ),
     )
