@@ -15,7 +15,15 @@ import {
   type SimpleCommand,
   type Word,
 } from './parse.js'
-import { basename, deniedErrno, dirname, errnoOf, normalizePath, shellMayWrite } from './vfs.js'
+import {
+  basename,
+  deniedErrno,
+  dirname,
+  errnoOf,
+  normalizePath,
+  shellMayWrite,
+  SHELL_UMASK,
+} from './vfs.js'
 import { ERRNO_TEXT } from './errors.js'
 import type { SpawnOptions } from './processes.js'
 
@@ -575,7 +583,7 @@ class Shell {
         if (node?.kind === 'dynamic') {
           sink = (c) => fs.writeFile(path, c)
         } else {
-          if (r.op === '>' || node === undefined) fs.writeFile(path, EMPTY)
+          if (r.op === '>' || node === undefined) fs.writeFile(path, EMPTY, 0o666 & ~SHELL_UMASK)
           sink = (c) => fs.appendFile(path, c)
         }
       }

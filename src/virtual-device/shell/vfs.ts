@@ -11,6 +11,12 @@ import { ERRNO_TEXT, VirtualDeviceShellErrors, type Errno } from './errors.js'
 export const S_IFDIR = 0o040000
 export const S_IFREG = 0o100000
 
+/**
+ * umask of `adb shell` (inherited from init's `umask 077`): new files 0600, new dirs 0700.
+ * Files pushed with `adb push` keep the mode the client sends.
+ */
+export const SHELL_UMASK = 0o077
+
 /** Paths the `shell` user may write below (like a real, non-rooted phone). */
 const SHELL_WRITABLE = ['/data/local/tmp', '/sdcard', '/storage/emulated/0']
 

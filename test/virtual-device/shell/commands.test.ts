@@ -52,7 +52,7 @@ describe('cat, ls, rm, mkdir, touch', () => {
     expect((await run(d, 'ls -l /data/local/tmp')).out).toBe(
       [
         'total 132',
-        '-rw-r--r-- 1 shell shell      6 2023-11-14 22:13 a.txt',
+        '-rw------- 1 shell shell      6 2023-11-14 22:13 a.txt',
         '-rw-r--r-- 1 shell shell 123456 2023-11-14 22:13 big.bin',
         'drwx------ 2 shell shell   4096 2023-11-14 22:13 dir',
         '-rw------- 1 shell shell      0 2023-11-14 22:13 empty',
@@ -61,7 +61,7 @@ describe('cat, ls, rm, mkdir, touch', () => {
     )
     expect((await run(d, 'ls /data/local/tmp')).out).toBe('a.txt\nbig.bin\ndir\nempty\n')
     expect((await run(d, 'ls -l /data/local/tmp/a.txt')).out).toBe(
-      '-rw-r--r-- 1 shell shell 6 2023-11-14 22:13 /data/local/tmp/a.txt\n',
+      '-rw------- 1 shell shell 6 2023-11-14 22:13 /data/local/tmp/a.txt\n',
     )
   })
 

@@ -1,6 +1,6 @@
 /** toybox file commands: `cat`, `ls`, `rm`, `mkdir`, `touch` (messages as toybox prints them). */
 import type { ShellCommand, ShellInvocation, VirtualFileNode } from '../../contract.js'
-import { deniedErrno, dirname, errnoOf, shellMayWrite } from '../vfs.js'
+import { deniedErrno, dirname, errnoOf, shellMayWrite, SHELL_UMASK } from '../vfs.js'
 import {
   complain,
   complainErrno,
@@ -217,7 +217,7 @@ export const rm: ShellCommand = (inv) => {
 export const mkdir: ShellCommand = (inv) => {
   const args = inv.argv.slice(1)
   let parents = false
-  let mode = 0o777 & ~0o077
+  let mode = 0o777 & ~SHELL_UMASK
   const dirs: string[] = []
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? ''
@@ -295,7 +295,7 @@ export const touch: ShellCommand = (inv) => {
       status = 1
       continue
     }
-    fs.writeFile(path, new Uint8Array(0), 0o666 & ~0o077)
+    fs.writeFile(path, new Uint8Array(0), 0o666 & ~SHELL_UMASK)
   }
   return status
 }
