@@ -7,7 +7,7 @@
  * formats (test/fixtures/device/, see its README). They say so where they do it.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -264,6 +264,30 @@ describe('a device that vanishes', () => {
     )
     await closing
     expect(code).toBe('E_DEVICE_DISCONNECTED')
+  })
+
+  test('mid-streaming pull → E_DEVICE_DISCONNECTED and no partial file left', async () => {
+    const phone6 = createDevice({ serial: 'vdev-gone4' })
+    phone6.fs.writeFile('/data/local/tmp/huge.trace', randomBytes(48 * 1024 * 1024))
+    const server6 = await startAdbServer({ port: 0, devices: [phone6] })
+    const client = await connectAdb({ port: server6.port })
+    const dir = mkdtempSync(join(tmpdir(), 've-pull-'))
+    try {
+      let closing: Promise<void> | undefined
+      const local = join(dir, 'huge.trace')
+      const code = await codeOf(
+        pullToFile(client.device('vdev-gone4'), '/data/local/tmp/huge.trace', local, {
+          onProgress: () => {
+            closing ??= server6.close()
+          },
+        }),
+      )
+      await closing
+      expect(code).toBe('E_DEVICE_DISCONNECTED')
+      expect(readdirSync(dir)).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   test('mid-command → E_DEVICE_DISCONNECTED', async () => {
