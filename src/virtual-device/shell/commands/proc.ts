@@ -149,7 +149,8 @@ export const pidof: ShellCommand = (inv) => {
       .list()
       .filter((p) => p.name === name || p.name.slice(p.name.lastIndexOf('/') + 1) === name)
       .map((p) => p.pid)
-      .sort((a, b) => b - a)
+      // toybox walks /proc in readdir order, i.e. ascending pids
+      .sort((a, b) => a - b)
     found.push(...(single ? matches.slice(0, 1) : matches))
   }
   if (found.length === 0) return 1
