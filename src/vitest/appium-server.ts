@@ -19,7 +19,7 @@ import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { EnergyError } from '../model/index.js'
+import { CommonErrors, EnergyError } from '../model/index.js'
 import { AppiumDriverErrors } from '../virtual-device/appium-driver/errors.js'
 
 /** Name of the generated package that carries the driver inside the temporary APPIUM_HOME. */
@@ -205,7 +205,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
   const port = options.port ?? 0
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new EnergyError({
-      code: 'E_INVALID_OPTION',
+      code: CommonErrors.INVALID_OPTION,
       message: `startAppiumServer: port ${String(port)} is not a TCP port`,
       hint: 'Give 0 (a free port) or a port between 1 and 65535.',
     })
