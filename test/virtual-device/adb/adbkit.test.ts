@@ -174,6 +174,14 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
     )
   })
 
+  it('shell output is byte-transparent (no PTY): cat of a binary file equals the file', async () => {
+    const device = adbkitClient(server.port).getDevice(serials[0]!)
+    const data = bytes(777_777, 99)
+    devices[0]!.fs.writeFile('/data/local/tmp/raw.bin', data)
+    const out = await readAll(await device.shell('cat /data/local/tmp/raw.bin'))
+    expect(sha256(out)).toBe(sha256(data))
+  })
+
   it('pull of a missing file fails the way adbd phrases it', async () => {
     const device = adbkitClient(server.port).getDevice(serials[0]!)
     const transfer = await device.pull('/data/local/tmp/missing')

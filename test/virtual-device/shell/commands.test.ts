@@ -159,6 +159,17 @@ describe('ps, pidof, kill', () => {
     expect((await run(d, 'kill -l 15; kill -l TERM')).out).toBe('TERM\n15\n')
   })
 
+  it('pidof: every match in /proc order, -s for one', async () => {
+    const d = frozen()
+    const a = Number((await run(d, 'sleep 60 & echo $!')).out)
+    const b = Number((await run(d, 'sleep 60 & echo $!')).out)
+    expect(b).toBeGreaterThan(a)
+    expect((await run(d, 'pidof sleep; pidof -s sleep; pidof nothing; echo $?')).out).toBe(
+      `${a} ${b}\n${a}\n1\n`,
+    )
+    await run(d, `kill -9 ${a} ${b}`)
+  })
+
   it('kill -TERM, kill -s INT reach the process as abort reasons', async () => {
     const d = frozen()
     let reason: unknown
