@@ -10,6 +10,7 @@ import { EnergyError } from '../../model/errors.js'
 import type { VirtualDeviceHandle } from '../contract.js'
 import { execShell } from '../shell/index.js'
 import { AdbServerErrors } from './errors.js'
+import { serveInteractiveShell } from './interactive.js'
 import { serveSync } from './sync.js'
 import { encodeData, encodeFail, encodeOkay, readRequest, SocketReader } from './wire.js'
 
@@ -324,14 +325,13 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     if (shell !== null) {
       const commandLine = shell[2] ?? ''
       if (commandLine.trim() === '') {
-        socket.write(encodeFail('interactive shells are not supported by the virtual device'))
-        socket.end()
+        socket.write(encodeOkay())
+        await serveInteractiveShell(device, socket, reader)
         return
       }
       // Cork so a quick command's OKAY, output and FIN leave in as few segments as possible;
       // output is still flushed on the next turn of the event loop, so long commands stream.
       socket.cork()
-      socket.write(encodeOkay())
       const controller = new AbortController()
       const onClose = (): void => controller.abort('client disconnected')
       socket.once('close', onClose)
@@ -342,6 +342,11 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         socket.uncork()
         socket.cork()
       }
+      socket.write(encodeOkay())
+      // A silent long-running command (simpleperf record, a sleep) must still get its OKAY now:
+      // clients wait for it before they return the stream.
+      flushPending = true
+      setImmediate(flush)
       const write = (chunk: string | Uint8Array): void => {
         if (socket.destroyed || !socket.writable) return
         socket.write(chunk)
