@@ -34,6 +34,8 @@ export interface LimitSpec {
   /** Reads the figure to compare, or says why it cannot. */
   readonly figure: (subject: Subject) => Figure | Unjudgeable
   readonly options?: BudgetOptions
+  /** An extra line under `Source:` (e.g. where a budget came from). */
+  readonly note?: string
 }
 
 export function checkLimit(
@@ -62,6 +64,7 @@ export function checkLimit(
       `Expected: ${context.isNot ? 'not ' : ''}${comparator} ${spec.format(spec.limit)} (${figure.label})`,
       `Received: ${spec.format(figure.valueJ)}${formatInterval(figure.intervalJ, spec.format)} for ${subjectName(subject)}`,
       `Source:   ${describeSource(subject)}`,
+      ...(spec.note === undefined ? [] : [spec.note]),
       ...(verdictLine ? ['', verdictLine] : []),
       ...(topMethods(subject).length > 0 ? ['', ...topMethods(subject)] : []),
     ].join('\n')

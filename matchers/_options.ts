@@ -14,11 +14,33 @@ export interface BudgetOptions {
   readonly inconclusive?: 'fail' | 'warn'
 }
 
-let defaults: Required<Pick<BudgetOptions, 'inconclusive'>> = { inconclusive: 'fail' }
+/** Process-wide matcher settings (the plugin sets them from config; Jest users call it in setup). */
+export interface EnergyMatcherSettings {
+  /** @default 'fail' */
+  readonly inconclusive?: 'fail' | 'warn'
+  /**
+   * Budget file for `toStayWithinBudget()`: absolute, or relative to the project root (found by
+   * walking up from the test file). @default 'energy-budgets.json'
+   */
+  readonly budgetsFile?: string
+  /**
+   * Update mode: `toStayWithinBudget()` passes and the reporter writes budgets from measurements.
+   * @default true when VITEST_ENERGY_UPDATE=1 or the runner updates snapshots (`-u`)
+   */
+  readonly updateBudgets?: boolean
+}
+
+let defaults: EnergyMatcherSettings & Required<Pick<EnergyMatcherSettings, 'inconclusive'>> = {
+  inconclusive: 'fail',
+}
 
 /** Sets defaults for every energy matcher in this process (the plugin calls it from config). */
-export function configureEnergyMatchers(options: Pick<BudgetOptions, 'inconclusive'>): void {
+export function configureEnergyMatchers(options: EnergyMatcherSettings): void {
   defaults = { ...defaults, ...options }
+}
+
+export function matcherSettings(): EnergyMatcherSettings {
+  return defaults
 }
 
 export function inconclusiveMode(options: BudgetOptions | undefined): 'fail' | 'warn' {

@@ -10,6 +10,7 @@ import { toConsumeAtMost } from './toConsumeAtMost.js'
 import { toConsumeLessThan } from './toConsumeLessThan.js'
 import { toDrawLessThan } from './toDrawLessThan.js'
 import { toNotRegressFrom } from './toNotRegressFrom.js'
+import { toStayWithinBudget } from './toStayWithinBudget.js'
 import { toUseLessThanPercentOfBattery } from './toUseLessThanPercentOfBattery.js'
 
 export const energyMatchers = {
@@ -18,11 +19,13 @@ export const energyMatchers = {
   toDrawLessThan,
   toUseLessThanPercentOfBattery,
   toNotRegressFrom,
+  toStayWithinBudget,
   toBeGreen,
   toBeRed,
 }
 
 export type { BudgetOptions } from './_options.js'
 export { configureEnergyMatchers } from './_options.js'
+export type { EnergyMatcherSettings } from './_options.js'
 export type { Scope, Stat } from './_subject.js'
 export type { RegressionOptions } from './toNotRegressFrom.js'

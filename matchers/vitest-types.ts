@@ -13,6 +13,11 @@ interface EnergyMatchers<R = unknown> {
   toUseLessThanPercentOfBattery(percent: number, options?: Pick<BudgetOptions, 'inconclusive'>): R
   /** Repeated windows do not use significantly more energy than `baseline` (Mann–Whitney). */
   toNotRegressFrom(baseline: unknown, options?: RegressionOptions): R
+  /**
+   * Net energy at or below the current test's budget in `energy-budgets.json` (by test file, full
+   * name and device model). Passes in update mode (`vitest -u`, VITEST_ENERGY_UPDATE=1).
+   */
+  toStayWithinBudget(options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>): R
   /** The spectrum classifier coloured this method green. */
   toBeGreen(): R
   /** The spectrum classifier coloured this method red. */

@@ -4,15 +4,34 @@
  *   vitest --reporter=energy                      (with the vitest-energy plugin)
  *   reporters: [['vitest-energy/reporter', { outputFile: 'energy.json', markdown: true }]]
  *
- * It reads each test's `task.meta.energy`, builds the report once, and renders it. Output that
- * cannot be produced (a bad path, unreadable meta) is reported and never stops the other outputs.
+ * It reads each test's `task.meta.energy`, builds the report once per run (no state survives
+ * between watch-mode reruns), and renders it. It is also the one writer of the budget file.
+ * Output that cannot be produced (a bad path, unreadable meta, a broken baseline) is reported and
+ * never stops the other outputs.
  */
-import { mkdir, appendFile, writeFile } from 'node:fs/promises'
-import { dirname, relative, resolve } from 'node:path'
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { dirname, isAbsolute, relative, resolve } from 'node:path'
 import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import {
+  DEFAULT_BUDGETS_FILE,
+  budgetFileKey,
+  isUpdateRequested,
+  readBudgetFile,
+  updateBudgets,
+  writeBudgetFile,
+} from '../src/budgets/index.js'
+import type { HierarchyNode } from '../src/classify/index.js'
 import { isEnergyError, parseTestEnergyMeta, type EnergyResult } from '../src/model/index.js'
+import { parseBaselineReport } from './baseline.js'
+import { classifyEntries, type ClassifyReportOptions } from './classification.js'
 import { renderMarkdown } from './markdown.js'
-import { buildEnergyReport, type EnergyReport, type ReportEntry } from './report.js'
+import {
+  budgetObservations,
+  buildEnergyReport,
+  type EnergyReport,
+  type ReportContext,
+  type ReportEntry,
+} from './report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -24,12 +43,46 @@ export interface EnergyReporterOptions {
    * @default false
    */
   readonly markdown?: string | boolean
-  /** Methods shown per window in the terminal. @default 3 */
+  /** Methods shown per window in the terminal, and in the run's top-methods list. @default 3 */
   readonly topMethods?: number
+  /**
+   * Budget file, relative to the project root. @default the plugin's `budgets`, else
+   * 'energy-budgets.json'
+   */
+  readonly budgets?: string
+  /** Headroom added to measurements when writing budgets, percent. @default the plugin's, else 10 */
+  readonly budgetHeadroomPct?: number
+  /**
+   * Write budgets from this run's measurements. @default true with `vitest -u` or
+   * VITEST_ENERGY_UPDATE=1
+   */
+  readonly updateBudgets?: boolean
+  /** A previous JSON report to compare with (per-test delta, regressions). */
+  readonly baseline?: string
+  /** Smallest increase over the baseline that counts as a regression, percent. @default 5 */
+  readonly baselineMaxPct?: number
+  /**
+   * Run the spectrum classifier over the run's tests: colours for every method, a per-class and
+   * per-package summary, and the sunburst JSON beside the JSON report. @default the plugin's
+   * `classify`, else false
+   */
+  readonly classify?: boolean | ClassifyReportOptions
+  /**
+   * Where to write the sunburst hierarchy (package → class → method with colour).
+   * @default `<outputFile without .json>.hierarchy.json` when classifying with an outputFile
+   */
+  readonly hierarchyFile?: string
   /** Injected terminal (tests). @default resolved from NO_COLOR/FORCE_COLOR and the TTY */
   readonly screen?: Screen
   /** Where terminal output goes. @default process.stdout */
   readonly write?: (text: string) => void
+}
+
+/** The plugin options the reporter reads from the provided context (plain JSON). */
+interface PluginSettings {
+  readonly budgets?: string
+  readonly budgetHeadroomPct?: number
+  readonly classify?: boolean | ClassifyReportOptions
 }
 
 export default class EnergyReporter implements Reporter {
@@ -45,31 +98,120 @@ export default class EnergyReporter implements Reporter {
   }
 
   async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
+    // Everything below is local to this call: a watch-mode rerun starts from nothing.
     const problems: string[] = []
     const root = this.vitest?.config.root ?? process.cwd()
-    const report = buildEnergyReport(collectEntries(testModules, root, problems))
+    const entries = collectEntries(testModules, root, problems)
+    const report = await this.buildReport(entries, root, problems)
     const write = this.options.write ?? ((text: string) => void process.stdout.write(text))
     write(
-      renderTerminal(report, this.options.screen ?? terminalScreen(), {
+      renderTerminal(report.report, this.options.screen ?? terminalScreen(), {
         topMethods: this.options.topMethods ?? 3,
       }),
     )
-    await this.writeOutputs(report, root, problems)
+    await this.writeOutputs(report.report, report.hierarchy, root, problems)
     for (const problem of problems) write(`vitest-energy: ${problem}\n`)
+  }
+
+  /** Builds the report with budgets, baseline and classification; file I/O happens here. */
+  async buildReport(
+    entries: readonly ReportEntry[],
+    root: string,
+    problems: string[],
+  ): Promise<{ report: EnergyReport; hierarchy?: HierarchyNode }> {
+    const plugin = pluginSettings(this.vitest)
+    const context: {
+      budgets?: ReportContext['budgets']
+      baseline?: ReportContext['baseline']
+      classification?: ReportContext['classification']
+    } = {}
+    let hierarchy: HierarchyNode | undefined
+
+    const budgetsPath = resolve(
+      root,
+      this.options.budgets ?? plugin.budgets ?? DEFAULT_BUDGETS_FILE,
+    )
+    const update =
+      this.options.updateBudgets ??
+      (isUpdateRequested(process.env) ||
+        this.vitest?.config.snapshotOptions.updateSnapshot === 'all')
+    try {
+      const fileKey = (file: string): string => budgetFileKey(budgetsPath, resolve(root, file))
+      const budgets = readBudgetFile(budgetsPath)
+      const shownPath = relative(root, budgetsPath).split('\\').join('/')
+      const headroomPct = this.options.budgetHeadroomPct ?? plugin.budgetHeadroomPct ?? 10
+      const observations = budgetObservations(entries, fileKey)
+      if (update && observations.some((o) => o.valueJ !== undefined)) {
+        const result = updateBudgets(budgets, observations, headroomPct)
+        writeBudgetFile(budgetsPath, result.file)
+        context.budgets = {
+          file: result.file,
+          path: shownPath,
+          fileKey,
+          update: { added: result.added, changed: result.changed, removed: result.removed },
+        }
+      } else if (Object.keys(budgets.tests).length > 0) {
+        context.budgets = { file: budgets, path: shownPath, fileKey }
+      }
+    } catch (error) {
+      problems.push(isEnergyError(error) ? error.message : String(error))
+    }
+
+    if (this.options.baseline !== undefined) {
+      const path = resolve(root, this.options.baseline)
+      try {
+        const text = await readFile(path, 'utf8').catch((error: unknown) => {
+          throw new Error(
+            `could not read the baseline report ${path}: ${error instanceof Error ? error.message : String(error)}`,
+          )
+        })
+        context.baseline = {
+          report: parseBaselineReport(text, path),
+          path: relative(root, path).split('\\').join('/'),
+          ...(this.options.baselineMaxPct === undefined
+            ? {}
+            : { maxPct: this.options.baselineMaxPct }),
+        }
+      } catch (error) {
+        problems.push(error instanceof Error ? error.message : String(error))
+      }
+    }
+
+    const classify = this.options.classify ?? plugin.classify ?? false
+    if (classify !== false) {
+      try {
+        const classified = classifyEntries(entries, classify === true ? {} : classify)
+        if (classified) {
+          context.classification = classified.classification
+          hierarchy = classified.hierarchy
+        }
+      } catch (error) {
+        problems.push(`classifier: ${isEnergyError(error) ? error.message : String(error)}`)
+      }
+    }
+    const report = buildEnergyReport(entries, context)
+    return hierarchy === undefined ? { report } : { report, hierarchy }
   }
 
   private async writeOutputs(
     report: EnergyReport,
+    hierarchy: HierarchyNode | undefined,
     root: string,
     problems: string[],
   ): Promise<void> {
     const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest)
     if (jsonPath !== undefined) {
+      await writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
+    }
+    const hierarchyPath =
+      this.options.hierarchyFile ??
+      (jsonPath === undefined ? undefined : `${jsonPath.replace(/\.json$/, '')}.hierarchy.json`)
+    if (hierarchy !== undefined && hierarchyPath !== undefined) {
       await writeSafely(
-        resolve(root, jsonPath),
-        `${JSON.stringify(report, null, 2)}\n`,
+        resolve(root, hierarchyPath),
+        `${JSON.stringify(hierarchy, null, 2)}\n`,
         problems,
-        'JSON report',
+        'sunburst hierarchy',
       )
     }
     const markdown = this.options.markdown ?? false
@@ -85,6 +227,36 @@ export default class EnergyReporter implements Reporter {
         await writeSafely(resolve(root, markdownPath), text, problems, 'markdown summary')
       }
     }
+  }
+}
+
+/** The JSON report as written to `outputFile` (validates against energy-report.schema.json). */
+export function renderJson(report: EnergyReport): string {
+  return `${JSON.stringify(report, null, 2)}\n`
+}
+
+function pluginSettings(vitest: Vitest | undefined): PluginSettings {
+  let provided: unknown
+  try {
+    provided = (
+      vitest?.getRootProject().getProvidedContext() as Record<string, unknown> | undefined
+    )?.['vitestEnergyOptions']
+  } catch {
+    return {}
+  }
+  if (typeof provided !== 'object' || provided === null) return {}
+  const o = provided as Record<string, unknown>
+  const classify = o['classify']
+  return {
+    ...(typeof o['budgets'] === 'string' ? { budgets: o['budgets'] } : {}),
+    ...(typeof o['budgetHeadroomPct'] === 'number'
+      ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
+      : {}),
+    ...(typeof classify === 'boolean'
+      ? { classify }
+      : typeof classify === 'object' && classify !== null
+        ? { classify: classify as ClassifyReportOptions }
+        : {}),
   }
 }
 
@@ -118,7 +290,9 @@ export function collectEntries(
 ): ReportEntry[] {
   const entries: ReportEntry[] = []
   for (const module of testModules) {
-    const file = relative(root, module.moduleId).split('\\').join('/')
+    const file = (isAbsolute(module.moduleId) ? relative(root, module.moduleId) : module.moduleId)
+      .split('\\')
+      .join('/')
     for (const test of module.children.allTests()) {
       const raw: unknown = test.meta().energy
       let results: readonly EnergyResult[] = []

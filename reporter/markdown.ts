@@ -1,6 +1,6 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
-import { measuredWindows, type EnergyReport } from './report.js'
+import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
 import { shortName } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
@@ -27,8 +27,8 @@ export function renderMarkdown(report: EnergyReport): string {
       (s.warnings > 0 ? `, ${s.warnings} warning(s)` : '') +
       '.',
     '',
-    '| | test | net | gross | avg power | duration | top method |',
-    '|---|---|---:|---:|---:|---:|---|',
+    '| | test | net | gross | avg power | duration | budget | Δ baseline | top method |',
+    '|---|---|---:|---:|---:|---:|---|---:|---|',
   ]
   for (const t of report.tests) {
     const mark = t.state === 'passed' ? '✅' : t.state === 'failed' ? '❌' : '⏭️'
@@ -43,6 +43,8 @@ export function renderMarkdown(report: EnergyReport): string {
             '–',
             '–',
             '–',
+            '–',
+            '–',
             t.results.map((r) => (r.status === 'failed' ? r.error.code : r.status)).join(', '),
           ]
         : [
@@ -50,6 +52,8 @@ export function renderMarkdown(report: EnergyReport): string {
             formatJoules(t.grossEnergyJ),
             formatWatts(t.durationS > 0 ? t.grossEnergyJ / t.durationS : 0),
             formatSeconds(t.durationS),
+            budgetCell(t),
+            deltaCell(t),
             top
               ? `${shortName(top.method)} (${formatJoules(top.inclusiveEnergyJ)})${top.color ? ` ${top.color}` : ''}`
               : '',
@@ -59,5 +63,59 @@ export function renderMarkdown(report: EnergyReport): string {
     )
   }
   lines.push('')
+  const b = report.budgets
+  if (b !== undefined) {
+    lines.push(
+      b.updated
+        ? `Budgets written to \`${b.file}\`: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed.`
+        : `Budgets (\`${b.file}\`): ${b.within} within, ${b.over} over, ${b.inconclusive} inconclusive, ${b.missing} without a budget, ${b.obsolete.length} obsolete.`,
+      '',
+    )
+  }
+  const base = report.baseline
+  if (base !== undefined) {
+    lines.push(
+      `Compared with \`${escapeMarkdownCell(base.file)}\`: ${base.compared} test(s), **${base.regressions.length} regression(s)**, ${base.improvements.length} improvement(s).`,
+      '',
+    )
+    for (const r of base.regressions)
+      lines.push(`- ${escapeMarkdownCell(`${r.file} › ${r.name}`)}: +${formatJoules(r.deltaJ)}`)
+    if (base.regressions.length > 0) lines.push('')
+  }
+  const k = report.classification
+  if (k !== undefined) {
+    lines.push('| method | class | energy | colour |', '|---|---|---:|---|')
+    for (const m of k.methods.slice(0, 10)) {
+      lines.push(
+        `| ${escapeMarkdownCell(m.name)} | ${escapeMarkdownCell(m.class)} | ${m.energyJ === null ? '–' : formatJoules(m.energyJ)} | ${COLOR_MARK[m.color]} |`,
+      )
+    }
+    lines.push('')
+  }
   return lines.join('\n')
+}
+
+const COLOR_MARK = {
+  red: '🔴 red',
+  yellow: '🟡 yellow',
+  green: '🟢 green',
+  uncolored: '⚪ –',
+} as const
+
+function budgetCell(t: ReportedTest): string {
+  const b = t.budget
+  if (b === undefined) return '–'
+  const mark = b.verdict === 'within' ? '✅' : b.verdict === 'over' ? '❌ over' : '❔ inconclusive'
+  return `${formatJoules(b.energyJ)} ${mark}`
+}
+
+function deltaCell(t: ReportedTest): string {
+  const d = t.baseline
+  if (d === undefined) return '–'
+  const sign = d.deltaJ >= 0 ? '+' : '−'
+  const pct =
+    d.deltaPct === null
+      ? ''
+      : ` (${d.deltaPct >= 0 ? '+' : '−'}${Math.abs(d.deltaPct).toFixed(1)}%)`
+  return `${sign}${formatJoules(Math.abs(d.deltaJ))}${pct}${d.verdict === 'worse' ? ' ▲' : ''}`
 }

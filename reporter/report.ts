@@ -3,7 +3,24 @@
  * terminal, JSON and markdown. The JSON form is versioned and documented in docs/reporter.md
  * (schema: reporter/energy-report.schema.json).
  */
-import type { EnergyResult, EnergyWarning, MeasuredEnergyResult } from '../src/model/index.js'
+import type {
+  EnergyResult,
+  EnergyWarning,
+  MeasuredEnergyResult,
+  MethodColor,
+} from '../src/model/index.js'
+import {
+  decide,
+  lookupBudget,
+  obsoleteBudgets,
+  testBudgetFigure,
+  type BudgetFile,
+  type BudgetObservation,
+  type BudgetRef,
+  type Verdict,
+} from '../src/budgets/index.js'
+import { compare } from '../src/stats/index.js'
+import type { ReportClassification } from './classification.js'
 
 export const REPORT_SCHEMA_VERSION = 1 as const
 
@@ -20,11 +37,41 @@ export interface ReportEntry {
   readonly errors: readonly string[]
 }
 
+/** A test's budget and the verdict on its net energy. */
+export interface ReportedBudget {
+  /** Budget, joules. */
+  readonly energyJ: number
+  /** Device key the budget was found under (`*` = any device). */
+  readonly device: string
+  /** The test's budget figure (net energy, repetitions as their mean), joules. */
+  readonly valueJ: number
+  readonly verdict: Verdict
+}
+
+/** A test compared with the same test in the baseline report. */
+export interface ReportedDelta {
+  /** Net energy in the baseline, joules. */
+  readonly baselineNetEnergyJ: number
+  /** Current − baseline net energy, joules. */
+  readonly deltaJ: number
+  /** 100 · deltaJ / baseline; null when the baseline is 0. */
+  readonly deltaPct: number | null
+  /** `mann-whitney` when both sides have ≥ 2 repetitions, else `point` (a threshold on deltaPct). */
+  readonly method: 'mann-whitney' | 'point'
+  readonly verdict: 'better' | 'worse' | 'same' | 'inconclusive'
+  /** Two-sided p-value (mann-whitney only). */
+  readonly pValue?: number
+}
+
 export interface ReportedTest extends ReportEntry {
   /** Sum of net energy over the test's measured windows. */
   readonly netEnergyJ: number
   readonly grossEnergyJ: number
   readonly durationS: number
+  /** Present when the budget file has an entry for this test. */
+  readonly budget?: ReportedBudget
+  /** Present when a baseline report was given and has this test. */
+  readonly baseline?: ReportedDelta
 }
 
 export interface EnergyReport {
@@ -48,28 +95,152 @@ export interface EnergyReport {
     readonly sources: readonly string[]
     readonly warnings: number
   }
+  /** Budget bookkeeping; present when a budget file exists or was written. */
+  readonly budgets?: ReportBudgets
+  /** Comparison with a previous report; present with the `baseline` option. */
+  readonly baseline?: ReportBaseline
+  /** The spectrum classifier's colours; present with the `classify` option. */
+  readonly classification?: ReportClassification
+}
+
+export interface ReportBudgets {
+  /** Budget file path, relative to the project root. */
+  readonly file: string
+  /** True when this run wrote budgets (`-u`, VITEST_ENERGY_UPDATE=1). */
+  readonly updated: boolean
+  readonly within: number
+  readonly over: number
+  readonly inconclusive: number
+  /** Measured tests without a budget. */
+  readonly missing: number
+  /** Entries whose test no longer exists in a file that ran (removed when updating). */
+  readonly obsolete: readonly BudgetRef[]
+  /** Written by this run (update mode). */
+  readonly added: readonly BudgetRef[]
+  readonly changed: readonly BudgetRef[]
+}
+
+export interface ReportBaseline {
+  /** Baseline report path, relative to the project root. */
+  readonly file: string
+  /** Tests found in both reports. */
+  readonly compared: number
+  readonly regressions: ReadonlyArray<ReportedRegression>
+  readonly improvements: ReadonlyArray<ReportedRegression>
+}
+
+export interface ReportedRegression {
+  readonly file: string
+  readonly name: string
+  readonly deltaJ: number
+  readonly deltaPct: number | null
+}
+
+/** What the reporter knows beyond the tests themselves. All optional; the build stays pure. */
+export interface ReportContext {
+  readonly budgets?: {
+    readonly file: BudgetFile
+    /** Path shown in the report. */
+    readonly path: string
+    /** Maps a report file key (root-relative) to the budget file's key. @default identity */
+    readonly fileKey?: (file: string) => string
+    /** Set when this run wrote budgets. */
+    readonly update?: {
+      readonly added: readonly BudgetRef[]
+      readonly changed: readonly BudgetRef[]
+      readonly removed: readonly BudgetRef[]
+    }
+  }
+  readonly baseline?: {
+    readonly report: Pick<EnergyReport, 'tests'>
+    readonly path: string
+    /** Smallest increase that counts as a regression, percent. @default 5 */
+    readonly maxPct?: number
+    /** @default 0.05 */
+    readonly alpha?: number
+  }
+  readonly classification?: ReportClassification
 }
 
 export function measuredWindows(test: ReportEntry): MeasuredEnergyResult[] {
   return test.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
 }
 
-export function buildEnergyReport(entries: readonly ReportEntry[]): EnergyReport {
+export function buildEnergyReport(
+  entries: readonly ReportEntry[],
+  context: ReportContext = {},
+): EnergyReport {
+  const colors = context.classification
+    ? new Map(context.classification.methods.map((m) => [m.name, m.color]))
+    : undefined
+  const baselineTests = context.baseline
+    ? new Map(context.baseline.report.tests.map((t) => [`${t.file}\u0000${t.name}`, t]))
+    : undefined
+  let within = 0
+  let over = 0
+  let inconclusive = 0
+  let missing = 0
   const tests: ReportedTest[] = entries
     .filter((e) => e.results.length > 0)
     .map((e) => {
-      const windows = measuredWindows(e)
-      return {
+      const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
+      const windows = measuredWindows({ ...e, results })
+      const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
+      const test: ReportedTest = {
         ...e,
-        netEnergyJ: sum(windows.map((w) => w.netEnergyJ)),
+        results,
+        netEnergyJ,
         grossEnergyJ: sum(windows.map((w) => w.grossEnergyJ)),
         durationS: sum(windows.map((w) => w.durationS)),
+      }
+      let budget: ReportedBudget | undefined
+      const figure = context.budgets ? testBudgetFigure(results) : undefined
+      if (context.budgets && figure) {
+        const found = lookupBudget(context.budgets.file, {
+          file: (context.budgets.fileKey ?? identity)(e.file),
+          name: e.name,
+          ...(figure.device === undefined ? {} : { device: figure.device }),
+        })
+        if (found === undefined) missing++
+        else {
+          const { verdict } = decide(
+            figure.valueJ,
+            found.entry.energyJ,
+            figure.intervalJ,
+            false,
+            figure.n,
+          )
+          if (verdict === 'within') within++
+          else if (verdict === 'over') over++
+          else inconclusive++
+          budget = {
+            energyJ: found.entry.energyJ,
+            device: found.device,
+            valueJ: figure.valueJ,
+            verdict,
+          }
+        }
+      }
+      const base = baselineTests?.get(`${e.file}\u0000${e.name}`)
+      const delta =
+        base && windows.length > 0 && context.baseline
+          ? compareWithBaseline(
+              test,
+              base,
+              context.baseline.maxPct ?? 5,
+              context.baseline.alpha ?? 0.05,
+            )
+          : undefined
+      return {
+        ...test,
+        ...(budget === undefined ? {} : { budget }),
+        ...(delta === undefined ? {} : { baseline: delta }),
       }
     })
   const all = tests.flatMap((t) => t.results)
   const measured = all.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
   const warnings: EnergyWarning[] = all.flatMap((r) => (r.status === 'skipped' ? [] : r.warnings))
-  return {
+  const report: EnergyReport = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     tests,
     summary: {
@@ -88,6 +259,120 @@ export function buildEnergyReport(entries: readonly ReportEntry[]): EnergyReport
       warnings: warnings.length,
     },
   }
+  const extra: {
+    budgets?: ReportBudgets
+    baseline?: ReportBaseline
+    classification?: ReportClassification
+  } = {}
+  if (context.budgets) {
+    const observations = budgetObservations(entries, context.budgets.fileKey ?? identity)
+    const update = context.budgets.update
+    extra.budgets = {
+      file: context.budgets.path,
+      updated: update !== undefined,
+      within,
+      over,
+      inconclusive,
+      missing: update === undefined ? missing : 0,
+      obsolete:
+        update === undefined ? obsoleteBudgets(context.budgets.file, observations) : update.removed,
+      added: update?.added ?? [],
+      changed: update?.changed ?? [],
+    }
+  }
+  if (context.baseline) {
+    const compared = tests.filter((t) => t.baseline !== undefined)
+    const ref = (t: ReportedTest): ReportedRegression => ({
+      file: t.file,
+      name: t.name,
+      deltaJ: t.baseline?.deltaJ ?? 0,
+      deltaPct: t.baseline?.deltaPct ?? null,
+    })
+    extra.baseline = {
+      file: context.baseline.path,
+      compared: compared.length,
+      regressions: compared
+        .filter((t) => t.baseline?.verdict === 'worse')
+        .sort((a, b) => (b.baseline?.deltaJ ?? 0) - (a.baseline?.deltaJ ?? 0))
+        .map(ref),
+      improvements: compared.filter((t) => t.baseline?.verdict === 'better').map(ref),
+    }
+  }
+  if (context.classification) extra.classification = context.classification
+  return { ...report, ...extra }
+}
+
+/** What the budget update needs to know about each test of the run. */
+export function budgetObservations(
+  entries: readonly ReportEntry[],
+  fileKey: (file: string) => string = identity,
+): BudgetObservation[] {
+  return entries.map((e) => {
+    const figure = testBudgetFigure(e.results)
+    return {
+      file: fileKey(e.file),
+      name: e.name,
+      ...(figure === undefined ? {} : { valueJ: figure.valueJ }),
+      ...(figure?.device === undefined ? {} : { device: figure.device }),
+    }
+  })
+}
+
+/** Net energies of repetitions (windows sharing a base label `x #i`), when there are ≥ 2. */
+function repetitionsOf(test: ReportEntry): number[] | undefined {
+  const windows = measuredWindows(test)
+  if (windows.length < 2) return undefined
+  const labels = new Set(windows.map((w) => w.label.replace(/ #\d+$/, '')))
+  return labels.size === 1 ? windows.map((w) => w.netEnergyJ) : undefined
+}
+
+function compareWithBaseline(
+  current: ReportedTest,
+  base: ReportedTest,
+  maxPct: number,
+  alpha: number,
+): ReportedDelta {
+  const deltaJ = current.netEnergyJ - base.netEnergyJ
+  const deltaPct = base.netEnergyJ === 0 ? null : (100 * deltaJ) / Math.abs(base.netEnergyJ)
+  const currentRuns = repetitionsOf(current)
+  const baseRuns = repetitionsOf(base)
+  if (currentRuns && baseRuns) {
+    const c = compare(baseRuns, currentRuns, { minEffectPct: maxPct, alpha })
+    return {
+      baselineNetEnergyJ: base.netEnergyJ,
+      deltaJ: c.deltaJ,
+      deltaPct: Number.isFinite(c.deltaPct) ? c.deltaPct : null,
+      method: 'mann-whitney',
+      verdict: c.verdict,
+      pValue: c.pValue,
+    }
+  }
+  const verdict =
+    deltaPct === null
+      ? deltaJ > 0
+        ? 'worse'
+        : 'same'
+      : deltaPct >= maxPct
+        ? 'worse'
+        : deltaPct <= -maxPct
+          ? 'better'
+          : 'same'
+  return { baselineNetEnergyJ: base.netEnergyJ, deltaJ, deltaPct, method: 'point', verdict }
+}
+
+function recolor(result: EnergyResult, colors: ReadonlyMap<string, MethodColor>): EnergyResult {
+  if (result.status !== 'measured') return result
+  return {
+    ...result,
+    methods: result.methods.map((m) => {
+      const color = colors.get(m.method.replace(/\(.*$/, ''))
+      return color === undefined ? m : { ...m, color }
+    }),
+  }
+}
+
+function identity(file: string): string {
+  return file
 }
 
 function sum(values: readonly number[]): number {

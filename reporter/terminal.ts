@@ -39,7 +39,14 @@ export function renderTerminal(
     }
     lines.push(...renderTest(test, screen, options.topMethods ?? 3, nameWidth))
   }
-  lines.push('', ...renderSummary(report, screen), '')
+  lines.push(
+    '',
+    ...renderSummary(report, screen),
+    ...renderBudgets(report, screen),
+    ...renderBaseline(report, screen),
+    ...renderClassification(report, screen, options.topMethods ?? 3),
+    '',
+  )
   return lines.join('\n')
 }
 
@@ -64,7 +71,9 @@ function renderTest(
       formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
       formatSeconds(test.durationS).padStart(8),
     ].join('  ')
-    lines.push(`${head}  ${c.dim('·')} ${figures}`)
+    lines.push(
+      `${head}  ${c.dim('·')} ${figures}${budgetTag(test, screen)}${deltaTag(test, screen)}`,
+    )
   }
   for (const result of test.results) {
     if (result.status === 'failed') {
@@ -133,6 +142,108 @@ function renderWindow(
     const tone = w.severity === 'error' ? c.red : w.severity === 'warning' ? c.yellow : c.dim
     lines.push(`${indent}${tone(`⚠ ${w.code}`)} ${w.message}`)
   }
+  return lines
+}
+
+function budgetTag(test: ReportedTest, screen: Screen): string {
+  const b = test.budget
+  if (b === undefined) return ''
+  const c = screen.colors
+  const text = `budget ${formatJoules(b.energyJ)}`
+  if (b.verdict === 'within') return `  ${c.green(`${text} ✓`)}`
+  if (b.verdict === 'over') return `  ${c.red(`${text} ✗ over`)}`
+  return `  ${c.yellow(`${text} ? inconclusive`)}`
+}
+
+function deltaTag(test: ReportedTest, screen: Screen): string {
+  const d = test.baseline
+  if (d === undefined) return ''
+  const c = screen.colors
+  const pct = d.deltaPct === null ? '' : ` ${signed(d.deltaPct, (x) => `${x.toFixed(1)}%`)}`
+  const text = `Δ ${signed(d.deltaJ, formatJoules)}${pct}`
+  const tone = d.verdict === 'worse' ? c.red : d.verdict === 'better' ? c.green : c.dim
+  return `  ${tone(text)}`
+}
+
+function signed(value: number, format: (x: number) => string): string {
+  return value >= 0 ? `+${format(value)}` : `−${format(-value)}`
+}
+
+function renderBudgets(report: EnergyReport, screen: Screen): string[] {
+  const b = report.budgets
+  if (b === undefined) return []
+  const c = screen.colors
+  const parts: string[] = []
+  if (b.updated) {
+    parts.push(
+      `wrote ${b.file}: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed`,
+    )
+  } else {
+    parts.push(c.green(`${b.within} within`))
+    if (b.over > 0) parts.push(c.red(`${b.over} over`))
+    if (b.inconclusive > 0) parts.push(c.yellow(`${b.inconclusive} inconclusive`))
+    if (b.missing > 0) parts.push(c.dim(`${b.missing} without a budget (vitest -u writes them)`))
+  }
+  const lines = [` ${c.bold('Budgets')}   ${parts.join(c.dim(' · '))}`]
+  if (!b.updated && b.obsolete.length > 0) {
+    lines.push(
+      `           ${c.yellow(`${b.obsolete.length} obsolete in ${b.file}`)} ${c.dim('(vitest -u removes them)')}: ` +
+        b.obsolete
+          .slice(0, 5)
+          .map((o) => `${o.file} › ${o.name}${o.device === '*' ? '' : ` [${o.device}]`}`)
+          .join(c.dim(' · ')),
+    )
+  }
+  return lines
+}
+
+function renderBaseline(report: EnergyReport, screen: Screen): string[] {
+  const b = report.baseline
+  if (b === undefined) return []
+  const c = screen.colors
+  const head = ` ${c.bold('Baseline')}  ${b.compared} test${b.compared === 1 ? '' : 's'} compared with ${b.file}: `
+  if (b.regressions.length === 0)
+    return [
+      `${head}${c.green('no regressions')}${b.improvements.length > 0 ? c.dim(`, ${b.improvements.length} improved`) : ''}`,
+    ]
+  return [
+    `${head}${c.red(`${b.regressions.length} regression${b.regressions.length === 1 ? '' : 's'}`)}`,
+    ...b.regressions
+      .slice(0, 5)
+      .map(
+        (r) =>
+          `           ${c.red('▲')} ${r.name} ${c.dim(`(${r.file})`)} ${signed(r.deltaJ, formatJoules)}${r.deltaPct === null ? '' : ` ${signed(r.deltaPct, (x) => `${x.toFixed(1)}%`)}`}`,
+      ),
+  ]
+}
+
+function renderClassification(report: EnergyReport, screen: Screen, topMethods: number): string[] {
+  const k = report.classification
+  if (k === undefined) return []
+  const c = screen.colors
+  const lines = [
+    ` ${c.bold('Methods')}   ${k.methods
+      .slice(0, Math.max(topMethods, 5))
+      .map(
+        (m) =>
+          `${m.energyJ === null ? '' : `${formatJoules(m.energyJ)} `}${shortName(m.name)}${colorTag(m.color, screen)}`,
+      )
+      .join(c.dim(' · '))}`,
+    ` ${c.bold('Classes')}   ${k.classes
+      .slice(0, 5)
+      .map(
+        (x) =>
+          `${x.name.slice(x.name.lastIndexOf('.') + 1)} ${formatJoules(x.energyJ)}${colorTag(x.color, screen)}`,
+      )
+      .join(c.dim(' · '))}`,
+    ` ${c.bold('Packages')}  ${k.packages
+      .slice(0, 5)
+      .map((x) => `${x.name || '(default)'} ${formatJoules(x.energyJ)}${colorTag(x.color, screen)}`)
+      .join(c.dim(' · '))}` +
+      c.dim(
+        `  (${k.preset}, ${k.excessive.length} energy-greedy test${k.excessive.length === 1 ? '' : 's'})`,
+      ),
+  ]
   return lines
 }
 

@@ -1,0 +1,94 @@
+/**
+ * `expect(run).toStayWithinBudget()`: the run's net energy at or below the current test's budget
+ * in `energy-budgets.json` (looked up by test file, full test name and device model). In update
+ * mode (`vitest -u`, VITEST_ENERGY_UPDATE=1) it passes: the reporter writes the budgets.
+ */
+import { formatJoules } from '../src/model/index.js'
+import {
+  ANY_DEVICE,
+  budgetFileKey,
+  isUpdateRequested,
+  lookupBudget,
+  readBudgetFile,
+  resolveBudgetsFile,
+} from '../src/budgets/index.js'
+import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
+import { matcherSettings, type BudgetOptions } from './_options.js'
+import { energyFigure, isUnjudgeable, resolveSubject, type Subject } from './_subject.js'
+
+/** What Vitest's and Jest's matcher state offer about the current test. */
+interface TestState extends MatcherContext {
+  readonly testPath?: string
+  readonly currentTestName?: string
+}
+
+/** Both runners keep the `-u` mode in the snapshot state's (private) `_updateSnapshot` field. */
+function snapshotUpdateMode(state: object): string | undefined {
+  const snapshot = (state as { snapshotState?: { _updateSnapshot?: unknown } }).snapshotState
+  const mode = snapshot?._updateSnapshot
+  return typeof mode === 'string' ? mode : undefined
+}
+
+export function toStayWithinBudget(
+  this: TestState,
+  received: unknown,
+  options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>,
+): MatcherResult {
+  const hint = `expect(received)${this.isNot ? '.not' : ''}.toStayWithinBudget()`
+  const fail = (why: string): MatcherResult => ({
+    pass: this.isNot,
+    message: () => `${hint}\n\n${why}`,
+  })
+  const { testPath, currentTestName } = this
+  if (testPath === undefined || currentTestName === undefined) {
+    return fail(
+      'the current test is unknown (expect.getState() has no testPath/currentTestName); call it inside a test',
+    )
+  }
+  const settings = matcherSettings()
+  const update =
+    settings.updateBudgets ?? (isUpdateRequested(process.env) || snapshotUpdateMode(this) === 'all')
+  const subject = resolveSubject(received)
+  if (isUnjudgeable(subject)) return fail(subject.reason)
+  if (update) {
+    return {
+      pass: !this.isNot,
+      message: () => `${hint}\n\nupdate mode: the reporter writes this test's budget`,
+    }
+  }
+  const budgetsPath = resolveBudgetsFile(testPath, settings.budgetsFile)
+  let budgets
+  try {
+    budgets = readBudgetFile(budgetsPath)
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error))
+  }
+  const device = deviceOf(subject)
+  const key = {
+    file: budgetFileKey(budgetsPath, testPath),
+    name: currentTestName,
+    ...(device === undefined ? {} : { device }),
+  }
+  const found = lookupBudget(budgets, key)
+  const where = `${key.file} › ${key.name}${device === undefined ? '' : ` [${device}]`}`
+  if (found === undefined) {
+    return fail(
+      `no budget for ${where} in ${budgetsPath}.\nRun \`vitest -u\` (or VITEST_ENERGY_UPDATE=1) to write one from this measurement, then review and commit the file.`,
+    )
+  }
+  return checkLimit(this, received, {
+    matcherName: 'toStayWithinBudget',
+    strict: false,
+    limit: found.entry.energyJ,
+    format: formatJoules,
+    figure: (s) => energyFigure(s, 'net', options?.stat),
+    note: `Budget:   ${formatJoules(found.entry.energyJ)} for ${where}${found.device === ANY_DEVICE && device !== undefined ? ' (any device)' : ''}${found.entry.measuredEnergyJ === undefined ? '' : `, written from ${formatJoules(found.entry.measuredEnergyJ)}`}`,
+    ...(options === undefined ? {} : { options }),
+  })
+}
+
+function deviceOf(subject: Subject): string | undefined {
+  if (subject.kind === 'window') return subject.result.device?.model
+  if (subject.kind === 'repeated') return subject.runs[0]?.device?.model
+  return undefined
+}

@@ -1,0 +1,87 @@
+/**
+ * What a budget applies to, and how a new budget is derived from a measurement.
+ *
+ * A test's budget figure is its net energy: the sum over its measured windows, where repetitions
+ * of one window (`energy.repeat`, labelled `label #1`, `label #2`, …) count once, as their mean.
+ */
+import type { Interval, MeasuredEnergyResult, EnergyResult } from '../model/index.js'
+import { tInterval, toSamples } from '../stats/index.js'
+
+export interface BudgetFigure {
+  /** Net energy of the test, joules. */
+  readonly valueJ: number
+  /** 95% interval, when every part of the figure has one (sum of the parts' bounds). */
+  readonly intervalJ?: Interval
+  /** Largest number of repetitions behind a part (1 without repetitions). */
+  readonly n: number
+  /** Device model of the first measured window, when known. */
+  readonly device?: string
+}
+
+const REPETITION = / #\d+$/
+
+/** The test's budget figure, or `undefined` when no window was measured. */
+export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure | undefined {
+  const measured = results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
+  if (measured.length === 0) return undefined
+  const groups = new Map<string, MeasuredEnergyResult[]>()
+  for (const r of measured) {
+    const label = r.label.replace(REPETITION, '')
+    const group = groups.get(label) ?? []
+    group.push(r)
+    groups.set(label, group)
+  }
+  let valueJ = 0
+  let low = 0
+  let high = 0
+  let intervals = true
+  let n = 1
+  for (const runs of groups.values()) {
+    const values = runs.map((r) => r.netEnergyJ)
+    const mean = values.reduce((a, b) => a + b, 0) / values.length
+    valueJ += mean
+    n = Math.max(n, runs.length)
+    if (runs.length >= 2 && values.some((v) => v !== values[0])) {
+      const t = tInterval(toSamples(values, 'repetitions'))
+      low += t.lower
+      high += t.upper
+    } else if (runs.length === 1 && runs[0]?.netIntervalJ !== undefined) {
+      low += runs[0].netIntervalJ.low
+      high += runs[0].netIntervalJ.high
+    } else {
+      intervals = false
+    }
+  }
+  const device = measured.find((r) => r.device !== undefined)?.device?.model
+  return {
+    valueJ,
+    ...(intervals ? { intervalJ: { low, high, level: 0.95 } } : {}),
+    n,
+    ...(device === undefined ? {} : { device }),
+  }
+}
+
+/**
+ * Rounds up to `digits` significant digits: 2.531 → 2.6, 0.01234 → 0.013, 0 → 0. Rounding up
+ * keeps the headroom at least what was asked for.
+ */
+export function ceilSignificant(value: number, digits = 2): number {
+  if (!(value > 0) || !Number.isFinite(value)) return value > 0 ? value : 0
+  const exponent = Math.floor(Math.log10(value)) - digits + 1
+  const scale = 10 ** -exponent
+  // Scale the other way for large exponents so the division stays exact-ish.
+  const scaled = exponent < 0 ? value * scale : value / 10 ** exponent
+  // Guard against 2.6000000000000001 × 10 → 26.000000000000004 turning into 27.
+  const up = Math.ceil(Number(scaled.toPrecision(12)))
+  return Number((exponent < 0 ? up / scale : up * 10 ** exponent).toPrecision(digits + 1))
+}
+
+/** Rounds to `digits` significant digits (for the `measuredEnergyJ` record). */
+export function roundSignificant(value: number, digits = 3): number {
+  return value === 0 || !Number.isFinite(value) ? value : Number(value.toPrecision(digits))
+}
+
+/** A new budget from a measurement: `measured × (1 + headroomPct/100)`, rounded up to 2 significant digits. */
+export function budgetFromMeasurement(measuredJ: number, headroomPct: number): number {
+  return ceilSignificant(Math.max(0, measuredJ) * (1 + headroomPct / 100), 2)
+}

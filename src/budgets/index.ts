@@ -1,0 +1,29 @@
+export { BudgetErrors } from './errors.js'
+export {
+  ANY_DEVICE,
+  BUDGET_SCHEMA_VERSION,
+  emptyBudgetFile,
+  lookupBudget,
+  parseBudgetFile,
+  serializeBudgetFile,
+} from './file.js'
+export type { BudgetEntry, BudgetFile, BudgetKey, BudgetTable } from './file.js'
+export {
+  budgetFromMeasurement,
+  ceilSignificant,
+  roundSignificant,
+  testBudgetFigure,
+} from './figure.js'
+export type { BudgetFigure } from './figure.js'
+export {
+  DEFAULT_BUDGETS_FILE,
+  budgetFileKey,
+  isUpdateRequested,
+  readBudgetFile,
+  resolveBudgetsFile,
+  writeBudgetFile,
+} from './load.js'
+export { obsoleteBudgets, updateBudgets } from './update.js'
+export type { BudgetObservation, BudgetRef, BudgetUpdate } from './update.js'
+export { decide, moreRepetitionsToDecide } from './verdict.js'
+export type { Decision, Verdict } from './verdict.js'

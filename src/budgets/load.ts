@@ -1,0 +1,103 @@
+/**
+ * The budget file on disk: where it is, reading it (cached by modification time, so a worker reads
+ * it once per change), and writing it atomically (temporary file + rename).
+ */
+import { existsSync, readFileSync, renameSync, statSync, writeFileSync, mkdirSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { EnergyError } from '../model/index.js'
+import { BudgetErrors } from './errors.js'
+import { emptyBudgetFile, parseBudgetFile, serializeBudgetFile, type BudgetFile } from './file.js'
+
+/** Default file name, in the project root. */
+export const DEFAULT_BUDGETS_FILE = 'energy-budgets.json'
+
+const ROOT_MARKERS = [
+  DEFAULT_BUDGETS_FILE,
+  'vitest.config.ts',
+  'vitest.config.mts',
+  'vitest.config.js',
+  'vitest.config.mjs',
+  'vite.config.ts',
+  'vite.config.js',
+  'jest.config.js',
+  'jest.config.mjs',
+  'jest.config.cjs',
+  'jest.config.ts',
+  'package.json',
+]
+
+/**
+ * The budget file for a test: `configured` when absolute; otherwise `configured` (default
+ * `energy-budgets.json`) in the project root, found by walking up from the test file to the first
+ * directory with a budget file, a Vitest/Vite/Jest config or a package.json.
+ */
+export function resolveBudgetsFile(testPath: string, configured?: string): string {
+  if (configured !== undefined && isAbsolute(configured)) return configured
+  const name = configured ?? DEFAULT_BUDGETS_FILE
+  let dir = dirname(resolve(testPath))
+  for (;;) {
+    if (ROOT_MARKERS.some((m) => existsSync(join(dir, m)))) return join(dir, name)
+    const parent = dirname(dir)
+    if (parent === dir) return join(dirname(resolve(testPath)), name)
+    dir = parent
+  }
+}
+
+/** The key of a test file: relative to the budget file's directory, `/`-separated. */
+export function budgetFileKey(budgetsPath: string, testPath: string): string {
+  return relative(dirname(budgetsPath), testPath).split('\\').join('/')
+}
+
+const cache = new Map<string, { mtimeMs: number; size: number; file: BudgetFile }>()
+
+/** Reads the budget file; a missing file is an empty one. */
+export function readBudgetFile(path: string): BudgetFile {
+  let stat
+  try {
+    stat = statSync(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyBudgetFile()
+    throw io(path, 'read', error)
+  }
+  const cached = cache.get(path)
+  if (cached !== undefined && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size)
+    return cached.file
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw io(path, 'read', error)
+  }
+  const file = parseBudgetFile(text, path)
+  cache.set(path, { mtimeMs: stat.mtimeMs, size: stat.size, file })
+  return file
+}
+
+/** Writes the budget file atomically (sorted keys). */
+export function writeBudgetFile(path: string, file: BudgetFile): void {
+  const tmp = `${path}.${process.pid}.tmp`
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(tmp, serializeBudgetFile(file))
+    renameSync(tmp, path)
+  } catch (error) {
+    throw io(path, 'write', error)
+  }
+  cache.delete(path)
+}
+
+function io(path: string, what: 'read' | 'write', error: unknown): EnergyError {
+  return new EnergyError({
+    code: BudgetErrors.FILE_IO,
+    message: `could not ${what} the budget file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    hint: 'Check the path (`budgets` option) and its permissions.',
+    details: { format: 'energy-budgets.json' },
+    cause: error,
+  })
+}
+
+/** `VITEST_ENERGY_UPDATE=1` (or `true`) asks for budgets to be written from measurements. */
+export function isUpdateRequested(env: Readonly<Record<string, string | undefined>>): boolean {
+  const v = env['VITEST_ENERGY_UPDATE']
+  return v === '1' || v === 'true'
+}
