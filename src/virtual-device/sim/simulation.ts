@@ -173,6 +173,17 @@ export class Simulation {
   readonly slices: ExecSlice[] = []
   readonly hardware: HardwareRecord[] = []
   readonly screenStates: ScreenState[]
+  /**
+   * Running maxima of `slices[i].endNs` and `calls[i].enterNs` over i: non-decreasing, so a binary
+   * search finds the first record that can reach into a window (records are appended almost in
+   * time order; force-stop only shortens them, which keeps these bounds valid).
+   */
+  readonly sliceEndBound: number[] = []
+  readonly callEnterBound: number[] = []
+  /** Same for hardware (`endNs + tailNs`), ignoring records created open-ended ... */
+  readonly hardwareEndBound: number[] = []
+  /** ... which are listed here instead and always scanned (leaks: few). */
+  readonly openHardware: number[] = []
   /** Every action fired, for test assertions: `tap feed-list @123ns`. */
   readonly actionLog: string[] = []
   /** CLOCK_BOOTTIME now, ns. */
@@ -190,11 +201,8 @@ export class Simulation {
   private screenId: string | undefined
   private history: string[] = []
   private focused: Widget | undefined
-  private cache: { tNs: number; totalJ: number; rails: Record<string, number> } = {
-    tNs: 0,
-    totalJ: 0,
-    rails: {},
-  }
+  private readonly checkpoints: { tNs: number; totalJ: number; rails: Record<string, number> }[] =
+    []
 
   constructor(options: SimulationOptions) {
     this.model = options.model
@@ -506,6 +514,7 @@ export class Simulation {
         cancelled: false,
       }
       this.calls.push(record)
+      this.callEnterBound.push(Math.max(this.callEnterBound.at(-1) ?? 0, t))
       for (const use of call.hardware ?? []) this.startHardware(use, record, t)
       const pre = Math.floor(selfNs / 2)
       t = this.slice(record, thread, t, pre, coreW)
@@ -540,11 +549,24 @@ export class Simulation {
       endNs: t + ns,
       coreW,
     })
+    this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, t + ns))
     thread.cpuNs += ns
     return t + ns
   }
 
   private startHardware(use: HardwareUse, record: CallRecord, t: number): void {
+    this.pushHardware(use, record, t)
+    const h = this.hardware.at(-1)
+    const end = h === undefined ? 0 : h.endNs + h.tailNs
+    const previous = this.hardwareEndBound.at(-1) ?? 0
+    if (Number.isFinite(end)) this.hardwareEndBound.push(Math.max(previous, end))
+    else {
+      this.hardwareEndBound.push(previous)
+      this.openHardware.push(this.hardware.length - 1)
+    }
+  }
+
+  private pushHardware(use: HardwareUse, record: CallRecord, t: number): void {
     const base = { callId: record.id, method: record.method, startNs: t }
     switch (use.kind) {
       case 'radio':
@@ -596,16 +618,28 @@ export class Simulation {
     return integrate(this, fromNs, toNs)
   }
 
-  /** Energy since boot (t = 0) until `tNs`, total and per rail, J. Cached incrementally. */
+  /**
+   * Energy since boot (t = 0) until `tNs`, total and per rail, J. Integrates from the latest
+   * checkpoint at or before `tNs`; a result for a time not after now becomes a checkpoint (nothing
+   * can change the past any more).
+   */
   energySinceBoot(tNs: number): { totalJ: number; rails: Record<string, number> } {
     const now = this.now()
     this.materialize(Math.max(now, tNs))
-    const base = tNs >= this.cache.tNs ? this.cache : { tNs: 0, totalJ: 0, rails: {} }
+    const cps = this.checkpoints
+    let lo = 0
+    let hi = cps.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((cps[mid]?.tNs ?? 0) <= tNs) lo = mid + 1
+      else hi = mid
+    }
+    const base = cps[lo - 1] ?? { tNs: 0, totalJ: 0, rails: {} }
     const window = integrate(this, base.tNs, tNs)
     const rails: Record<string, number> = { ...base.rails }
     for (const [rail, j] of Object.entries(window.rails)) rails[rail] = (rails[rail] ?? 0) + j
     const result = { totalJ: base.totalJ + window.totalEnergyJ, rails }
-    if (tNs <= now && tNs >= this.cache.tNs) this.cache = { tNs, ...result }
+    if (tNs <= now && tNs > (cps.at(-1)?.tNs ?? 0)) cps.push({ tNs, ...result })
     return result
   }
 
@@ -656,6 +690,22 @@ interface MethodAcc {
   asyncEnergyJ: number
 }
 
+/**
+ * Lowest index i with `bound[i] > x` (or `>= x` when `inclusive`); bound is non-decreasing;
+ * `bound.length` when none.
+ */
+function firstAbove(bound: readonly number[], x: number, inclusive = false): number {
+  let lo = 0
+  let hi = bound.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const b = bound[mid] ?? 0
+    if (b > x || (inclusive && b === x)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
 /** Sweep-line integration of every record overlapping [from, to]. */
 function integrate(sim: Simulation, from: number, to: number): GroundTruth {
   const p = sim.power
@@ -690,14 +740,27 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     const e = Math.min(end, to)
     if (e > s) items.push({ start: s, end: e, type, index })
   }
-  sim.slices.forEach((s, i) => add(s.startNs, s.endNs, 0, i))
-  sim.hardware.forEach((h, i) => {
+  for (let i = firstAbove(sim.sliceEndBound, from); i < sim.slices.length; i++) {
+    const s = sim.slices[i]
+    if (s !== undefined) add(s.startNs, s.endNs, 0, i)
+  }
+  const addHardware = (i: number): void => {
+    const h = sim.hardware[i]
+    if (h === undefined) return
     const type = HW_TYPE[h.kind]
     add(h.startNs, h.endNs, type, i)
     if ((type === 1 || type === 3) && h.tailNs > 0) add(h.endNs, h.endNs + h.tailNs, type + 1, i)
-  })
-  for (const c of sim.calls) {
-    if (!c.cancelled && c.enterNs >= from && c.enterNs < to) acc(c.method).calls += 1
+  }
+  const firstHw = firstAbove(sim.hardwareEndBound, from)
+  for (let i = firstHw; i < sim.hardware.length; i++) {
+    if (!sim.openHardware.includes(i)) addHardware(i)
+  }
+  for (const i of sim.openHardware) addHardware(i)
+  for (let i = firstAbove(sim.callEnterBound, from, true); i < sim.calls.length; i++) {
+    const c = sim.calls[i]
+    if (c !== undefined && !c.cancelled && c.enterNs >= from && c.enterNs < to) {
+      acc(c.method).calls += 1
+    }
   }
 
   const times = new Set<number>([from, to])
