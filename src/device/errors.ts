@@ -16,6 +16,8 @@ export const DeviceErrors = {
   DEVICE_OFFLINE: 'E_DEVICE_OFFLINE',
   /** The device went away during a command or a transfer. */
   DEVICE_DISCONNECTED: 'E_DEVICE_DISCONNECTED',
+  /** The local data given to push() failed to read. */
+  PUSH_SOURCE: 'E_PUSH_SOURCE',
   /** A file to pull does not exist on the device. */
   DEVICE_FILE_MISSING: 'E_DEVICE_FILE_MISSING',
   /** A shell command's output could not be read (exit-status marker missing). */

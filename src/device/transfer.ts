@@ -121,10 +121,30 @@ export async function push(
   path: string,
   options: PushOptions = {},
 ): Promise<void> {
-  const source =
-    contents instanceof Readable
-      ? contents.pipe(rechunk())
-      : Readable.from(chunks(typeof contents === 'string' ? Buffer.from(contents) : contents))
+  let source: Readable
+  if (contents instanceof Readable) {
+    const rechunked = rechunk()
+    // pipe() does not forward errors: a failing source must fail the push, not stall it.
+    contents.once('error', (error: unknown) => rechunked.destroy(toError(error)))
+    source = contents.pipe(rechunked)
+  } else {
+    source = Readable.from(chunks(typeof contents === 'string' ? Buffer.from(contents) : contents))
+  }
+  // Listen before handing the stream over: it may fail before the transfer even starts.
+  let sourceFailed: ((error: unknown) => void) | undefined
+  let sourceError: unknown
+  source.once('error', (error: unknown) => {
+    sourceError = error
+    sourceFailed?.(error)
+  })
+  const sourceFailure = (error: unknown): EnergyError =>
+    new EnergyError({
+      code: DeviceErrors.PUSH_SOURCE,
+      message: `reading the data to push to ${path} failed: ${toError(error).message}`,
+      hint: 'Check the local file or stream given to push().',
+      details: { serial: device.serial, path },
+      cause: error,
+    })
   let transfer
   try {
     transfer = await device.raw.push(source, path, options.mode ?? 0o644)
@@ -133,11 +153,18 @@ export async function push(
   }
   const started = transfer
   await new Promise<void>((resolve, reject) => {
+    sourceFailed = (error) => {
+      started.cancel()
+      reject(sourceFailure(error))
+    }
+    if (sourceError !== undefined) sourceFailed(sourceError)
     started.on('progress', (stats: { bytesTransferred: number }) =>
       options.onProgress?.({ bytes: stats.bytesTransferred }),
     )
     started.once('end', () => resolve())
-    started.once('error', (error: unknown) => reject(context(error, device, path)))
+    started.once('error', (error: unknown) =>
+      reject(sourceError !== undefined ? sourceFailure(sourceError) : context(error, device, path)),
+    )
   })
 }
 
@@ -216,6 +243,10 @@ async function pullInto(
       `pulling ${path} stopped at ${bytes} of ${stat.sizeBytes} bytes`,
     )
   }
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error))
 }
 
 function isNoSuchFile(error: unknown): boolean {

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Readable } from 'node:stream'
 import fc from 'fast-check'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { mapDeviceClock, hostNowNs } from '../../src/device/clock.js'
@@ -236,6 +237,17 @@ describe('files', () => {
     expect(progress.every((b, i) => i === 0 || b > progress[i - 1]!)).toBe(true)
     expect(progress.at(-1)).toBe(1_000_000)
     expect(await codeOf(pullToFile(device, '/nope', join(dir, 'x')))).toBe('E_DEVICE_FILE_MISSING')
+  })
+
+  test('a failing local source fails the push with E_PUSH_SOURCE', async () => {
+    const source = new Readable({
+      read() {
+        this.destroy(new Error('EIO: disk went away'))
+      },
+    })
+    expect(await codeOf(push(adb.device('vdev-0001'), source, '/data/local/tmp/x.bin'))).toBe(
+      'E_PUSH_SOURCE',
+    )
   })
 
   test('push then pull round-trips, /proc nodes pull with unknown size', async () => {
