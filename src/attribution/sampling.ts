@@ -192,12 +192,13 @@ export function attributeSamples(
       (share === undefined ? 1 : (share[k] as number))
     // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
     const reading = curve.readingIdAt(s.tNs)
-    const leafId = acc.id(leaf)
+    const ids = acc.frameIds(s.threadId, frames)
+    const leafId = ids[0] as number
     acc.stamp[leafId] = k
     acc.add(3 * leafId + Kind.Local, powerW, reading)
     acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
-      const id = acc.id(frames[f] as string)
+      const id = ids[f] as number
       if (acc.stamp[id] === k) continue // recursion / leaf repeated: once per sample
       acc.stamp[id] = k
       acc.add(3 * id + Kind.NonLocal, powerW, reading)
@@ -347,6 +348,42 @@ class Accumulators {
   lastReading = new Float64Array(3 * 64).fill(Number.NaN)
   /** Last sample index that touched the method (recursion is counted once per sample). */
   stamp = new Int32Array(64).fill(-1)
+
+  /** Per thread: the previous sample's frames and their ids (for suffix reuse). */
+  private readonly previous = new Map<number, { frames: readonly string[]; ids: Int32Array }>()
+  private scratch: Int32Array = new Int32Array(64)
+
+  /**
+   * Ids of a stack's frames (leaf first). Consecutive samples of a thread usually share the bottom
+   * of the stack (main loop, looper, handler), so the common suffix with that thread's previous
+   * sample reuses its ids instead of hashing the names again. The returned array is valid until
+   * the next call.
+   */
+  frameIds(threadId: number, frames: readonly string[]): Int32Array {
+    const n = frames.length
+    let prev = this.previous.get(threadId)
+    if (prev === undefined) {
+      prev = { frames: [], ids: new Int32Array(64) }
+      this.previous.set(threadId, prev)
+    }
+    if (n > this.scratch.length) this.scratch = new Int32Array(Math.max(n, this.scratch.length * 2))
+    const cur = this.scratch
+    const prevFrames = prev.frames
+    const prevIds = prev.ids
+    let i = n - 1
+    let j = prevFrames.length - 1
+    while (i >= 0 && j >= 0 && frames[i] === prevFrames[j]) {
+      cur[i] = prevIds[j] as number
+      i--
+      j--
+    }
+    for (; i >= 0; i--) cur[i] = this.id(frames[i] as string)
+    // This sample's ids become the thread's previous ones; its old buffer is the next scratch.
+    this.scratch = prevIds.length >= cur.length ? prevIds : new Int32Array(cur.length)
+    prev.ids = cur
+    prev.frames = frames
+    return cur
+  }
 
   id(name: string): number {
     const known = this.ids.get(name)

@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { powerCurve } from '../../src/attribution/curve.js'
 import { AttributionErrors } from '../../src/attribution/errors.js'
@@ -183,6 +184,48 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
     ).toBe(AttributionErrors.NOT_FINITE)
     expect(codeOf(() => attributeSamples(worked, gauge, { window: win(0, S), level: 1 }))).toBe(
       AttributionErrors.INVALID_OPTION,
+    )
+  })
+})
+
+describe('sample counts against a naive count (property)', () => {
+  test('local / non-local counts, recursion once, stacks sharing suffixes with the previous one', () => {
+    const name = fc.constantFrom('a', 'b', 'c', 'd', 'e')
+    // Each step: keep the bottom `keep` frames of the previous stack and push new ones on top.
+    const steps = fc.array(fc.tuple(fc.nat(6), fc.array(name, { minLength: 0, maxLength: 5 })), {
+      minLength: 1,
+      maxLength: 60,
+    })
+    fc.assert(
+      fc.property(steps, (spec) => {
+        let prev: string[] = []
+        const stacksList: string[][] = []
+        for (const [keep, top] of spec) {
+          const bottom = prev.slice(Math.max(0, prev.length - keep))
+          const frames = [...top, ...bottom]
+          stacksList.push(frames)
+          prev = frames
+        }
+        const set = stacks(
+          stacksList.map((f, i) => ({ ...sample(i * MS, f, MS), threadId: 1 + (i % 3) })),
+        )
+        const r = attributeSamples(set, gauge, { window: win(0, 100 * MS) })
+        const local = new Map<string, number>()
+        const nonLocal = new Map<string, number>()
+        for (const f of stacksList.slice(0, 61)) {
+          const leaf = f[0]
+          if (leaf === undefined) continue
+          local.set(leaf, (local.get(leaf) ?? 0) + 1)
+          for (const m of new Set(f.slice(1))) {
+            if (m !== leaf) nonLocal.set(m, (nonLocal.get(m) ?? 0) + 1)
+          }
+        }
+        for (const m of r.methods) {
+          expect(m.localSamples ?? 0, `${m.method} local`).toBe(local.get(m.method) ?? 0)
+          expect(m.nonLocalSamples ?? 0, `${m.method} non-local`).toBe(nonLocal.get(m.method) ?? 0)
+        }
+        expect(r.methods.length).toBe(new Set([...local.keys(), ...nonLocal.keys()]).size)
+      }),
     )
   })
 })
