@@ -120,6 +120,16 @@ export class SocketReader {
     })
   }
 
+  /** Whatever is buffered (at least one byte), or `undefined` once the peer closed. */
+  readSome(): Promise<Buffer | undefined> {
+    return this.read(1).then((first) => {
+      if (first === undefined) return undefined
+      const rest = this.buffered > 0 ? this.take(this.buffered) : undefined
+      if (this.buffered <= this.highWaterMark && this.socket.isPaused()) this.socket.resume()
+      return rest === undefined ? Buffer.from(first) : Buffer.concat([first, rest])
+    })
+  }
+
   private pump(): void {
     const w = this.waiter
     if (w === undefined) return
