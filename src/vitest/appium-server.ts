@@ -40,7 +40,8 @@ export interface AppiumServerOptions {
   readonly logLevel?: 'error' | 'warn' | 'info' | 'debug'
   /**
    * The APPIUM_HOME whose installed drivers (e.g. `uiautomator2` for real phones) are also made
-   * available; `false` for none. @default `APPIUM_HOME`, else `~/.appium`
+   * available; `false` for none. @default what the `appium` command uses from the current
+   * directory: `$APPIUM_HOME`, else the nearest package depending on appium, else `~/.appium`
    */
   readonly userAppiumHome?: string | false
   /** Only activate these drivers (Appium's `--use-drivers`). @default every driver found */
@@ -69,6 +70,7 @@ interface AppiumHttpServer {
 
 interface AppiumMainModule {
   main(args: Record<string, unknown>): Promise<AppiumHttpServer | undefined>
+  resolveAppiumHome(cwd: string): Promise<string>
 }
 
 function startError(message: string, hint: string, cause?: unknown): EnergyError {
@@ -198,6 +200,20 @@ async function prepareHome(userHome: string | false): Promise<{ home: string; dr
 }
 
 /**
+ * The APPIUM_HOME the `appium` command would use from the current directory: `$APPIUM_HOME`, else
+ * the nearest package that depends on appium (where `appium driver install` puts drivers in a
+ * project), else `~/.appium`.
+ */
+async function defaultAppiumHome(): Promise<string> {
+  try {
+    const appium = createRequire(import.meta.url)('appium') as AppiumMainModule
+    return await appium.resolveAppiumHome(process.cwd())
+  } catch {
+    return process.env['APPIUM_HOME'] ?? join(homedir(), '.appium')
+  }
+}
+
+/**
  * Starts Appium on 127.0.0.1 with the virtual device's driver and the user's installed drivers.
  * Throws `E_APPIUM_SERVER_START` when Appium cannot start.
  */
@@ -210,8 +226,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
       hint: 'Give 0 (a free port) or a port between 1 and 65535.',
     })
   }
-  const userHome =
-    options.userAppiumHome ?? process.env['APPIUM_HOME'] ?? join(homedir(), '.appium')
+  const userHome = options.userAppiumHome ?? (await defaultAppiumHome())
   const { home, drivers } = await prepareHome(userHome)
   const logLevel = options.logLevel ?? process.env['APPIUM_LOG_LEVEL'] ?? 'error'
   let server: AppiumHttpServer | undefined

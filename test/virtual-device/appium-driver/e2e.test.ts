@@ -21,7 +21,10 @@ let appium: AppiumServer
 
 beforeAll(async () => {
   vd = await startVirtualDevice({ devices: 2 })
-  appium = await startAppiumServer({ userAppiumHome: false })
+  // Default APPIUM_HOME resolution, as the `appium` command does it from this checkout.
+  appium = await startAppiumServer()
+  expect(appium.drivers[0]).toBe('virtual-device')
+  expect(appium.host).toBe('127.0.0.1')
 }, 60_000)
 
 afterAll(async () => {
