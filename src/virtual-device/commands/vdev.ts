@@ -3,6 +3,7 @@
  * for a window, as JSON. Only the virtual device has this command; product code never calls it,
  * tests and benchmarks do. `vdev actions` prints the simulator's action log.
  */
+import { isEnergyError } from '../../model/index.js'
 import type { ShellCommand } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import { bootNowNs } from '../sim/phone.js'
@@ -41,7 +42,13 @@ export function vdevCommand(phone: SimPhone): ShellCommand {
       err(inv, `vdev: window ends before it starts (--from ${from} --to ${to})\n`)
       return 1
     }
-    out(inv, `${JSON.stringify(phone.sim.groundTruth(from, to))}\n`)
+    try {
+      out(inv, `${JSON.stringify(phone.sim.groundTruth(from, to))}\n`)
+    } catch (error) {
+      if (!isEnergyError(error)) throw error
+      err(inv, `vdev: ${error.message}\n`)
+      return 1
+    }
     return 0
   }
 }

@@ -9,7 +9,9 @@
  * first runs (`main`/`RenderThread` on the UI cluster, other threads round-robin on cluster 0);
  * each core runs its work FIFO without preemption at its cluster's fixed busy frequency.
  */
+import { EnergyError } from '../../model/index.js'
 import type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './app-model.js'
+import { SimErrors } from './errors.js'
 import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
 
 /** A call as it ran (or will run): times on CLOCK_BOOTTIME, ns. */
@@ -614,6 +616,14 @@ export class Simulation {
 
   /** Ground truth of [fromNs, toNs] on CLOCK_BOOTTIME. */
   groundTruth(fromNs: number, toNs: number): GroundTruth {
+    if (!Number.isFinite(fromNs) || !Number.isFinite(toNs) || fromNs < 0 || toNs < fromNs) {
+      throw new EnergyError({
+        code: SimErrors.BAD_WINDOW,
+        message: `ground-truth window [${fromNs}, ${toNs}] ns is not a window on CLOCK_BOOTTIME`,
+        hint: 'Pass --from and --to as boottime nanoseconds with from ≤ to (read them with `vdev now`).',
+        details: { fromNs, toNs },
+      })
+    }
     this.materialize(Math.max(this.now(), toNs))
     return integrate(this, fromNs, toNs)
   }

@@ -211,6 +211,12 @@ describe('simulation physics and ground truth', () => {
     checkInvariants(gt)
   })
 
+  test('a malformed window is E_VDEV_BAD_WINDOW', () => {
+    const { sim } = makeSim()
+    expect(() => sim.groundTruth(BOOT, BOOT - 1)).toThrow(/E_VDEV_BAD_WINDOW/)
+    expect(() => sim.groundTruth(Number.NaN, BOOT)).toThrow(/E_VDEV_BAD_WINDOW/)
+  })
+
   test('deterministic for a seed, different across seeds', () => {
     const run = (seed: number) => {
       const { sim, advance } = makeSim(seed)
