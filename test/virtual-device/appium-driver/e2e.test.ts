@@ -284,6 +284,26 @@ describe('VirtualDevice driver through Appium and WebdriverIO', () => {
     expect(await browser.$('~refresh').isExisting()).toBe(true)
   })
 
+  test('device-side failures reach the client with our codes', async () => {
+    // Screen off (KEYCODE_POWER toggles it): uiautomator dump has no root node.
+    await browser.execute('mobile: pressKey', { keycode: 26 })
+    try {
+      const off = await w3cError(() => browser.getPageSource())
+      expect(off.name).toBe('unknown error')
+      expect(off.message).toContain('E_APPIUM_HIERARCHY')
+      expect(off.message).toContain('null root node')
+    } finally {
+      await browser.execute('mobile: pressKey', { keycode: 26 })
+    }
+    expect(await browser.$('~refresh').isExisting()).toBe(true)
+    // Another app's launcher goes through `monkey`, which the virtual device does not have.
+    const other = await w3cError(() =>
+      browser.execute('mobile: activateApp', { appId: 'com.other.app' }),
+    )
+    expect(other.name).toBe('unknown error')
+    expect(other.message).toContain('E_APPIUM_DEVICE_COMMAND')
+  })
+
   test('unsupported scripts and unknown mobile: methods', async () => {
     const js = await w3cError(() => browser.execute('return 1'))
     expect(js.name).toBe('unsupported operation')
@@ -410,6 +430,14 @@ describe('sessions', () => {
       adbPort: vd.port,
       logLevel: 'silent' as const,
     }
+    // Two phones on the server and no udid: the driver will not guess.
+    const ambiguous = await sessionError({
+      ...base,
+      serial: serial(0),
+      capabilities: { 'appium:udid': undefined },
+    })
+    expect(isEnergyError(ambiguous) && ambiguous.code).toBe('E_APPIUM_SESSION')
+    expect(String((ambiguous as Error).message)).toContain('2 devices are attached')
     const missing = await sessionError({ ...base, serial: 'no-such-serial' })
     expect(isEnergyError(missing) && missing.code).toBe('E_APPIUM_SESSION')
     expect(String((missing as Error).message)).toMatch(/no-such-serial/)
