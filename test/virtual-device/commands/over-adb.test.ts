@@ -10,6 +10,7 @@ import type * as AdbkitNs from '@devicefarmer/adbkit'
 import type { Client } from '@devicefarmer/adbkit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseArtTrace } from '../../../src/formats/art-trace/index.js'
+import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
 import type { GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
 
@@ -144,6 +145,44 @@ for (const count of [1, 4]) {
         expect(phone.phone.sim.actionLog.filter((a) => a.startsWith('tap feed-list'))).toHaveLength(
           i + 1,
         )
+      }
+    })
+
+    test('background profilers over adb: simpleperf (kill -INT) and perfetto (stdin config, kill)', async () => {
+      for (const serial of server.serials) {
+        await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')
+        const spPid = (
+          await shell(
+            c,
+            serial,
+            'simpleperf record --app com.example.trails -e task-clock -f 4000 --call-graph dwarf --clockid monotonic_raw -o /data/local/tmp/perf.data & echo $!',
+          )
+        ).trim()
+        const config =
+          'buffers { size_kb: 4096 } data_sources { config { name: "android.power" android_power_config { battery_poll_ms: 200 battery_counters: BATTERY_COUNTER_CURRENT collect_power_rails: true } } }'
+        const pfPid = (
+          await shell(
+            c,
+            serial,
+            `echo '${config}' | perfetto -c - --txt -o /data/local/tmp/p.pftrace --background`,
+          )
+        ).trim()
+        expect(spPid).toMatch(/^\d+$/)
+        expect(pfPid).toMatch(/^\d+$/)
+        await shell(c, serial, 'input tap 540 1200; input text hello; input keyevent 4; sleep 2')
+        await shell(c, serial, `kill -INT ${spPid}; kill ${pfPid}; sleep 0.1`)
+        const report = await shell(
+          c,
+          serial,
+          'simpleperf report-sample --show-callchain -i /data/local/tmp/perf.data',
+        )
+        expect(report).toContain('symbol: com.example.trails.ElevationProfile.smooth')
+        const trace = decodePowerTrace(
+          new Uint8Array(await pull(c, serial, '/data/local/tmp/p.pftrace')),
+        )
+        expect(trace.rails.length).toBe(9)
+        expect(trace.battery[0]?.readings.length).toBeGreaterThanOrEqual(10)
+        await shell(c, serial, 'am force-stop com.example.trails')
       }
     })
 
