@@ -1,0 +1,126 @@
+// The energy fixture end to end: a real Vitest child process runs test/fixtures/energy-project
+// (imports `vitest-energy` by name, resolved to dist/ built by `npm test`'s pretest) against the
+// virtual device it starts itself, with two workers sharing one phone, then with two phones.
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { EnergyReport } from '../../reporter/report.js'
+import type { MeasuredEnergyResult } from '../../src/model/index.js'
+
+const root = fileURLToPath(new URL('../fixtures/energy-project/', import.meta.url))
+const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+
+interface Run {
+  readonly stdout: string
+  readonly code: number
+  readonly report: EnergyReport
+}
+
+async function runProject(env: Record<string, string>): Promise<Run> {
+  const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-fixture-'))
+  const out = join(dir, 'energy.json')
+  let stdout: string
+  let code = 0
+  try {
+    const result = await promisify(execFile)(
+      process.execPath,
+      [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
+      { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, timeout: 240_000 },
+    )
+    stdout = result.stdout
+  } catch (error) {
+    const e = error as { stdout: string; code: number }
+    stdout = e.stdout
+    code = e.code
+  }
+  try {
+    return { stdout, code, report: JSON.parse(await readFile(out, 'utf8')) as EnergyReport }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+function windows(report: EnergyReport): MeasuredEnergyResult[] {
+  return report.tests.flatMap((t) =>
+    t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured'),
+  )
+}
+
+/** Pairs of windows on the same phone whose intervals intersect. */
+function overlaps(all: readonly MeasuredEnergyResult[]): string[] {
+  const found: string[] = []
+  for (const [i, a] of all.entries()) {
+    for (const b of all.slice(i + 1)) {
+      if (a.device?.serial !== b.device?.serial) continue
+      if (a.window.startNs < b.window.endNs && b.window.startNs < a.window.endNs) {
+        found.push(`${a.label} ↔ ${b.label} on ${a.device?.serial}`)
+      }
+    }
+  }
+  return found
+}
+
+describe('one virtual phone shared by two workers', () => {
+  let run: Run
+  beforeAll(async () => {
+    run = await runProject({ VDEV_DEVICES: '1' })
+  }, 300_000)
+
+  test('says it started the virtual device, and fails only the over-budget test', () => {
+    expect(run.stdout).toContain('using the virtual device (1 simulated phone)')
+    expect(run.code).toBe(1)
+    expect(run.report.tests.map((t) => [t.name, t.state]).sort()).toEqual([
+      ['a budget the feed cannot meet', 'failed'],
+      ['idle feed, automatic window', 'passed'],
+      ['refreshing the feed', 'passed'],
+      ['repeated refreshes', 'passed'],
+      ['scrolling the feed', 'passed'],
+    ])
+    const failed = run.report.tests.find((t) => t.state === 'failed')
+    expect(failed?.errors[0]).toContain('toConsumeLessThan')
+  })
+
+  test('measures every window on ODPM rails, with per-method energy from simpleperf', () => {
+    const all = windows(run.report)
+    expect(all).toHaveLength(7) // 1 + auto + 1 + 1 + 3 repetitions
+    for (const w of all) {
+      expect(w.sources.power, w.label).toBe('odpm')
+      expect(w.grossEnergyJ, w.label).toBeGreaterThan(0)
+      expect(w.rails.length, w.label).toBeGreaterThan(0)
+    }
+    const scroll = all.find((w) => w.label === 'scrolling the feed')
+    expect(scroll?.sources.execution).toBe('simpleperf')
+    const bind = scroll?.methods.find((m) => m.method === 'com.example.trails.FeedAdapter.bind')
+    expect(bind?.inclusiveEnergyJ).toBeGreaterThan(0)
+  })
+
+  test('never overlaps two windows on the phone, although two workers ran', () => {
+    expect(overlaps(windows(run.report))).toEqual([])
+  })
+
+  test('prints the energy table', () => {
+    expect(run.stdout).toContain(' ENERGY  power: odpm')
+    expect(run.stdout).toMatch(/✓ scrolling the feed\s+·/)
+    expect(run.stdout).toMatch(/✗ a budget the feed cannot meet/)
+  })
+})
+
+describe('two virtual phones', () => {
+  let run: Run
+  beforeAll(async () => {
+    run = await runProject({ VDEV_DEVICES: '2' })
+  }, 300_000)
+
+  test('spreads the workers over both phones without overlapping windows on either', () => {
+    expect(run.stdout).toContain('using the virtual device (2 simulated phones)')
+    const all = windows(run.report)
+    expect(new Set(all.map((w) => w.device?.serial)).size).toBe(2)
+    expect(overlaps(all)).toEqual([])
+  })
+})
+
+afterAll(() => undefined)
