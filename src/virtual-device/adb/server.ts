@@ -40,6 +40,11 @@ export interface AdbServer {
   removeDevice(serial: string): boolean
   /** Devices currently served, in transport-id order. */
   devices(): VirtualDeviceHandle[]
+  /**
+   * Changes a device's state (`offline` simulates a pulled cable, `unauthorized` a pending RSA
+   * prompt) and tells `host:track-devices` listeners. False when no device has that serial.
+   */
+  setDeviceState(serial: string, state: VirtualDeviceHandle['state']): boolean
 }
 
 function isLoopback(host: string): boolean {
@@ -434,5 +439,14 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       return removed
     },
     devices: () => [...served.values()].map((s) => s.device),
+    setDeviceState(serial, state) {
+      const s = served.get(serial)
+      if (s === undefined) return false
+      if (s.device.state !== state) {
+        s.device.state = state
+        notifyTrackers()
+      }
+      return true
+    },
   }
 }

@@ -99,8 +99,14 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
     const removed = new Promise<string>((resolve) =>
       tracker.on('remove', (d: { id: string }) => resolve(d.id)),
     )
+    const changed = new Promise<string>((resolve) =>
+      tracker.on('change', (d: { id: string; type: string }) => resolve(`${d.id} ${d.type}`)),
+    )
+    expect(server.setDeviceState(`extra-${count}`, 'offline')).toBe(true)
+    expect(await changed).toBe(`extra-${count} offline`)
     expect(server.removeDevice(`extra-${count}`)).toBe(true)
     expect(await removed).toBe(`extra-${count}`)
+    expect(server.setDeviceState(`extra-${count}`, 'device')).toBe(false)
     tracker.end()
   })
 
