@@ -12,7 +12,9 @@
  *   automatically (unless the test measures explicit windows), and writes every window's result
  *   to `task.meta.energy` for the reporter. The lease is released whatever happens.
  */
-import { test as baseTest } from 'vitest'
+import { expect, test as baseTest } from 'vitest'
+import { configureEnergyMatchers } from '../../matchers/index.js'
+import { checkTestBudget, isUpdateRequested } from '../budgets/index.js'
 import type { Baseline } from '../attribution/index.js'
 import type { Lease } from '../device/index.js'
 import { summarize, type EnergyResult, type MeasuredEnergyResult } from '../model/index.js'
@@ -61,6 +63,11 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     { scope: 'worker' },
   ],
   energy: async ({ device, task }, use) => {
+    // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
+    configureEnergyMatchers({
+      budgetsFile: device.options.budgets,
+      inconclusive: device.options.inconclusive,
+    })
     const results: EnergyResult[] = []
     const progress = (message: string): void =>
       void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
@@ -134,6 +141,15 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
           throw error
         }
       }
+      // Budgets (docs/budgets.md): check the test's net energy once its windows are closed.
+      if (device.options.checkBudgets && !budgetUpdateMode()) {
+        checkTestBudget(results, {
+          testPath: task.file.filepath,
+          name: task.fullTestName ?? task.name,
+          budgetsFile: device.options.budgets,
+          inconclusive: device.options.inconclusive,
+        })
+      }
     } finally {
       await auto?.abort().catch(() => undefined)
       task.meta.energy = summarize(results)
@@ -141,6 +157,12 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     }
   },
 })
+
+/** `vitest -u` (the snapshot state's update mode) or VITEST_ENERGY_UPDATE=1: budgets get rewritten. */
+function budgetUpdateMode(): boolean {
+  const state = expect.getState() as unknown as { snapshotState?: { _updateSnapshot?: unknown } }
+  return isUpdateRequested(process.env) || state.snapshotState?._updateSnapshot === 'all'
+}
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
