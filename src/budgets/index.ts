@@ -1,3 +1,5 @@
+export { checkTestBudget } from './check.js'
+export type { TestBudgetCheck } from './check.js'
 export { BudgetErrors } from './errors.js'
 export {
   ANY_DEVICE,

@@ -37,6 +37,15 @@ export interface EnergyOptions {
   readonly batteryCapacityMah?: number
   /** When a budget lies inside a figure's 95% interval: fail (default) or decide and warn. */
   readonly inconclusive?: 'fail' | 'warn'
+  // --- budgets and classification (docs/budgets.md, docs/reporter.md) ---
+  /** Budget file, relative to the project root. @default 'energy-budgets.json' */
+  readonly budgets?: string
+  /** Check every test against its budget after it runs (fails it when over). @default false */
+  readonly checkBudgets?: boolean
+  /** Headroom added to measurements when `vitest -u` writes budgets, percent. @default 10 */
+  readonly budgetHeadroomPct?: number
+  /** Run the red/yellow/green classifier over the run's tests in the reporter. @default false */
+  readonly classify?: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
   /** The virtual device, when it is used. */
   readonly virtualDevice?: {
     /** App model (JSON file path). @default the bundled Trails demo app */
@@ -61,6 +70,10 @@ export interface ResolvedEnergyOptions {
   readonly autoWindow: boolean
   readonly batteryCapacityMah: number | null
   readonly inconclusive: 'fail' | 'warn'
+  readonly budgets: string
+  readonly checkBudgets: boolean
+  readonly budgetHeadroomPct: number
+  readonly classify: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
   readonly virtualDevice: {
     readonly appModel: string | null
     readonly devices: number
@@ -87,6 +100,10 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     'autoWindow',
     'batteryCapacityMah',
     'inconclusive',
+    'budgets',
+    'checkBudgets',
+    'budgetHeadroomPct',
+    'classify',
     'virtualDevice',
   ])
   for (const key of Object.keys(o)) {
@@ -116,6 +133,10 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     autoWindow: optionalBoolean(o, 'autoWindow') ?? true,
     batteryCapacityMah: optionalNumber(o, 'batteryCapacityMah') ?? null,
     inconclusive: oneOf(o, 'inconclusive', ['fail', 'warn'] as const) ?? 'fail',
+    budgets: optionalString(o, 'budgets') ?? 'energy-budgets.json',
+    checkBudgets: optionalBoolean(o, 'checkBudgets') ?? false,
+    budgetHeadroomPct: headroomOf(o['budgetHeadroomPct']),
+    classify: classifyOf(o['classify']),
     virtualDevice: {
       appModel: optionalString(virtual, 'appModel', 'virtualDevice.appModel') ?? null,
       devices: optionalInteger(virtual, 'devices', 1, 16, 'virtualDevice.devices') ?? 1,
@@ -194,5 +215,28 @@ function baselineOf(v: unknown): 'measure' | 'none' | number {
   throw invalid(
     'baseline',
     `must be "measure", "none" or an idle power in watts (got ${JSON.stringify(v)})`,
+  )
+}
+
+function headroomOf(v: unknown): number {
+  if (v === undefined) return 10
+  if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1000) return v
+  throw invalid(
+    'budgetHeadroomPct',
+    `must be a percentage from 0 to 1000 (got ${JSON.stringify(v)})`,
+  )
+}
+
+function classifyOf(v: unknown): ResolvedEnergyOptions['classify'] {
+  if (v === undefined) return false
+  if (typeof v === 'boolean') return v
+  if (typeof v === 'object' && v !== null) {
+    const preset = (v as Record<string, unknown>)['preset']
+    if (preset === undefined) return {}
+    if (preset === 'couto2014' || preset === 'greendroid-code') return { preset }
+  }
+  throw invalid(
+    'classify',
+    `must be true, false or { preset: "couto2014" | "greendroid-code" } (got ${JSON.stringify(v)})`,
   )
 }
