@@ -18,11 +18,12 @@ import { SimErrors } from './sim/errors.js'
 import { createSimPhone, type SimPhone } from './sim/phone.js'
 import { defaultPowerProfile } from './sim/power-model.js'
 import type { FuelGaugeOptions } from './sim/sensors.js'
+import type { TracingOverhead } from './sim/simulation.js'
 
 export type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './sim/app-model.js'
 export { APP_MODEL_SCHEMA, loadAppModel, parseAppModel, validateAppModel } from './sim/app-model.js'
 export { DEMO_APP_MODEL } from './sim/demo-app.js'
-export type { GroundTruth, MethodTruth, SimComponent } from './sim/simulation.js'
+export type { GroundTruth, MethodTruth, SimComponent, TracingOverhead } from './sim/simulation.js'
 export type { FuelGaugeOptions } from './sim/sensors.js'
 export type { SimPhone } from './sim/phone.js'
 export { SimErrors } from './sim/errors.js'
@@ -51,6 +52,8 @@ export interface StartVirtualDeviceOptions {
   readonly cpuJitter?: number
   /** ART trace buffer, bytes (non-streaming traces beyond it overflow). @default 8 MiB */
   readonly traceBufferBytes?: number
+  /** How much full method tracing slows the app. @default { factor: 1.5, perCallNs: 1500 } */
+  readonly tracingOverhead?: TracingOverhead
 }
 
 /** One simulated phone on the server. */
@@ -142,6 +145,9 @@ export async function startVirtualDevice(
       ...(options.traceBufferBytes === undefined
         ? {}
         : { traceBufferBytes: options.traceBufferBytes }),
+      ...(options.tracingOverhead === undefined
+        ? {}
+        : { tracingOverhead: options.tracingOverhead }),
     })
     installSimPhone(device, phone)
     phones.push({ serial, device, phone, clock })

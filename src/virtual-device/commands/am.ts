@@ -259,6 +259,8 @@ function profileStart(
   }
   inv.device.fs.writeFile(file, new Uint8Array(0), 0o666)
   phone.artProfile = { startNs: bootNowNs(phone), file, pid, ...mode }
+  // Full tracing deoptimizes the app; the sampling profiler leaves compiled code alone.
+  if (mode.samplingUs === undefined) phone.sim.setTracing(phone.tracingOverhead)
   return 0
 }
 
@@ -279,6 +281,7 @@ function profileStop(
   }
   if (session === undefined) return 0
   phone.artProfile = undefined
+  phone.sim.setTracing(undefined)
   const stopNs = bootNowNs(phone)
   const result = buildArtProfile(phone.sim, {
     pid: session.pid,

@@ -9,7 +9,7 @@ import type { AppModel } from './app-model.js'
 import type { ArtProfileResult } from './art-profile.js'
 import { buildPowerModel } from './power-model.js'
 import { Battery, type FuelGaugeOptions } from './sensors.js'
-import { Simulation } from './simulation.js'
+import { DEFAULT_TRACING_OVERHEAD, Simulation, type TracingOverhead } from './simulation.js'
 
 /** A running `am profile` session. */
 export interface ArtProfileSession {
@@ -36,6 +36,8 @@ export interface SimPhoneOptions {
    * `data-file-overflow=true`, as ART does. @default 8 MiB (ART's default buffer)
    */
   readonly traceBufferBytes?: number
+  /** Slow-down of full (non-sampling) method tracing. @default DEFAULT_TRACING_OVERHEAD */
+  readonly tracingOverhead?: TracingOverhead
 }
 
 export interface SimPhone {
@@ -45,6 +47,7 @@ export interface SimPhone {
   readonly clock: DeviceClock
   readonly seed: number
   readonly traceBufferBytes: number
+  readonly tracingOverhead: TracingOverhead
   /** `settings` table: `system/screen_brightness` → `102`. */
   readonly settings: Map<string, string>
   /** The app's process while it runs. */
@@ -90,6 +93,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     clock: options.clock,
     seed: options.seed,
     traceBufferBytes: options.traceBufferBytes ?? 8 * 1024 * 1024,
+    tracingOverhead: options.tracingOverhead ?? DEFAULT_TRACING_OVERHEAD,
     settings,
     appProcess: undefined,
     artProfile: undefined,

@@ -107,6 +107,19 @@ export interface MethodTruth {
   readonly asyncEnergyJ: number
 }
 
+/**
+ * What full ART method tracing costs the traced app: on a release runtime everything is
+ * deoptimized (runs slower by `factor`) and every call pays for its enter and exit events.
+ */
+export interface TracingOverhead {
+  /** Multiplier on each call's own CPU time. @default 1.5 */
+  readonly factor: number
+  /** Extra CPU time per call for the two trace events, ns. @default 1500 */
+  readonly perCallNs: number
+}
+
+export const DEFAULT_TRACING_OVERHEAD: TracingOverhead = { factor: 1.5, perCallNs: 1500 }
+
 export interface SimulationOptions {
   readonly model: AppModel
   readonly power: PowerModel
@@ -192,6 +205,8 @@ export class Simulation {
   readonly now: () => number
   private readonly random: () => number
   private readonly jitter: number
+  /** Slow-down of full method tracing while `am profile` (non-sampling) runs; see setTracing. */
+  private tracing: TracingOverhead | undefined
   private threads = new Map<string, SimThread>()
   private coreBusyUntil = new Map<number, number>()
   private nextLittleCore = 0
@@ -258,6 +273,15 @@ export class Simulation {
     this.drain()
   }
 
+  /**
+   * Work scheduled from now on runs slowed by `overhead` (full method tracing started), or at full
+   * speed again (`undefined`: tracing stopped).
+   */
+  setTracing(overhead: TracingOverhead | undefined): void {
+    this.materialize(this.now())
+    this.tracing = overhead
+  }
+
   /** When the named thread's core has finished all work queued so far, boottime ns. */
   threadIdleAtNs(name: string): number {
     const thread = this.threads.get(name)
@@ -297,6 +321,7 @@ export class Simulation {
       if (h.startNs >= t) h.tailNs = 0
     }
     this.coreBusyUntil.clear()
+    this.tracing = undefined
     this.periodics = []
     this.pending = []
     this.pidValue = undefined
@@ -497,8 +522,12 @@ export class Simulation {
     let t = startNs
     for (let rep = 0; rep < (call.repeat ?? 1); rep++) {
       const factor = Math.max(0.2, 1 + this.jitter * gaussian(this.random))
+      const traced = this.tracing
       const selfNs = Math.round(
-        ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) * factor,
+        ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) *
+          factor *
+          (traced?.factor ?? 1) +
+          (traced?.perCallNs ?? 0),
       )
       const record: CallRecord = {
         id: this.calls.length,

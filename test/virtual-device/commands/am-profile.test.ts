@@ -178,6 +178,29 @@ describe('am profile', () => {
     },
   )
 
+  test('full tracing slows the app (deoptimized, per-call cost); sampling does not', async () => {
+    const cpuOf = async (flags: string | undefined) => {
+      const h = harness({ cpuJitter: 0 })
+      await h.sh('am start -W -n com.example.trails/.MainActivity')
+      if (flags !== undefined)
+        await h.sh(`am profile start ${flags} com.example.trails /data/local/tmp/o.trace`)
+      const from = h.clock.nowNs('boottime')
+      await h.sh(`input tap ${centerOf(h.phone, 'refresh')}`)
+      await h.sh('sleep 1')
+      const gt = h.phone.sim.groundTruth(from, h.clock.nowNs('boottime'))
+      if (flags !== undefined) await h.sh('am profile stop com.example.trails')
+      return (
+        gt.methods.find((m) => m.method.endsWith('FeedRepository.refresh'))?.inclusiveCpuNs ?? 0
+      )
+    }
+    const plain = await cpuOf(undefined)
+    const sampled = await cpuOf('--sampling 1000')
+    const traced = await cpuOf('')
+    expect(sampled).toBe(plain)
+    // 1 + 12 + 720 calls: factor 1.5 on their own time plus 1.5 µs each.
+    expect(traced).toBe(Math.round(plain * 1.5) + 733 * 1500)
+  })
+
   test('sampling traces only change stacks at sample times', async () => {
     const h = harness()
     const result = await profiledSession(h, '--sampling 1000')
