@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { BaseDriver, errors } from '@appium/base-driver'
 import type {
+  ActionSequence,
   DefaultCreateSessionResult,
   Element,
   ExecuteMethodMap,
@@ -113,6 +114,17 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
     'mobile: activateApp': { command: 'activateApp', params: { required: ['appId'] } },
     'mobile: terminateApp': { command: 'terminateApp', params: { required: ['appId'] } },
     'mobile: pressKey': { command: 'pressKeyCode', params: { required: ['keycode'] } },
+    'mobile: clickGesture': {
+      command: 'clickGesture',
+      params: { optional: ['elementId', 'x', 'y'] },
+    },
+    'mobile: swipeGesture': {
+      command: 'swipeGesture',
+      params: {
+        required: ['direction', 'percent'],
+        optional: ['elementId', 'left', 'top', 'width', 'height', 'speed'],
+      },
+    },
   } as const satisfies ExecuteMethodMap<VirtualDeviceDriver>
 
   private session: Session | undefined
@@ -426,6 +438,125 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
       return running
     })
   }
+
+  /** UiAutomator2's `mobile: clickGesture`: tap an element's centre, or x/y (relative to it). */
+  async clickGesture(elementId?: string, x?: number, y?: number): Promise<void> {
+    await this.guard(async () => {
+      let [px, py] = [x ?? 0, y ?? 0]
+      if (elementId !== undefined) {
+        const { node } = await this.resolve(elementId)
+        const rect = node.rect ?? { x: 0, y: 0, width: 0, height: 0 }
+        ;[px, py] = x === undefined || y === undefined ? centre(rect) : [rect.x + x, rect.y + y]
+      } else if (x === undefined || y === undefined) {
+        throw new errors.InvalidArgumentError('mobile: clickGesture needs elementId or x and y')
+      }
+      await this.run(['input', 'tap', String(Math.round(px)), String(Math.round(py))])
+    })
+  }
+
+  /**
+   * UiAutomator2's `mobile: swipeGesture`: a finger swipe in `direction` over `percent` of the
+   * element's (or left/top/width/height) area, at `speed` px/s (default 5000), as `input swipe`.
+   */
+  async swipeGesture(
+    direction: string,
+    percent: number,
+    elementId?: string,
+    left?: number,
+    top?: number,
+    width?: number,
+    height?: number,
+    speed?: number,
+  ): Promise<void> {
+    await this.guard(async () => {
+      if (!['up', 'down', 'left', 'right'].includes(String(direction).toLowerCase())) {
+        throw new errors.InvalidArgumentError(
+          `direction must be up, down, left or right, got '${direction}'`,
+        )
+      }
+      if (!(percent > 0 && percent <= 1)) {
+        throw new errors.InvalidArgumentError(`percent must be in (0, 1], got ${percent}`)
+      }
+      let area: Rect
+      if (elementId !== undefined) {
+        area = (await this.resolve(elementId)).node.rect ?? { x: 0, y: 0, width: 0, height: 0 }
+      } else if ([left, top, width, height].every((v) => typeof v === 'number')) {
+        area = { x: left ?? 0, y: top ?? 0, width: width ?? 0, height: height ?? 0 }
+      } else {
+        throw new errors.InvalidArgumentError(
+          'mobile: swipeGesture needs elementId or left, top, width and height',
+        )
+      }
+      const [cx, cy] = centre(area)
+      const dir = String(direction).toLowerCase()
+      const vertical = dir === 'up' || dir === 'down'
+      const half = Math.floor(((vertical ? area.height : area.width) * percent) / 2)
+      const sign = dir === 'up' || dir === 'left' ? -1 : 1
+      const [x1, y1, x2, y2] = vertical
+        ? [cx, cy - sign * half, cx, cy + sign * half]
+        : [cx - sign * half, cy, cx + sign * half, cy]
+      const durationMs = Math.max(50, Math.round(((2 * half) / (speed ?? 5000)) * 1000))
+      await this.run(['input', 'swipe', ...[x1, y1, x2, y2, durationMs].map(String)])
+    })
+  }
+
+  /**
+   * W3C actions for one touch or mouse pointer: down/up without movement is `input tap`, with
+   * movement `input swipe` from the down to the up position (pauses add to the duration).
+   * Key, wheel and multi-touch sequences are `unsupported operation`.
+   */
+  async performActions(actions: ActionSequence[]): Promise<void> {
+    await this.guard(async () => {
+      const pointers = actions.filter((a) => a.type === 'pointer')
+      const unsupported = actions.filter(
+        (a) =>
+          a.type !== 'pointer' &&
+          !(a.type === 'none' && a.actions.every((x) => x.type === 'pause')),
+      )
+      if (pointers.length !== 1 || unsupported.length > 0) {
+        throw new errors.UnsupportedOperationError(
+          'only one pointer (touch or mouse) action sequence is supported: taps and swipes',
+        )
+      }
+      let pos: [number, number] = [0, 0]
+      let down: [number, number] | undefined
+      let pressedMs = 0
+      for (const action of pointers[0]?.actions ?? []) {
+        if (action.type === 'pause') {
+          if (down !== undefined) pressedMs += action.duration ?? 0
+        } else if (action.type === 'pointerMove') {
+          const origin = action.origin ?? 'viewport'
+          let base: [number, number] = [0, 0]
+          if (origin === 'pointer') base = pos
+          else if (typeof origin === 'object') {
+            const ref = origin as unknown as Record<string, unknown>
+            const id = ref[ELEMENT_KEY] ?? ref['ELEMENT']
+            if (typeof id !== 'string') {
+              throw new errors.InvalidArgumentError('pointerMove origin is not an element')
+            }
+            base = centre((await this.resolve(id)).node.rect ?? { x: 0, y: 0, width: 0, height: 0 })
+          }
+          pos = [Math.round(base[0] + (action.x ?? 0)), Math.round(base[1] + (action.y ?? 0))]
+          if (down !== undefined) pressedMs += action.duration ?? 0
+        } else if (action.type === 'pointerDown') {
+          down = pos
+        } else if (action.type === 'pointerUp') {
+          if (down === undefined) continue
+          const moved = down[0] !== pos[0] || down[1] !== pos[1]
+          await this.run(
+            moved
+              ? ['input', 'swipe', ...[...down, ...pos, Math.max(50, pressedMs)].map(String)]
+              : ['input', 'tap', ...down.map(String)],
+          )
+          down = undefined
+          pressedMs = 0
+        }
+      }
+    })
+  }
+
+  /** Nothing is held between performActions calls. */
+  async releaseActions(): Promise<void> {}
 
   /** `mobile:` methods only; JavaScript cannot run on an Android native context. */
   async execute(script: string, args: unknown[]): Promise<unknown> {

@@ -284,6 +284,64 @@ describe('VirtualDevice driver through Appium and WebdriverIO', () => {
     expect(await browser.$('~refresh').isExisting()).toBe(true)
   })
 
+  test('gestures: mobile: clickGesture / swipeGesture and W3C pointer actions', async () => {
+    const list = await browser.$('~feed-list')
+    const listId = await list.elementId
+    // feed_list is [0,230][1080,2250]: half its height, centred, finger moving up, 5000 px/s.
+    const swipe = await received(0, () =>
+      browser.execute('mobile: swipeGesture', { elementId: listId, direction: 'up', percent: 0.5 }),
+    )
+    expect(swipe.commands).toContain('input swipe 540 1745 540 735 202')
+    expect(swipe.actions.some((a) => a.startsWith('tap feed-list @'))).toBe(true)
+    const area = await received(0, () =>
+      browser.execute('mobile: swipeGesture', {
+        left: 0,
+        top: 230,
+        width: 1080,
+        height: 2020,
+        direction: 'left',
+        percent: 1,
+        speed: 1080,
+      }),
+    )
+    expect(area.commands).toContain('input swipe 1080 1240 0 1240 1000')
+    const refreshId = await browser.$('~refresh').elementId
+    const click = await received(0, () =>
+      browser.execute('mobile: clickGesture', { elementId: refreshId }),
+    )
+    expect(click.commands).toContain('input tap 920 155')
+    const tap = await received(0, () =>
+      browser
+        .action('pointer', { parameters: { pointerType: 'touch' } })
+        .move({ x: 920, y: 155 })
+        .down()
+        .up()
+        .perform(),
+    )
+    expect(tap.commands).toContain('input tap 920 155')
+    const drag = await received(0, () =>
+      browser
+        .action('pointer', { parameters: { pointerType: 'touch' } })
+        .move({ x: 540, y: 1800 })
+        .down()
+        .pause(100)
+        .move({ x: 540, y: 600, duration: 200 })
+        .up()
+        .perform(),
+    )
+    expect(drag.commands).toContain('input swipe 540 1800 540 600 300')
+    const bad = await w3cError(() =>
+      browser.execute('mobile: swipeGesture', {
+        elementId: listId,
+        direction: 'sideways',
+        percent: 0.5,
+      }),
+    )
+    expect(bad.name).toBe('invalid argument')
+    const keys = await w3cError(() => browser.keys('a'))
+    expect(keys.name).toBe('unsupported operation')
+  })
+
   test('device-side failures reach the client with our codes', async () => {
     // Screen off (KEYCODE_POWER toggles it): uiautomator dump has no root node.
     await browser.execute('mobile: pressKey', { keycode: 26 })
