@@ -12,7 +12,7 @@ import { bootNowNs, type ArtProfileSession, type SimPhone } from '../sim/phone.j
 import { err, intArg, javaException, out } from './_util.js'
 
 const USAGE = `Activity manager (activity) commands:
-  start [-W] [-S] -n <COMPONENT>
+  start [-W] [-S] [--start-profiler <FILE> [--sampling INTERVAL] [--streaming]] -n <COMPONENT>
   force-stop <PACKAGE>
   profile start [--sampling INTERVAL | --streaming] [--clock-type dual|wall|thread-cpu] <PROCESS> <FILE>
   profile stop [<PROCESS>]
@@ -108,10 +108,16 @@ async function start(
   let wait = false
   let stopFirst = false
   let component: string | undefined
+  let profileFile: string | undefined
+  let samplingUs: number | undefined
+  let streaming = false
   for (let i = 0; i < args.length; i++) {
     const a = args[i]
     if (a === '-W') wait = true
     else if (a === '-S') stopFirst = true
+    else if (a === '--start-profiler' || a === '-P') profileFile = args[++i]
+    else if (a === '--sampling') samplingUs = intArg(args[++i])
+    else if (a === '--streaming') streaming = true
     else if (a === '-n') component = args[++i]
     else if (a === '-a' || a === '-c' || a === '-d' || a === '-t' || a === '-f' || a === '--user')
       i++
@@ -135,7 +141,20 @@ async function start(
   }
   const t0 = bootNowNs(phone)
   if (stopFirst) stopApp(phone)
+  // --start-profiler / -P: trace from process start; silently ignored when the app is neither
+  // debuggable nor profileable, or already running (as on a phone).
+  const profiling =
+    profileFile !== undefined &&
+    phone.appProcess === undefined &&
+    phone.artProfile === undefined &&
+    (phone.app.debuggable || phone.app.profileable)
+  if (profiling && samplingUs === undefined) phone.sim.setTracing(phone.tracingOverhead)
   const kind = launchApp(phone, inv.device, qualified === launcher ? undefined : screen?.id)
+  const pid = phone.appProcess?.pid
+  if (profiling && profileFile !== undefined && pid !== undefined) {
+    inv.device.fs.writeFile(profileFile, new Uint8Array(0), 0o666)
+    phone.artProfile = { startNs: t0, file: profileFile, pid, samplingUs, streaming, clock: 'dual' }
+  }
   if (kind === 'HOT') {
     out(
       inv,

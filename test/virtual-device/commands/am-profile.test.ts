@@ -201,6 +201,26 @@ describe('am profile', () => {
     expect(traced).toBe(Math.round(plain * 1.5) + 733 * 1500)
   })
 
+  test('am start --start-profiler traces the cold start until am profile stop', async () => {
+    const h = harness()
+    const r = await h.sh(
+      'am start -W --start-profiler /data/local/tmp/start.trace -n com.example.trails/.MainActivity',
+    )
+    expect(r.status).toBe(0)
+    await h.sh('am profile stop com.example.trails')
+    const trace = parseArtTrace(h.device.fs.readFile('/data/local/tmp/start.trace'))
+    const names = trace.methods.map((m) => `${m.className}.${m.name}`)
+    expect(names).toContain('com.example.trails.MainActivity.onResume')
+    expect(names).toContain('com.example.trails.FeedRepository.load')
+    const app = validateAppModel({ ...DEMO_APP_MODEL, profileable: false })
+    const silent = harness({ app })
+    await silent.sh(
+      'am start -W -P /data/local/tmp/start.trace -n com.example.trails/.MainActivity',
+    )
+    expect(silent.phone.artProfile).toBeUndefined()
+    expect(silent.device.fs.stat('/data/local/tmp/start.trace')).toBeUndefined()
+  })
+
   test('sampling traces only change stacks at sample times', async () => {
     const h = harness()
     const result = await profiledSession(h, '--sampling 1000')
