@@ -235,6 +235,32 @@ for (const count of [1, 4]) {
   })
 }
 
+describe('real time (the default)', () => {
+  test('device clocks follow the host; work and ground truth stay consistent', async () => {
+    const server = await startVirtualDevice({ seed: 2 })
+    try {
+      const c = client(server.port)
+      const serial = server.serials[0] ?? ''
+      const from = Number(await shell(c, serial, 'vdev now'))
+      expect(await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')).toContain(
+        'LaunchState: COLD',
+      )
+      await shell(c, serial, 'input tap 540 1200; sleep 0.3')
+      const to = Number(await shell(c, serial, 'vdev now'))
+      // At least the -W wait and the sleep elapsed on the device clock.
+      expect(to - from).toBeGreaterThan(300_000_000)
+      const gt = JSON.parse(
+        await shell(c, serial, `vdev ground-truth --from ${from} --to ${to}`),
+      ) as GroundTruth
+      expect(gt.methods.find((m) => m.method.endsWith('FeedAdapter.bind'))?.calls).toBe(12)
+      const sum = Object.values(gt.rails).reduce((a, b) => a + b, 0)
+      expect(sum).toBeCloseTo(gt.totalEnergyJ, 12)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
 describe('collector-style round trip', () => {
   test('fuel gauge read at 5 Hz for 3 s integrates to within a few % of ground truth', async () => {
     const server = await startVirtualDevice({ time: 'fast', seed: 9 })
