@@ -114,6 +114,8 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
     'mobile: activateApp': { command: 'activateApp', params: { required: ['appId'] } },
     'mobile: terminateApp': { command: 'terminateApp', params: { required: ['appId'] } },
     'mobile: pressKey': { command: 'pressKeyCode', params: { required: ['keycode'] } },
+    'mobile: isAppInstalled': { command: 'isAppInstalled', params: { required: ['appId'] } },
+    'mobile: queryAppState': { command: 'queryAppState', params: { required: ['appId'] } },
     'mobile: clickGesture': {
       command: 'clickGesture',
       params: { optional: ['elementId', 'x', 'y'] },
@@ -436,6 +438,33 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
       const running = (await shell(device, ['pidof', appId])).exitCode === 0
       await this.run(['am', 'force-stop', appId])
       return running
+    })
+  }
+
+  /** `pm path <appId>` succeeds. */
+  async isAppInstalled(appId: string): Promise<boolean> {
+    return this.guard(async () => {
+      const result = await shell(this.requireSession().device, ['pm', 'path', appId])
+      return result.exitCode === 0 && result.stdout.includes('package:')
+    })
+  }
+
+  /**
+   * Appium's app states: 0 not installed, 1 not running, 3 running in the background, 4 running
+   * in the foreground (its views are in the window hierarchy).
+   */
+  async queryAppState(appId: string): Promise<0 | 1 | 3 | 4> {
+    return this.guard(async () => {
+      if (!(await this.isAppInstalled(appId))) return 0
+      const { device } = this.requireSession()
+      if ((await shell(device, ['pidof', appId])).exitCode !== 0) return 1
+      let root: UiNode
+      try {
+        root = await this.hierarchy()
+      } catch {
+        return 3 // screen off: nothing is in the foreground
+      }
+      return root.children.some((n) => n.attrs['package'] === appId) ? 4 : 3
     })
   }
 

@@ -279,7 +279,16 @@ describe('VirtualDevice driver through Appium and WebdriverIO', () => {
     const start = await received(0, () => browser.execute('mobile: activateApp', { appId: PKG }))
     expect(start.commands).toContain(`am start -W -n ${PKG}/.MainActivity`)
     expect(await browser.$('~refresh').isExisting()).toBe(true)
+    expect(await browser.queryAppState(PKG)).toBe(4)
+    expect(await browser.isAppInstalled(PKG)).toBe(true)
+    expect(await browser.execute('mobile: isAppInstalled', { appId: 'com.not.installed' })).toBe(
+      false,
+    )
+    expect(await browser.execute('mobile: queryAppState', { appId: 'com.not.installed' })).toBe(0)
+    await browser.execute('mobile: pressKey', { keycode: 3 }) // HOME: the app goes to the background
+    expect(await browser.queryAppState(PKG)).toBe(3)
     expect(await browser.terminateApp(PKG)).toBe(true)
+    expect(await browser.queryAppState(PKG)).toBe(1)
     await browser.activateApp(PKG)
     expect(await browser.$('~refresh').isExisting()).toBe(true)
   })
