@@ -56,6 +56,8 @@ export type ExecutionInput =
       readonly power?: 'reading' | 'regression'
       /** Own regression columns with `power: 'regression'`. @default 20 */
       readonly maxMethods?: number
+      /** Fit a background power with `power: 'regression'`. @default false */
+      readonly background?: boolean
     }
 
 /**
@@ -138,6 +140,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         ? {}
         : { samplePeriodNs: execution.samplePeriodNs }),
       ...(execution.maxMethods === undefined ? {} : { maxMethods: execution.maxMethods }),
+      ...(execution.background === undefined ? {} : { background: execution.background }),
     })
     methods = [...byRegression.methods]
     samplingRegression = byRegression

@@ -29,6 +29,12 @@ export interface SamplingRegressionOptions {
    * column. Keep it well below the number of sensor intervals. @default 20
    */
   readonly maxMethods?: number
+  /**
+   * Fit a background power (W) drawn whether or not the app runs (other processes, a held
+   * wakelock), as a column of interval durations; its energy stays unattributed. Needs intervals
+   * where the app's CPU time varies, else the design is rank-deficient. @default false
+   */
+  readonly background?: boolean
 }
 
 export interface SamplingRegressionAttribution {
@@ -40,9 +46,12 @@ export interface SamplingRegressionAttribution {
   readonly intervals: number
   /** Σ local energy, J. */
   readonly attributedEnergyJ: number
+  /** Fitted background power, W (0 without `background`). */
+  readonly backgroundPowerW: number
 }
 
 const OTHER = '(other methods)'
+const BACKGROUND = '(background)'
 
 export function attributeSamplesByRegression(
   set: StackSampleSet,
@@ -102,6 +111,7 @@ export function attributeSamplesByRegression(
       curve.energyJ(a, b) -
       (baselineW * (b - a)) / NS_PER_S -
       (tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a))
+    if (options.background === true) cpuTimeS[BACKGROUND] = (b - a) / NS_PER_S
     rows.push({ label: `sensor interval ${i} (${a}–${b} ns)`, energyJ, cpuTimeS })
   }
   const fit = attributeRegression(rows)
@@ -145,5 +155,11 @@ export function attributeSamplesByRegression(
       }),
     )
   }
-  return { methods, fit, intervals: rows.length, attributedEnergyJ }
+  return {
+    methods,
+    fit,
+    intervals: rows.length,
+    attributedEnergyJ,
+    backgroundPowerW: powerOf.get(BACKGROUND) ?? 0,
+  }
 }

@@ -82,6 +82,29 @@ describe('sampling with regression power over sensor intervals', () => {
     for (const m of r.methods) expect(m.attribution).toBe('regression')
   })
 
+  test('background power drawn while the app idles is fitted and left unattributed', () => {
+    // The app runs only in the first 60 ms of every 100 ms; a 0.4 W wakelock runs all the time.
+    const T = 60 * S
+    const readings: Array<[number, number]> = []
+    const samples: StackSample[] = []
+    let e = 0
+    for (let t = 0; t <= T; t += 100 * MS) {
+      readings.push([t, e])
+      const busyMs = 30 + ((t / (100 * MS)) % 7) * 10 // 30–90 ms of CPU per interval
+      e += 0.4 * 0.1 + (2 * busyMs) / 1000
+      for (let u = 0.5; u < busyMs; u += 1) {
+        samples.push({ tNs: t + u * MS, threadId: 1, frames: ['Work.run'], periodNs: MS })
+      }
+    }
+    const r = attributeSamplesByRegression(stacks(samples), railCurve(rail('VSYS', readings)), {
+      window: win(0, T),
+      background: true,
+    })
+    expect(r.backgroundPowerW).toBeCloseTo(0.4, 6)
+    expect(r.fit.coefficients.find((c) => c.method === 'Work.run')?.powerW).toBeCloseTo(2, 6)
+    expect(r.methods.map((m) => m.method)).toEqual(['Work.run'])
+  })
+
   test('methods beyond maxMethods share one column', () => {
     const grouped = attributeSamplesByRegression(w.samples, w.curve, {
       window: w.window,
