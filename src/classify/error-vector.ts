@@ -84,7 +84,9 @@ function coutoErrorVector(
   kb: readonly number[],
   scope: KnowledgeBaseScope | undefined,
 ): ErrorVector {
-  const pool = [...kb, ...tests.map((t) => t.averagePowerW)]
+  // Summed in sorted order so the threshold (and so every colour) does not depend on the order
+  // the tests arrive in: float addition is not associative.
+  const pool = [...kb, ...tests.map((t) => t.averagePowerW)].sort((a, b) => a - b)
   const thresholdW = pool.reduce((s, v) => s + v, 0) / pool.length
   return {
     mode: 'couto2014',

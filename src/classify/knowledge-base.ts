@@ -44,7 +44,7 @@ export function summarizeKnowledgeBase(
   powersW: readonly number[],
   scope?: KnowledgeBaseScope,
 ): KnowledgeBaseSummary {
-  const sum = powersW.reduce((s, v) => s + v, 0)
+  const sum = [...powersW].sort((a, b) => a - b).reduce((s, v) => s + v, 0)
   return {
     ...(scope === undefined ? {} : { scope }),
     size: powersW.length,
