@@ -1,0 +1,140 @@
+// toStayWithinBudget(): the current test's budget, looked up by expect.getState()'s testPath and
+// currentTestName in a real budget file.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test } from 'vitest'
+import {
+  configureEnergyMatchers,
+  energyMatchers,
+  type BudgetOptions,
+} from '../../matchers/index.js'
+import { budgetFileKey, writeBudgetFile } from '../../src/budgets/index.js'
+import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
+
+expect.extend(energyMatchers)
+
+const thisFile = fileURLToPath(import.meta.url)
+
+function run(netEnergyJ: number, extra: Partial<MeasuredEnergyResult> = {}): MeasuredEnergyResult {
+  return {
+    ...measuredResult({
+      label: 'w',
+      window: { clock: 'boottime', startNs: 0, endNs: 1_000_000_000 },
+      grossEnergyJ: netEnergyJ + 0.2,
+      baselinePowerW: 0.2,
+      components: [],
+      rails: [],
+      methods: [],
+      sources: { power: 'odpm', sampleCount: 50 },
+      warnings: [],
+    }),
+    ...extra,
+  }
+}
+
+function failure(fn: () => void): string {
+  try {
+    fn()
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error('expected the assertion to fail')
+}
+
+describe('toStayWithinBudget', () => {
+  let dir = ''
+  let budgets = ''
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-matcher-budget-'))
+    budgets = join(dir, 'energy-budgets.json')
+    const file = budgetFileKey(budgets, thisFile)
+    writeBudgetFile(budgets, {
+      schemaVersion: 1,
+      tests: {
+        [file]: {
+          'toStayWithinBudget > passes under its budget': { '*': { energyJ: 2.5 } },
+          'toStayWithinBudget > fails over its budget, saying which budget': {
+            '*': { energyJ: 2.5, measuredEnergyJ: 2.2 },
+          },
+          'toStayWithinBudget > uses the device model first': {
+            '*': { energyJ: 10 },
+            'Pixel 6': { energyJ: 1 },
+          },
+          'toStayWithinBudget > is inconclusive when the budget is inside the interval': {
+            '*': { energyJ: 2.5 },
+          },
+        },
+      },
+    })
+    configureEnergyMatchers({ budgetsFile: budgets })
+  })
+  afterEach(() => configureEnergyMatchers({ updateBudgets: undefined }))
+  afterAll(async () => {
+    configureEnergyMatchers({ budgetsFile: undefined })
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  test('passes under its budget', () => {
+    expect(run(2.4)).toStayWithinBudget()
+    expect(run(2.5), 'at the budget is within').toStayWithinBudget()
+    expect(() => expect(run(2.4)).not.toStayWithinBudget()).toThrow()
+  })
+
+  test('fails over its budget, saying which budget', () => {
+    const message = failure(() => expect(run(3)).toStayWithinBudget())
+    expect(message).toContain('Expected: ≤ 2.50 J (net)')
+    expect(message).toContain('Received: 3.00 J')
+    expect(message).toContain(
+      `Budget:   2.50 J for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > fails over its budget, saying which budget, written from 2.20 J`,
+    )
+  })
+
+  test('uses the device model first', () => {
+    const pixel = { device: { serial: 'x', model: 'Pixel 6' } }
+    expect(failure(() => expect(run(2, pixel)).toStayWithinBudget())).toContain('[Pixel 6]')
+    expect(run(2, { device: { serial: 'y', model: 'Pixel 8' } })).toStayWithinBudget()
+  })
+
+  test('is inconclusive when the budget is inside the interval', () => {
+    const wide = run(2.4, { netIntervalJ: { low: 2.2, high: 2.6, level: 0.95 } })
+    expect(failure(() => expect(wide).toStayWithinBudget())).toMatch(
+      /inconclusive: .* \d+ more repetitions? would decide/,
+    )
+  })
+
+  test('a test without a budget fails and says how to write one', () => {
+    const message = failure(() => expect(run(1)).toStayWithinBudget())
+    expect(message).toContain(
+      `no budget for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > a test without a budget`,
+    )
+    expect(message).toContain('vitest -u')
+  })
+
+  test('in update mode it passes (the reporter writes the budget)', () => {
+    configureEnergyMatchers({ updateBudgets: true })
+    expect(run(100)).toStayWithinBudget()
+  })
+
+  test('a failed window cannot be judged', () => {
+    const message = failure(() =>
+      expect({
+        schemaVersion: 1,
+        status: 'failed',
+        label: 'x',
+        error: { code: 'E_X', message: 'gone', hint: '' },
+        warnings: [],
+      }).toStayWithinBudget(),
+    )
+    expect(message).toContain('the energy window failed: gone')
+  })
+
+  test('typings: takes only stat and inconclusive', () => {
+    expectTypeOf(expect(run(1)).toStayWithinBudget).parameters.toEqualTypeOf<
+      [options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>]
+    >()
+    // @ts-expect-error a budget comes from the file, not an argument
+    expect(() => expect(run(1)).toStayWithinBudget(2.5)).toThrow()
+  })
+})
