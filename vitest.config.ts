@@ -9,6 +9,7 @@ export default defineConfig({
       'matchers/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', 'test/fixtures/**', 'dist/**'],
+    setupFiles: ['test/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
