@@ -1,0 +1,33 @@
+import { expect, test } from 'vitest'
+import { centerOf, harness } from '../commands/_harness.js'
+
+/** Rounds every number to 10 significant digits so libm differences across Node versions cannot flip it. */
+function rounded(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (_key, v: unknown) =>
+      typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(10)) : v,
+    ),
+  ) as unknown
+}
+
+test('ground truth of a fixed demo session (seed 42) matches the golden file', async () => {
+  const h = harness({ seed: 42 })
+  const from = h.clock.nowNs('boottime')
+  await h.sh('dumpsys battery unplug')
+  await h.sh('am start -W -n com.example.trails/.MainActivity')
+  await h.sh(`input tap ${centerOf(h.phone, 'refresh')}`)
+  await h.sh('sleep 2')
+  await h.sh(`input tap ${centerOf(h.phone, 'map')}`)
+  await h.sh('sleep 5')
+  await h.sh(`input tap ${centerOf(h.phone, 'sync')}`)
+  await h.sh(`input tap ${centerOf(h.phone, 'sync-now')}`)
+  await h.sh('sleep 10')
+  await h.sh(`input tap ${centerOf(h.phone, 'export')}`)
+  await h.sh(`input tap ${centerOf(h.phone, 'export-gpx')}`)
+  await h.sh('input keyevent 26; sleep 5')
+  const to = h.clock.nowNs('boottime')
+  const gt = JSON.parse((await h.sh(`vdev ground-truth --from ${from} --to ${to}`)).out) as unknown
+  await expect(`${JSON.stringify(rounded(gt), null, 2)}\n`).toMatchFileSnapshot(
+    '../../fixtures/virtual-device/ground-truth-seed42.json',
+  )
+})
