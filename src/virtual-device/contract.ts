@@ -92,6 +92,8 @@ export interface ShellInvocation {
   readonly device: VirtualDeviceHandle
   /** Aborts when the ADB client disconnects or the command is killed. */
   readonly signal: AbortSignal
+  /** The shell's working directory (absolute) for relative paths; `/` when absent (adbd's default). */
+  readonly cwd?: string
 }
 
 /** A shell command: resolves with the exit status, as `/system/bin/sh` would report it. */
