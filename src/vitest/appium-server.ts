@@ -90,6 +90,15 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** Resolves when `port` can be bound on 127.0.0.1 now; rejects with the bind error otherwise. */
+function checkPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve()))
+  })
+}
+
 interface DriverPackage {
   readonly name: string
   readonly dir: string
@@ -227,6 +236,18 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
     })
   }
   const userHome = options.userAppiumHome ?? (await defaultAppiumHome())
+  const listenPort = port === 0 ? await freePort() : port
+  try {
+    // Appium calls process.exit(1) when its HTTP server cannot bind, which would end the test
+    // run: check the port first so a busy port is an error we can report.
+    await checkPortFree(listenPort)
+  } catch (cause) {
+    throw startError(
+      `port ${listenPort} on 127.0.0.1 is not available (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`,
+      'Pass port: 0 for a free port, or stop what listens there.',
+      cause,
+    )
+  }
   const { home, drivers } = await prepareHome(userHome)
   const logLevel = options.logLevel ?? process.env['APPIUM_LOG_LEVEL'] ?? 'error'
   let server: AppiumHttpServer | undefined
@@ -236,7 +257,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
     server = await appium.main({
       subcommand: 'server',
       address: '127.0.0.1',
-      port: port === 0 ? await freePort() : port,
+      port: listenPort,
       appiumHome: home,
       loglevel: logLevel,
       logNoColors: true,

@@ -4,6 +4,7 @@
  * Every command the driver claims is exercised and checked on the device side through its
  * commandLog (what reached the phone over ADB) and the simulation's actionLog (what the app saw).
  */
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -576,7 +577,14 @@ describe('startAppiumServer', () => {
       await rm(home, { recursive: true, force: true })
     }
     await expect(fetch(`${second.url}/status`)).rejects.toThrow()
+    expect(existsSync(second.appiumHome), 'temporary APPIUM_HOME removed').toBe(false)
   }, 30_000)
+
+  test('a busy port is E_APPIUM_SERVER_START (Appium itself would exit the process)', async () => {
+    await expect(startAppiumServer({ port: appium.port })).rejects.toMatchObject({
+      code: 'E_APPIUM_SERVER_START',
+    })
+  })
 
   test('an invalid port is E_INVALID_OPTION', async () => {
     await expect(startAppiumServer({ port: -1 })).rejects.toMatchObject({
