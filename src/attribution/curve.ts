@@ -15,8 +15,11 @@ import { AttributionErrors, attributionError } from './errors.js'
  * - `trapezoid` (default): power varies linearly between readings.
  * - `zero-order-hold`: each reading holds until the next one (what a fuel gauge that updates in
  *   steps really does, and what PETrA's Eq. 3 assumes).
+ * - `interval-average`: each reading is the average power since the previous one (sensors that
+ *   report an average over their update period, e.g. power derived from an averaged current);
+ *   holding such a reading forward would shift the energy one interval late.
  */
-export type Integration = 'trapezoid' | 'zero-order-hold'
+export type Integration = 'trapezoid' | 'zero-order-hold' | 'interval-average'
 
 /**
  * What to do when asked about time outside the readings.
@@ -82,7 +85,7 @@ function firstAtOrAfter(times: Float64Array, t: number): number {
   return i >= 0 && times[i] === t ? i : i + 1
 }
 
-type Shape = 'trapezoid' | 'zero-order-hold' | 'linear-counter'
+type Shape = 'trapezoid' | 'zero-order-hold' | 'interval-average' | 'linear-counter'
 
 /** Shared implementation over breakpoints `t`, values `v` (power or counter) and prefix energy. */
 class PiecewiseCurve implements EnergyCurve {
@@ -175,6 +178,8 @@ class PiecewiseCurve implements EnergyCurve {
     switch (this.shape) {
       case 'zero-order-hold':
         return base + (v0 * dt) / NS_PER_S
+      case 'interval-average':
+        return base + (v1 * dt) / NS_PER_S
       case 'trapezoid': {
         const slope = (v1 - v0) / span
         return base + (v0 * dt + (slope * dt * dt) / 2) / NS_PER_S
@@ -196,6 +201,7 @@ class PiecewiseCurve implements EnergyCurve {
     if (i < 0) return this.segmentPowerW(0)
     if (this.shape === 'linear-counter') return this.segmentPowerW(i)
     if (this.shape === 'zero-order-hold' || i >= n - 1) return this.v[i] as number
+    if (this.shape === 'interval-average') return this.v[tNs === t[i] ? i : i + 1] as number
     const v0 = this.v[i] as number
     const v1 = this.v[i + 1] as number
     const t0 = t[i] as number
@@ -207,6 +213,9 @@ class PiecewiseCurve implements EnergyCurve {
     if (this.shape === 'linear-counter') {
       // A counter segment is one reading interval: id = segment index.
       return Math.max(0, Math.min(i, this.t.length - 2))
+    }
+    if (this.shape === 'interval-average' && i >= 0 && i < this.t.length - 1 && tNs !== this.t[i]) {
+      return this.runId[i + 1] as number
     }
     return this.runId[Math.max(0, i)] as number
   }
@@ -279,11 +288,15 @@ function runIds(values: Float64Array): Int32Array {
 export function powerCurve(series: PowerSeries, options: CurveOptions = {}): EnergyCurve {
   const integration = options.integration ?? 'trapezoid'
   const edges = options.edges ?? 'error'
-  if (integration !== 'trapezoid' && integration !== 'zero-order-hold') {
+  if (
+    integration !== 'trapezoid' &&
+    integration !== 'zero-order-hold' &&
+    integration !== 'interval-average'
+  ) {
     throw attributionError(
       AttributionErrors.INVALID_OPTION,
       `unknown integration "${String(integration)}"`,
-      'Use "trapezoid" or "zero-order-hold".',
+      'Use "trapezoid", "zero-order-hold" or "interval-average".',
     )
   }
   const n = series.samples.length
@@ -309,7 +322,9 @@ export function powerCurve(series: PowerSeries, options: CurveOptions = {}): Ene
     const e =
       integration === 'trapezoid'
         ? ((((v[i - 1] as number) + (v[i] as number)) / 2) * dt) / NS_PER_S
-        : ((v[i - 1] as number) * dt) / NS_PER_S
+        : integration === 'interval-average'
+          ? ((v[i] as number) * dt) / NS_PER_S
+          : ((v[i - 1] as number) * dt) / NS_PER_S
     prefix[i] = (prefix[i - 1] as number) + e
   }
   return new PiecewiseCurve(

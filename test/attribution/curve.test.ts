@@ -30,6 +30,15 @@ describe('powerCurve', () => {
     expect(c.powerAtW(1.99 * S)).toBe(1)
   })
 
+  test('interval-average: each reading is the average since the previous one', () => {
+    const c = powerCurve(s, { integration: 'interval-average' })
+    expect(c.energyJ(0, 2 * S), 'the 3 W reported at 2 s covers 0–2 s').toBeCloseTo(6, 12)
+    expect(c.energyJ(1 * S, 3 * S), '3 W × 1 s + 3 W × 1 s').toBeCloseTo(6, 12)
+    expect(c.powerAtW(1 * S)).toBe(3)
+    expect(c.powerAtW(0), 'at a reading: the interval it closes').toBe(1)
+    expect(c.readingIdAt(1 * S)).toBe(c.readingIdAt(2 * S))
+  })
+
   test('edges: error by default, hold extends the edge readings', () => {
     expect(codeOf(() => powerCurve(s).energyJ(-1 * S, 1 * S))).toBe(
       AttributionErrors.WINDOW_NOT_COVERED,
@@ -172,32 +181,35 @@ describe('additivity E(a,c) = E(a,b) + E(b,c)', () => {
       })
     })
 
-  test.each(['trapezoid', 'zero-order-hold'] as const)('%s power series', (integration) => {
-    fc.assert(
-      fc.property(
-        readings,
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.double({ min: 0, max: 1, noNaN: true }),
-        (pts, u, v, w) => {
-          const c = powerCurve(series(pts), { integration })
-          const t0 = c.firstNs
-          const span = c.lastNs - t0
-          const [a, b, d] = [u, v, w]
-            .map((x) => Math.min(c.lastNs, t0 + x * span))
-            .sort((x, y) => x - y) as [number, number, number]
-          const sum = c.energyJ(a, b) + c.energyJ(b, d)
-          expect(Math.abs(c.energyJ(a, d) - sum)).toBeLessThanOrEqual(
-            1e-9 * Math.max(1, Math.abs(sum)),
-          )
-          expect(
-            c.energyJ(a, d),
-            'non-negative power gives non-negative energy',
-          ).toBeGreaterThanOrEqual(-1e-12)
-        },
-      ),
-    )
-  })
+  test.each(['trapezoid', 'zero-order-hold', 'interval-average'] as const)(
+    '%s power series',
+    (integration) => {
+      fc.assert(
+        fc.property(
+          readings,
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          fc.double({ min: 0, max: 1, noNaN: true }),
+          (pts, u, v, w) => {
+            const c = powerCurve(series(pts), { integration })
+            const t0 = c.firstNs
+            const span = c.lastNs - t0
+            const [a, b, d] = [u, v, w]
+              .map((x) => Math.min(c.lastNs, t0 + x * span))
+              .sort((x, y) => x - y) as [number, number, number]
+            const sum = c.energyJ(a, b) + c.energyJ(b, d)
+            expect(Math.abs(c.energyJ(a, d) - sum)).toBeLessThanOrEqual(
+              1e-9 * Math.max(1, Math.abs(sum)),
+            )
+            expect(
+              c.energyJ(a, d),
+              'non-negative power gives non-negative energy',
+            ).toBeGreaterThanOrEqual(-1e-12)
+          },
+        ),
+      )
+    },
+  )
 
   test('cumulative rails', () => {
     fc.assert(
