@@ -24,6 +24,7 @@ import {
   shellMayWrite,
   SHELL_UMASK,
 } from './vfs.js'
+import { ArithError, evaluateArithmetic } from './arith.js'
 import { ERRNO_TEXT } from './errors.js'
 import type { SpawnOptions } from './processes.js'
 
@@ -378,7 +379,14 @@ class Shell {
       writeErr: (c) => io.err(toBytes(c)),
     }
     try {
-      return await command({ argv, stdin: io.stdin, io: shellIo, device: this.device, signal })
+      return await command({
+        argv,
+        stdin: io.stdin,
+        io: shellIo,
+        device: this.device,
+        signal,
+        cwd: this.cwd,
+      })
     } catch (error) {
       if (signal.aborted) return 130
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
@@ -599,28 +607,37 @@ class Shell {
     return out
   }
 
-  /** Expands one word into fields (split on IFS whitespace where unquoted, if `split`). */
+  /**
+   * Expands one word into fields: parameters, substitutions and arithmetic; then, if `split`,
+   * field splitting of unquoted expansions on blanks and pathname expansion of unquoted `* ? [`.
+   */
   private async expandWord(
     word: Word,
     streams: Streams,
     signal: AbortSignal,
     split: boolean,
   ): Promise<string[]> {
-    const fields: string[] = []
-    let current = ''
+    /** Each character remembers whether it was quoted (quoted glob characters are literal). */
+    type Field = { text: string; quotedMask: boolean[] }
+    const fields: Field[] = []
+    let current: Field = { text: '', quotedMask: [] }
     let hasCurrent = false
+    const append = (text: string, quoted: boolean): void => {
+      current.text += text
+      for (let i = 0; i < text.length; i++) current.quotedMask.push(quoted)
+    }
     for (const part of word.parts) {
       if (part.kind === 'text') {
-        current += part.text
+        append(part.text, part.quoted)
         hasCurrent = hasCurrent || part.quoted || part.text !== ''
         continue
       }
-      const value =
-        part.kind === 'param'
-          ? this.param(part.name)
-          : await this.substitute(part.source, streams, signal)
+      let value: string
+      if (part.kind === 'param') value = this.param(part.name)
+      else if (part.kind === 'subst') value = await this.substitute(part.source, streams, signal)
+      else value = this.arithmetic(part.source, streams)
       if (part.quoted || !split) {
-        current += value
+        append(value, part.quoted)
         hasCurrent = true
         continue
       }
@@ -628,15 +645,81 @@ class Shell {
       for (const [i, piece] of pieces.entries()) {
         if (i > 0) {
           if (hasCurrent) fields.push(current)
-          current = ''
+          current = { text: '', quotedMask: [] }
           hasCurrent = false
         }
-        current += piece
+        append(piece, false)
         if (piece !== '') hasCurrent = true
       }
     }
     if (hasCurrent) fields.push(current)
-    return split ? fields : [fields.join('')]
+    if (!split) return [fields.map((f) => f.text).join('')]
+    const out: string[] = []
+    for (const f of fields) {
+      const globbable = [...f.text].some((c, i) => '*?['.includes(c) && f.quotedMask[i] === false)
+      const matches = globbable ? this.glob(f.text, f.quotedMask) : []
+      if (matches.length > 0) out.push(...matches)
+      else out.push(f.text)
+    }
+    return out
+  }
+
+  /** `$(( … ))`; on error prints mksh's message and ends the shell with status 1. */
+  private arithmetic(source: string, streams: Streams): string {
+    try {
+      // Parameters inside the expression are expanded first ($x, ${x}, $?).
+      const expanded = source.replace(
+        /\$(?:\{([A-Za-z_][A-Za-z0-9_]*|[?$!#0-9])\}|([A-Za-z_][A-Za-z0-9_]*|[?$!#0-9]))/g,
+        (_all, braced: string | undefined, bare: string | undefined) =>
+          this.param(braced ?? bare ?? ''),
+      )
+      return String(evaluateArithmetic(expanded, (name) => this.param(name)))
+    } catch (error) {
+      if (!(error instanceof ArithError)) throw error
+      streams.err(toBytes(`${SHELL_NAME}: ${source.trim()}: ${error.message}\n`))
+      throw new ExitRequest(1)
+    }
+  }
+
+  /** Pathname expansion of one field; sorted matches, or none (the word then stays as typed). */
+  private glob(text: string, quotedMask: readonly boolean[]): string[] {
+    const fs = this.device.fs
+    const segments: { text: string; quoted: boolean[] }[] = [{ text: '', quoted: [] }]
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i] ?? ''
+      if (c === '/') segments.push({ text: '', quoted: [] })
+      else {
+        const seg = segments[segments.length - 1]
+        if (seg !== undefined) {
+          seg.text += c
+          seg.quoted.push(quotedMask[i] === true)
+        }
+      }
+    }
+    const absolute = text.startsWith('/')
+    const join = (a: string, b: string): string =>
+      a === '' ? b : a.endsWith('/') ? `${a}${b}` : `${a}/${b}`
+    let matches = [{ path: absolute ? '/' : this.cwd, shown: absolute ? '/' : '' }]
+    for (const seg of segments) {
+      if (seg.text === '') continue
+      const isPattern = [...seg.text].some((c, i) => '*?['.includes(c) && seg.quoted[i] === false)
+      const next: { path: string; shown: string }[] = []
+      for (const m of matches) {
+        if (!isPattern) {
+          const path = join(m.path, seg.text)
+          if (fs.stat(path) !== undefined) next.push({ path, shown: join(m.shown, seg.text) })
+          continue
+        }
+        if (fs.stat(m.path)?.kind !== 'dir') continue
+        const re = globSegmentRegex(seg.text, seg.quoted)
+        for (const name of fs.list(m.path)) {
+          if (name.startsWith('.') && !seg.text.startsWith('.')) continue
+          if (re.test(name)) next.push({ path: join(m.path, name), shown: join(m.shown, name) })
+        }
+      }
+      matches = next
+    }
+    return matches.map((m) => m.shown).sort()
   }
 
   private param(name: string): string {
@@ -666,6 +749,31 @@ class Shell {
     this.lastStatus = status
     return new TextDecoder().decode(concat(chunks)).replace(/\n+$/, '')
   }
+}
+
+/** A glob segment (no `/`) as an anchored RegExp; quoted characters match themselves. */
+function globSegmentRegex(text: string, quoted: readonly boolean[]): RegExp {
+  const escape = (c: string): string => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+  let source = ''
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? ''
+    if (quoted[i] === true) source += escape(c)
+    else if (c === '*') source += '.*'
+    else if (c === '?') source += '.'
+    else if (c === '[') {
+      const close = text.indexOf(']', i + 2)
+      if (close < 0) {
+        source += '\\['
+        continue
+      }
+      let body = text.slice(i + 1, close)
+      const negate = body.startsWith('!') || body.startsWith('^')
+      if (negate) body = body.slice(1)
+      source += `[${negate ? '^' : ''}${body.replace(/\\/g, '\\\\')}]`
+      i = close
+    } else source += escape(c)
+  }
+  return new RegExp(`^${source}$`, 's')
 }
 
 export function concat(chunks: readonly Uint8Array[]): Uint8Array {

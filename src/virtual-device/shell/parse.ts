@@ -1,6 +1,7 @@
 /**
  * Parser for the subset of mksh (`/system/bin/sh` on Android) the virtual device understands:
  * quoting ('…', "…", \x, $'…'), `$VAR` `${VAR}` `$?` `$$` `$!` `$#`, `$(…)` and `…` substitution,
+ * `$((…))` arithmetic, pathname expansion (`*` `?` `[…]`),
  * `;` `&` `&&` `||` `|` `!`, redirections (`>` `>>` `<` `N>` `N>&M`), `while`/`until`, `for`,
  * `if`, `{ …; }` and `( … )`. Reference: mksh R59 man page (sections "Quoting", "Commands").
  */
@@ -10,6 +11,7 @@ export type WordPart =
   | { readonly kind: 'text'; readonly text: string; readonly quoted: boolean }
   | { readonly kind: 'param'; readonly name: string; readonly quoted: boolean }
   | { readonly kind: 'subst'; readonly source: string; readonly quoted: boolean }
+  | { readonly kind: 'arith'; readonly source: string; readonly quoted: boolean }
 
 export interface Word {
   readonly parts: readonly WordPart[]
@@ -316,6 +318,14 @@ class Lexer {
       return { kind: 'subst', source, quoted }
     }
     const n = src[this.i + 1] ?? ''
+    if (n === '(' && src[this.i + 2] === '(') {
+      // $(( arithmetic )): the body ends at the `)` closing the inner `(`, followed by `)`.
+      const end = matchParen(src, this.i + 3)
+      if (src[end + 1] !== ')') throw new ShellSyntaxError("missing ')'")
+      const source = src.slice(this.i + 3, end)
+      this.i = end + 2
+      return { kind: 'arith', source, quoted }
+    }
     if (n === '(') {
       const end = matchParen(src, this.i + 2)
       const source = src.slice(this.i + 2, end)

@@ -174,3 +174,55 @@ describe('background jobs', () => {
     )
   })
 })
+
+describe('pathname expansion, arithmetic, cd', () => {
+  it('globs unquoted * ? [..] against the device fs; no match keeps the word', async () => {
+    const d = device()
+    await run(d, 'cd /data/local/tmp; touch a.trace b.trace c.txt .hidden')
+    expect(
+      (
+        await run(
+          d,
+          `cd /data/local/tmp; echo *.trace; echo /data/local/tmp/*.t?t; echo "*.trace" '*' nomatch*; echo [ab].trace [!a]*; echo *`,
+        )
+      ).out,
+    ).toBe(
+      'a.trace b.trace\n/data/local/tmp/c.txt\n*.trace * nomatch*\na.trace b.trace b.trace c.txt\na.trace b.trace c.txt\n',
+    )
+    expect((await run(d, 'rm -f /data/local/tmp/*.trace; ls -a /data/local/tmp')).out).toBe(
+      '.\n..\n.hidden\nc.txt\n',
+    )
+  })
+
+  it('$(( )) arithmetic like mksh, with variables; a zero divisor ends the shell', async () => {
+    const d = device()
+    expect(
+      (
+        await run(
+          d,
+          'i=0; while [ $i -lt 3 ]; do echo $((i * 2 + 1)); i=$((i+1)); done; echo $(( (7 % 3) << 2 )) $((0x10 + 010)) $((-5/2)) $((1 && 0 || 2)) "$((3>2))" $(($i + y))',
+        )
+      ).out,
+    ).toBe('1\n3\n5\n4 24 -2 1 1 3\n')
+    expect(await run(d, 'echo $((1/0)); echo after')).toEqual({
+      status: 1,
+      out: '/system/bin/sh: 1/0: zero divisor\n',
+    })
+    expect((await run(d, 'echo $((2 +))')).out).toBe(
+      '/system/bin/sh: 2 +: unexpected end of expression\n',
+    )
+  })
+
+  it('cd moves the working directory for commands and redirections', async () => {
+    const d = device()
+    expect(
+      (
+        await run(
+          d,
+          'cd /data/local/tmp && echo x > rel && cat rel && ls && pwd; cd /nope; echo $?',
+        )
+      ).out,
+    ).toBe('x\nrel\n/data/local/tmp\n/system/bin/sh: cd: /nope: No such file or directory\n2\n')
+    expect(new TextDecoder().decode(d.fs.readFile('/data/local/tmp/rel'))).toBe('x\n')
+  })
+})

@@ -17,9 +17,9 @@ export function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1)
 }
 
-/** Resolves a path argument; the shell's working directory is always `/` for commands. */
-export function resolve(path: string): string {
-  return normalizePath(path, '/')
+/** Resolves a path argument against the shell's working directory (`/` unless `cd` moved it). */
+export function resolve(inv: ShellInvocation, path: string): string {
+  return normalizePath(path, inv.cwd ?? '/')
 }
 
 /** Size as `stat` reports it. */

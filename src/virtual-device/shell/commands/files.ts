@@ -23,7 +23,7 @@ export const cat: ShellCommand = (inv) => {
       inv.io.write(inv.stdin)
       continue
     }
-    const path = resolve(file)
+    const path = resolve(inv, file)
     const node = inv.device.fs.stat(path)
     if (node === undefined) {
       complainErrno(inv, file, 'ENOENT')
@@ -114,7 +114,7 @@ export const ls: ShellCommand = (inv) => {
   const files: Entry[] = []
   const dirs: { arg: string; path: string }[] = []
   for (const arg of targets) {
-    const path = resolve(arg)
+    const path = resolve(inv, arg)
     const node = fs.stat(path)
     if (node === undefined) {
       complainErrno(inv, arg, 'ENOENT')
@@ -184,7 +184,7 @@ export const rm: ShellCommand = (inv) => {
     fs.remove(path)
   }
   for (const arg of operands) {
-    const path = resolve(arg)
+    const path = resolve(inv, arg)
     const node = fs.stat(path)
     if (node === undefined) {
       if (!force) {
@@ -233,7 +233,7 @@ export const mkdir: ShellCommand = (inv) => {
   const fs = inv.device.fs
   let status = 0
   for (const arg of dirs) {
-    const path = resolve(arg)
+    const path = resolve(inv, arg)
     const node = fs.stat(path)
     if (node !== undefined) {
       if (node.kind === 'dir' && parents) continue
@@ -283,7 +283,7 @@ export const touch: ShellCommand = (inv) => {
   const nowS = Math.floor(inv.device.clock.nowNs('realtime') / 1e9)
   let status = 0
   for (const arg of operands) {
-    const path = resolve(arg)
+    const path = resolve(inv, arg)
     const node = fs.stat(path)
     if (node !== undefined) {
       if (node.kind !== 'dynamic') node.mtimeS = nowS

@@ -13,12 +13,12 @@ function inputs(
   const out: { name: string; text: string }[] = []
   let failed = false
   for (const op of operands) {
-    const node = inv.device.fs.stat(resolve(op))
+    const node = inv.device.fs.stat(resolve(inv, op))
     if (op === '-') out.push({ name: op, text: decoder.decode(inv.stdin) })
     else if (node === undefined || node.kind === 'dir') {
       complain(inv, `${op}: ${node === undefined ? 'No such file or directory' : 'Is a directory'}`)
       failed = true
-    } else out.push({ name: op, text: decoder.decode(inv.device.fs.readFile(resolve(op))) })
+    } else out.push({ name: op, text: decoder.decode(inv.device.fs.readFile(resolve(inv, op))) })
   }
   return failed && out.length === 0 ? undefined : out
 }
