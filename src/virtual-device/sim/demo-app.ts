@@ -153,6 +153,11 @@ export const DEMO_APP_MODEL: AppModel = {
                 hardware: [{ kind: 'gps', stop: 'never', bug: 'leaking-gps-listener' }],
               },
               {
+                method: 'com.example.trails.StepCounter.register',
+                selfCpuMs: 0.3,
+                hardware: [{ kind: 'sensor', name: 'accelerometer', durationMs: 30000 }],
+              },
+              {
                 method: 'com.example.trails.TileCache.warm',
                 selfCpuMs: 3,
                 thread: 'pool-1-thread-2',
@@ -259,6 +264,26 @@ export const DEMO_APP_MODEL: AppModel = {
           bounds: [560, 400, 1020, 570],
           clickable: true,
           actions: { tap: { brightness: 40 } },
+        },
+        {
+          resourceId: `${PKG}:id/pair_watch`,
+          contentDesc: 'pair-watch',
+          className: 'android.widget.Button',
+          text: 'Pair watch',
+          bounds: [60, 900, 1020, 1070],
+          clickable: true,
+          actions: {
+            tap: {
+              calls: [
+                {
+                  method: 'com.example.trails.WatchLink.pair',
+                  selfCpuMs: 2,
+                  thread: 'pool-1-thread-3',
+                  hardware: [{ kind: 'bluetooth', name: 'watch', durationMs: 5000 }],
+                },
+              ],
+            },
+          },
         },
         {
           resourceId: `${PKG}:id/username`,

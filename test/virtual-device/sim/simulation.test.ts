@@ -211,6 +211,25 @@ describe('simulation physics and ground truth', () => {
     checkInvariants(gt)
   })
 
+  test('Bluetooth and sensor sessions draw their current for their duration, owned by their method', () => {
+    const { sim, advance } = makeSim()
+    sim.launch(5000)
+    advance(100)
+    tap(sim, 'settings')
+    advance(100)
+    tap(sim, 'pair-watch')
+    advance(100)
+    tap(sim, 'map')
+    advance(60_000)
+    const gt = sim.groundTruth(BOOT, BOOT + 60_300 * MS)
+    expect(gt.components.bluetooth).toBeCloseTo(maToW(power, power.bluetoothMa) * 5, 9)
+    expect(gt.components.other).toBeCloseTo(maToW(power, power.sensorMa) * 30, 9)
+    const pair = gt.methods.find((m) => m.method === 'com.example.trails.WatchLink.pair')
+    expect(pair?.asyncEnergyJ).toBeCloseTo(gt.components.bluetooth, 12)
+    expect(gt.rails.L2S_VDD_AOC_RET).toBeCloseTo(gt.components.other, 12)
+    checkInvariants(gt)
+  })
+
   test('a malformed window is E_VDEV_BAD_WINDOW', () => {
     const { sim } = makeSim()
     expect(() => sim.groundTruth(BOOT, BOOT - 1)).toThrow(/E_VDEV_BAD_WINDOW/)
