@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -38,7 +38,11 @@ function dmtraceRecords(
   const dir = mkdtempSync(join(tmpdir(), 'vdev-art-'))
   const file = join(dir, 't.trace')
   writeFileSync(file, bytes)
-  const text = execFileSync('/usr/bin/dmtracedump', ['-o', file], { encoding: 'utf8' })
+  const run = spawnSync('/usr/bin/dmtracedump', ['-o', file], { encoding: 'utf8' })
+  // "Without complaint": no warning or error on stderr, exit status 0.
+  expect(run.stderr).toBe('')
+  expect(run.status).toBe(0)
+  const text = run.stdout
   const rows = []
   for (const line of text.split('\n')) {
     const m = /^\s*(\d+) (ent|xit|unr)\s+(\d+) \.*(\S+) /.exec(line)
