@@ -9,6 +9,8 @@ export interface DeviceTarget {
   readonly serials: readonly string[]
   /** True when the devices are the bundled virtual device. */
   readonly virtual: boolean
+  /** The Appium server started for the run, when one was. */
+  readonly appium?: { readonly host: string; readonly port: number }
 }
 
 declare module 'vitest' {

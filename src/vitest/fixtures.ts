@@ -17,8 +17,14 @@ import { configureEnergyMatchers } from '../../matchers/index.js'
 import { checkTestBudget, isUpdateRequested } from '../budgets/index.js'
 import type { Baseline } from '../attribution/index.js'
 import type { Lease } from '../device/index.js'
-import { summarize, type EnergyResult, type MeasuredEnergyResult } from '../model/index.js'
+import {
+  EnergyError,
+  summarize,
+  type EnergyResult,
+  type MeasuredEnergyResult,
+} from '../model/index.js'
 import { DeviceSession } from './device-session.js'
+import { closeDriver, createDriver } from './driver.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
 import { failedResult, type OpenWindow } from './window.js'
 
@@ -48,6 +54,8 @@ export interface EnergyApi {
 
 interface WorkerFixtures {
   device: DeviceSession
+  /** A WebdriverIO session on this worker's phone through the run's Appium server. */
+  driver: WebdriverIO.Browser
 }
 
 interface TestFixtures {
@@ -59,6 +67,38 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
       await use(await DeviceSession.open())
+    },
+    { scope: 'worker' },
+  ],
+  driver: [
+    async ({ device }, use) => {
+      const appium = device.target.appium
+      const options = device.options.appium
+      if (appium === undefined || options === false) {
+        throw new EnergyError({
+          code: 'E_APPIUM_DISABLED',
+          message:
+            'the driver fixture needs an Appium server, and this run started none (appium: false)',
+          hint: 'Remove `appium: false` from the vitest-energy plugin options.',
+        })
+      }
+      const browser = await createDriver({
+        appiumHost: appium.host,
+        appiumPort: appium.port,
+        serial: device.serial,
+        app: device.options.app,
+        appActivity: options.appActivity,
+        automationName:
+          options.automationName ?? (device.target.virtual ? 'VirtualDevice' : 'UiAutomator2'),
+        adbHost: device.target.host,
+        adbPort: device.target.port,
+        capabilities: options.capabilities,
+      })
+      try {
+        await use(browser)
+      } finally {
+        await closeDriver(browser)
+      }
     },
     { scope: 'worker' },
   ],

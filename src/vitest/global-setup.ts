@@ -21,8 +21,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const real = await realTarget(options)
   if (real !== undefined) {
-    project.provide(TARGET_KEY, real)
-    return async () => undefined
+    const appium = await startAppium(options)
+    project.provide(TARGET_KEY, { ...real, ...(appium ? { appium: appium.address } : {}) })
+    return async () => {
+      await appium?.close()
+    }
   }
   const { startVirtualDevice } = await import('../virtual-device/index.js')
   const vdev = await startVirtualDevice({
@@ -44,6 +47,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await vdev.close()
   }
+}
+
+/** Starts Appium on a free loopback port for the `driver` fixture, unless `appium: false`. */
+async function startAppium(
+  options: ResolvedEnergyOptions,
+): Promise<{ address: { host: string; port: number }; close: () => Promise<void> } | undefined> {
+  if (options.appium === false) return undefined
+  const { startAppiumServer } = await import('./appium-server.js')
+  const server = await startAppiumServer()
+  return { address: { host: server.host, port: server.port }, close: () => server.close() }
 }
 
 /** A real adb server with phones ready, or undefined when the virtual device should be used. */

@@ -46,6 +46,21 @@ export interface EnergyOptions {
   readonly budgetHeadroomPct?: number
   /** Run the red/yellow/green classifier over the run's tests in the reporter. @default false */
   readonly classify?: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
+  /**
+   * The Appium server the `driver` fixture talks to, started on a free loopback port by the global
+   * setup; `false` to start none (tests that use `driver` then fail with a clear error).
+   * `automationName` defaults to `VirtualDevice` on the virtual device and `UiAutomator2` on a real
+   * phone (install it once with `appium driver install uiautomator2`).
+   */
+  readonly appium?:
+    | false
+    | {
+        readonly automationName?: string
+        /** Activity the session launches. @default '.MainActivity' */
+        readonly appActivity?: string
+        /** Further capabilities, e.g. `{ 'appium:newCommandTimeout': 120 }`. */
+        readonly capabilities?: Readonly<Record<string, string | number | boolean>>
+      }
   /** The virtual device, when it is used. */
   readonly virtualDevice?: {
     /** App model (JSON file path). @default the bundled Trails demo app */
@@ -74,6 +89,13 @@ export interface ResolvedEnergyOptions {
   readonly checkBudgets: boolean
   readonly budgetHeadroomPct: number
   readonly classify: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
+  readonly appium:
+    | false
+    | {
+        readonly automationName: string | null
+        readonly appActivity: string
+        readonly capabilities: Readonly<Record<string, string | number | boolean>>
+      }
   readonly virtualDevice: {
     readonly appModel: string | null
     readonly devices: number
@@ -104,6 +126,7 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     'checkBudgets',
     'budgetHeadroomPct',
     'classify',
+    'appium',
     'virtualDevice',
   ])
   for (const key of Object.keys(o)) {
@@ -133,6 +156,7 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     autoWindow: optionalBoolean(o, 'autoWindow') ?? true,
     batteryCapacityMah: optionalNumber(o, 'batteryCapacityMah') ?? null,
     inconclusive: oneOf(o, 'inconclusive', ['fail', 'warn'] as const) ?? 'fail',
+    appium: appiumOf(o['appium']),
     budgets: optionalString(o, 'budgets') ?? 'energy-budgets.json',
     checkBudgets: optionalBoolean(o, 'checkBudgets') ?? false,
     budgetHeadroomPct: headroomOf(o['budgetHeadroomPct']),
@@ -239,4 +263,32 @@ function classifyOf(v: unknown): ResolvedEnergyOptions['classify'] {
     'classify',
     `must be true, false or { preset: "couto2014" | "greendroid-code" } (got ${JSON.stringify(v)})`,
   )
+}
+
+function appiumOf(v: unknown): ResolvedEnergyOptions['appium'] {
+  if (v === false) return false
+  if (v !== undefined && (typeof v !== 'object' || v === null)) {
+    throw invalid(
+      'appium',
+      `must be false or an object like { automationName: 'UiAutomator2' } (got ${JSON.stringify(v)})`,
+    )
+  }
+  const o = (v ?? {}) as Record<string, unknown>
+  const capabilities = o['capabilities'] ?? {}
+  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
+    throw invalid('appium.capabilities', 'must be an object of capability names to values')
+  }
+  for (const [key, value] of Object.entries(capabilities)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) {
+      throw invalid(
+        `appium.capabilities.${key}`,
+        `must be a string, number or boolean (got ${JSON.stringify(value)})`,
+      )
+    }
+  }
+  return {
+    automationName: optionalString(o, 'automationName', 'appium.automationName') ?? null,
+    appActivity: optionalString(o, 'appActivity', 'appium.appActivity') ?? '.MainActivity',
+    capabilities: capabilities as Record<string, string | number | boolean>,
+  }
 }

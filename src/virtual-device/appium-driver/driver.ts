@@ -14,8 +14,8 @@ import type {
   W3CDriverCaps,
 } from '@appium/types'
 // The driver is product code that reaches a phone only through ADB, so it uses the device layer
-// like any other ADB client (docs/appium-driver.md); it never touches the simulation.
-// eslint-disable-next-line no-restricted-imports
+// like any other ADB client (docs/appium-driver.md; allowed by eslint.config.js); it never
+// touches the simulation.
 import {
   connectAdb,
   pickDevice,
