@@ -27,14 +27,15 @@ export const hasAdb = existsSync(ADB_BIN)
 export function runAdb(
   port: number,
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; input?: string } = {},
 ): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(ADB_BIN, ['-P', String(port), ...args], {
       cwd: options.cwd,
       env: { ...process.env, ADB_SERVER_SOCKET: `tcp:127.0.0.1:${port}`, ANDROID_SERIAL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     })
+    if (options.input !== undefined) child.stdin?.end(options.input)
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (c: Buffer) => out.push(c))

@@ -73,6 +73,16 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
     expect(joined.stdout.toString()).toBe('a b c  d\n')
   })
 
+  it('adb shell without a command is an interactive PTY-like session', async () => {
+    const r = await runAdb(server.port, ['-s', serials[0]!, 'shell'], {
+      input: 'echo hi\nls /nope\nexit\n',
+    })
+    expect(r.code).toBe(0)
+    expect(r.stdout.toString()).toBe(
+      'oriole:/ $ echo hi\r\nhi\r\noriole:/ $ ls /nope\r\nls: /nope: No such file or directory\r\n1|oriole:/ $ exit\r\n',
+    )
+  })
+
   it('adb push / pull of a 1.2 MB file is byte-identical; ls -l shows it', async () => {
     const data = Buffer.alloc(1_200_000)
     for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24
