@@ -38,8 +38,8 @@ export function runAdb(
     if (options.input !== undefined) child.stdin?.end(options.input)
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (c: Buffer) => out.push(c))
-    child.stderr.on('data', (c: Buffer) => err.push(c))
+    child.stdout?.on('data', (c: Buffer) => out.push(c))
+    child.stderr?.on('data', (c: Buffer) => err.push(c))
     child.on('error', reject)
     child.on('close', (code) =>
       resolve({
