@@ -22,6 +22,11 @@ export interface MethodCall {
   readonly thread?: string
   /** Consecutive calls of this node (a loop). @default 1 */
   readonly repeat?: number
+  /**
+   * Run the repetitions on a thread pool instead: repetition i goes to thread
+   * `<name>-thread-<i mod threads + 1>` (an ExecutorService), concurrently on several cores.
+   */
+  readonly pool?: { readonly name: string; readonly threads: number }
   readonly children?: readonly MethodCall[]
   /** Hardware this call starts (asynchronous energy initiated by this method). */
   readonly hardware?: readonly HardwareUse[]
@@ -209,6 +214,15 @@ export const APP_MODEL_SCHEMA = {
         selfCpuMs: { type: 'number', minimum: 0 },
         thread: { type: 'string', minLength: 1, maxLength: 64 },
         repeat: { type: 'integer', minimum: 1, maximum: 1000000 },
+        pool: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['name', 'threads'],
+          properties: {
+            name: { type: 'string', pattern: '^[\\w.-]{1,48}$' },
+            threads: { type: 'integer', minimum: 1, maximum: 64 },
+          },
+        },
         children: { type: 'array', items: { $ref: '#/definitions/call' } },
         hardware: { type: 'array', items: { $ref: '#/definitions/hardware' } },
         bug: { type: 'string' },

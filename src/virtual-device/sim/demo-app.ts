@@ -92,7 +92,7 @@ export const DEMO_APP_MODEL: AppModel = {
                 },
                 {
                   method: 'com.example.trails.ThumbnailLoader.decode',
-                  thread: 'pool-1-thread-1',
+                  pool: { name: 'pool-1', threads: 2 },
                   selfCpuMs: 6,
                   repeat: 4,
                 },

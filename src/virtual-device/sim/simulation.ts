@@ -402,7 +402,7 @@ export class Simulation {
   fire(work: Work, t = this.now()): void {
     this.materialize(t)
     if (work.brightness !== undefined) this.setScreen(t, this.screenOn, work.brightness)
-    for (const call of work.calls ?? []) this.post(call, call.thread ?? 'main', t)
+    for (const call of work.calls ?? []) this.dispatch(call, 'main', t)
     if (work.periodic !== undefined) {
       this.periodics.push({
         nextNs: t + work.periodic.everyMs * 1e6,
@@ -425,7 +425,7 @@ export class Simulation {
         }
       }
       if (next === undefined) break
-      for (const call of next.calls) this.post(call, call.thread ?? 'main', next.nextNs)
+      for (const call of next.calls) this.dispatch(call, 'main', next.nextNs)
       this.drain()
       next.nextNs += next.everyNs
       next.remaining -= 1
@@ -447,7 +447,7 @@ export class Simulation {
     const screen = this.currentScreen()
     if (screen?.onEnter !== undefined) {
       const work = screen.onEnter
-      for (const call of work.calls ?? []) this.post(call, call.thread ?? 'main', t)
+      for (const call of work.calls ?? []) this.dispatch(call, 'main', t)
       if (work.brightness !== undefined) this.setScreen(t, this.screenOn, work.brightness)
     }
   }
@@ -468,6 +468,19 @@ export class Simulation {
     const s = this.screenStates[this.screenStates.length - 1]
     if (s === undefined) throw new Error('screen state list is never empty')
     return s
+  }
+
+  /** Posts a root call to its thread, or each repetition to the next thread of its pool. */
+  private dispatch(call: MethodCall, defaultThread: string, readyNs: number): void {
+    const pool = call.pool
+    if (pool === undefined) {
+      this.post(call, call.thread ?? defaultThread, readyNs)
+      return
+    }
+    const { pool: _pool, ...single } = call
+    for (let i = 0; i < (call.repeat ?? 1); i++) {
+      this.post({ ...single, repeat: 1 }, `${pool.name}-thread-${(i % pool.threads) + 1}`, readyNs)
+    }
   }
 
   private post(call: MethodCall, thread: string, readyNs: number): void {
@@ -550,8 +563,11 @@ export class Simulation {
       const pre = Math.floor(selfNs / 2)
       t = this.slice(record, thread, t, pre, coreW)
       for (const child of call.children ?? []) {
-        if (child.thread !== undefined && child.thread !== thread.name) {
-          this.post(child, child.thread, t)
+        if (
+          child.pool !== undefined ||
+          (child.thread !== undefined && child.thread !== thread.name)
+        ) {
+          this.dispatch(child, thread.name, t)
         } else {
           t = this.runCall(child, thread, t, record.id, depth + 1, stack)
         }

@@ -230,6 +230,38 @@ describe('simulation physics and ground truth', () => {
     checkInvariants(gt)
   })
 
+  test('a thread pool spreads repetitions over its threads, which run concurrently', () => {
+    const { sim, advance, now } = makeSim(1, DEMO_APP_MODEL, 0)
+    sim.launch(5000)
+    advance(1000)
+    const before = sim.calls.length
+    tap(sim, 'feed-list')
+    advance(1000)
+    const decodes = sim.calls
+      .slice(before)
+      .filter((c) => c.method.endsWith('ThumbnailLoader.decode'))
+    const threads = sim.threadList()
+    const tids = new Set(decodes.map((c) => c.tid))
+    expect(decodes).toHaveLength(4)
+    expect(tids.size).toBe(2)
+    expect([...tids].map((tid) => threads.find((t) => t.tid === tid)?.name).sort()).toEqual([
+      'pool-1-thread-1',
+      'pool-1-thread-2',
+    ])
+    const cores = new Set([...tids].map((tid) => threads.find((t) => t.tid === tid)?.core))
+    expect(cores.size).toBe(2)
+    // Two threads, two calls each: the pool finishes in half the serial time.
+    const span =
+      Math.max(...decodes.map((c) => c.exitNs)) - Math.min(...decodes.map((c) => c.enterNs))
+    const each = decodes[0]!.exitNs - decodes[0]!.enterNs
+    expect(span).toBe(2 * each)
+    const gt = sim.groundTruth(now + 1000 * MS, now + 2000 * MS)
+    expect(gt.methods.find((m) => m.method.endsWith('ThumbnailLoader.decode'))?.selfCpuNs).toBe(
+      4 * each,
+    )
+    checkInvariants(gt)
+  })
+
   test('a malformed window is E_VDEV_BAD_WINDOW', () => {
     const { sim } = makeSim()
     expect(() => sim.groundTruth(BOOT, BOOT - 1)).toThrow(/E_VDEV_BAD_WINDOW/)
