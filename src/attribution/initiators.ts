@@ -1,0 +1,223 @@
+/**
+ * Finding who started asynchronous device energy (eprof's question) from measured data alone: on
+ * rails whose energy outlives the calls that cause it (radios, GPS, Bluetooth), each burst of
+ * activity above the rail's floor is charged to the app method that was executing last before the
+ * burst began. The burst's energy above the floor becomes a `TailInvocation` (its measured tail),
+ * so `chargeTails` and the per-method figures treat it like a modelled tail — but measured.
+ *
+ * Bursts already running when the window opens have no initiator in this window; they are
+ * returned separately so the caller can charge them to an initiator it saw in an earlier window
+ * (a GPS listener leaking from one test into the next).
+ */
+import type { Component, EnergyWindow } from '../model/energy.js'
+import type { CallTrace, RailSeries, StackSampleSet } from '../model/samples.js'
+import { componentOfRail } from './components.js'
+import type { TailInvocation } from './tails.js'
+
+export interface InitiatorOptions {
+  /** Is this frame the app's own code (e.g. starts with the package name)? */
+  readonly isAppMethod: (method: string) => boolean
+  /** Components whose energy outlives its cause. @default ['wifi', 'cellular', 'gps', 'bluetooth'] */
+  readonly components?: readonly Component[]
+  /** Power above the rail's floor that counts as active, W. @default 0.005 */
+  readonly thresholdW?: number
+  /** How far before a burst's first active reading to look for the initiator, ns. @default 1 s */
+  readonly lookbackNs?: number
+}
+
+/** A burst already running at the window's start: who started it is not in this window's data. */
+export interface OngoingBurst {
+  readonly component: Component
+  readonly rail: string
+  /** Energy above the floor inside the window, J. */
+  readonly energyJ: number
+  /** When the burst ended inside the window, or the window's end if it outlived it, ns. */
+  readonly endNs: number
+  readonly stillActiveAtEnd: boolean
+}
+
+export interface InitiatedBurst extends TailInvocation {
+  readonly rail: string
+  /** The burst was still running when the window closed. */
+  readonly stillActiveAtEnd: boolean
+}
+
+export interface Initiators {
+  readonly invocations: readonly InitiatedBurst[]
+  readonly ongoing: readonly OngoingBurst[]
+  /** Bursts that began in the window with no app code running before them (another app, the OS). */
+  readonly orphans: readonly OngoingBurst[]
+}
+
+const DEFAULT_COMPONENTS: readonly Component[] = ['wifi', 'cellular', 'gps', 'bluetooth']
+
+/** Detects bursts on asynchronous rails inside `window` and names their initiators. */
+export function findInitiators(
+  rails: readonly RailSeries[],
+  execution: StackSampleSet | CallTrace | undefined,
+  window: EnergyWindow,
+  options: InitiatorOptions,
+): Initiators {
+  const components = new Set(options.components ?? DEFAULT_COMPONENTS)
+  const thresholdW = options.thresholdW ?? 0.005
+  const lookbackNs = options.lookbackNs ?? 1e9
+  const activity = appActivity(execution, options.isAppMethod)
+  const invocations: InitiatedBurst[] = []
+  const ongoing: OngoingBurst[] = []
+  const orphans: OngoingBurst[] = []
+  for (const rail of rails) {
+    const component = componentOfRail({
+      rail: rail.rail,
+      ...(rail.subsystem ? { subsystem: rail.subsystem } : {}),
+    })
+    if (!components.has(component)) continue
+    for (const burst of bursts(rail, window, thresholdW)) {
+      const base = {
+        component,
+        rail: rail.rail,
+        energyJ: burst.energyJ,
+        endNs: burst.endNs,
+        stillActiveAtEnd: burst.open,
+      }
+      if (burst.fromWindowStart) {
+        ongoing.push(base)
+        continue
+      }
+      const method = lastAppMethodBefore(activity, burst.causeByNs, burst.startNs - lookbackNs)
+      if (method === undefined) {
+        orphans.push(base)
+        continue
+      }
+      invocations.push({
+        method,
+        component,
+        rail: rail.rail,
+        startNs: burst.startNs,
+        endNs: burst.startNs,
+        tailEnergyJ: burst.energyJ,
+        tailDurationNs: Math.max(1, burst.endNs - burst.startNs),
+        stillActiveAtEnd: burst.open,
+      })
+    }
+  }
+  return { invocations, ongoing, orphans }
+}
+
+interface Burst {
+  readonly startNs: number
+  /** End of the burst's first active reading interval: the cause ran before it. */
+  readonly causeByNs: number
+  readonly endNs: number
+  readonly energyJ: number
+  readonly fromWindowStart: boolean
+  readonly open: boolean
+}
+
+/**
+ * Runs of counter intervals whose average power is above the floor (the lowest interval power in
+ * the window) by more than the threshold. Intervals are clipped to the window.
+ */
+function bursts(rail: RailSeries, window: EnergyWindow, thresholdW: number): Burst[] {
+  const segments: Array<{ startNs: number; endNs: number; powerW: number }> = []
+  const r = rail.readings
+  for (let i = 1; i < r.length; i++) {
+    const a = r[i - 1]
+    const b = r[i]
+    if (a === undefined || b === undefined || !(b.tNs > a.tNs)) continue
+    const startNs = Math.max(a.tNs, window.startNs)
+    const endNs = Math.min(b.tNs, window.endNs)
+    if (!(endNs > startNs)) continue
+    segments.push({ startNs, endNs, powerW: ((b.energyJ - a.energyJ) * 1e9) / (b.tNs - a.tNs) })
+  }
+  if (segments.length === 0) return []
+  const floorW = Math.min(...segments.map((s) => s.powerW))
+  const found: Burst[] = []
+  let current:
+    | { startNs: number; causeByNs: number; endNs: number; energyJ: number; first: boolean }
+    | undefined
+  segments.forEach((s, index) => {
+    const above = s.powerW - floorW
+    if (above > thresholdW) {
+      const energyJ = (above * (s.endNs - s.startNs)) / 1e9
+      if (current === undefined)
+        current = {
+          startNs: s.startNs,
+          causeByNs: s.endNs,
+          endNs: s.endNs,
+          energyJ,
+          first: index === 0,
+        }
+      else {
+        current.endNs = s.endNs
+        current.energyJ += energyJ
+      }
+    } else if (current !== undefined) {
+      found.push({
+        startNs: current.startNs,
+        causeByNs: current.causeByNs,
+        endNs: current.endNs,
+        energyJ: current.energyJ,
+        fromWindowStart: current.first,
+        open: false,
+      })
+      current = undefined
+    }
+  })
+  if (current !== undefined) {
+    const c: {
+      startNs: number
+      causeByNs: number
+      endNs: number
+      energyJ: number
+      first: boolean
+    } = current
+    found.push({
+      startNs: c.startNs,
+      causeByNs: c.causeByNs,
+      endNs: c.endNs,
+      energyJ: c.energyJ,
+      fromWindowStart: c.first,
+      open: true,
+    })
+  }
+  return found
+}
+
+/** App methods seen running, as (time, innermost app frame), sorted by time. */
+function appActivity(
+  execution: StackSampleSet | CallTrace | undefined,
+  isApp: (method: string) => boolean,
+): Array<{ tNs: number; method: string }> {
+  if (execution === undefined) return []
+  const points: Array<{ tNs: number; method: string }> = []
+  if ('samples' in execution) {
+    for (const s of execution.samples) {
+      const method = s.frames.find(isApp) // frames are leaf first: the innermost app frame
+      if (method !== undefined) points.push({ tNs: s.tNs, method })
+    }
+  } else {
+    for (const c of execution.calls) {
+      if (isApp(c.method))
+        points.push({ tNs: c.endNs, method: c.method }, { tNs: c.startNs, method: c.method })
+    }
+  }
+  return points.sort((a, b) => a.tNs - b.tNs)
+}
+
+/**
+ * The newest app activity at or before `byNs` and not before `notBeforeNs`. A rail reading covers
+ * a whole polling interval, so the cause may run anywhere up to the end of the burst's first
+ * active interval.
+ */
+function lastAppMethodBefore(
+  activity: ReadonlyArray<{ tNs: number; method: string }>,
+  byNs: number,
+  notBeforeNs: number,
+): string | undefined {
+  for (let i = activity.length - 1; i >= 0; i--) {
+    const a = activity[i]
+    if (a === undefined || a.tNs > byNs) continue
+    return a.tNs < notBeforeNs ? undefined : a.method
+  }
+  return undefined
+}

@@ -1,0 +1,96 @@
+import { describe, expect, test } from 'vitest'
+import { findInitiators } from '../../src/attribution/index.js'
+import type { RailSeries, StackSampleSet } from '../../src/model/index.js'
+
+const MS = 1e6
+const window = { clock: 'boottime' as const, startNs: 0, endNs: 2000 * MS }
+const isApp = (m: string): boolean => m.startsWith('com.example.')
+
+/** A cumulative rail polled every 100 ms whose power is `powerAt(t)` W over each interval. */
+function rail(name: string, subsystem: string, powerAt: (startMs: number) => number): RailSeries {
+  const readings = [{ tNs: 0, energyJ: 0 }]
+  for (let t = 100; t <= 2000; t += 100) {
+    const prev = readings[readings.length - 1]!
+    readings.push({ tNs: t * MS, energyJ: prev.energyJ + powerAt(t - 100) * 0.1 })
+  }
+  return { kind: 'cumulative', rail: name, subsystem, source: 'odpm', clock: 'boottime', readings }
+}
+
+const samples = (points: Array<[number, string[]]>): StackSampleSet => ({
+  clock: 'boottime',
+  lostCount: 0,
+  samples: points.map(([ms, frames]) => ({ tNs: ms * MS, threadId: 1, frames })),
+})
+
+describe('findInitiators', () => {
+  test('charges a radio burst to the innermost app method running just before it', () => {
+    // Wi-Fi idles at 10 mW, bursts to 510 mW over [500, 800) ms: 0.5 W × 0.3 s = 0.15 J above floor.
+    const wifi = rail('VSYS_PWR_WLAN_BT', 'WLAN-BT', (t) => (t >= 500 && t < 800 ? 0.51 : 0.01))
+    const cpu = rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)', () => 0.2)
+    const execution = samples([
+      [300, ['com.example.Feed.bind', 'android.os.Looper.loop']],
+      [520, ['okhttp3.Call.execute', 'com.example.Repo.refresh', 'com.example.Activity.onClick']],
+      [900, ['com.example.Feed.bind']],
+    ])
+    const { invocations, ongoing, orphans } = findInitiators([wifi, cpu], execution, window, {
+      isAppMethod: isApp,
+    })
+    expect(ongoing).toEqual([])
+    expect(orphans).toEqual([])
+    expect(invocations).toHaveLength(1)
+    const [burst] = invocations
+    expect(burst).toMatchObject({
+      method: 'com.example.Repo.refresh',
+      component: 'wifi',
+      rail: 'VSYS_PWR_WLAN_BT',
+      startNs: 500 * MS,
+      tailDurationNs: 300 * MS,
+      stillActiveAtEnd: false,
+    })
+    expect(burst!.tailEnergyJ).toBeCloseTo(0.15, 12)
+  })
+
+  test('a burst running from the window start is ongoing (started before), and one still on at the end says so', () => {
+    const gps = rail('L9S_GNSS_CORE', 'GPS', (t) => (t < 400 || t >= 1500 ? 0.3 : 0))
+    const execution = samples([[1450, ['com.example.Map.onResume']]])
+    const { invocations, ongoing } = findInitiators([gps], execution, window, {
+      isAppMethod: isApp,
+    })
+    expect(ongoing).toEqual([
+      {
+        component: 'gps',
+        rail: 'L9S_GNSS_CORE',
+        energyJ: expect.closeTo(0.12, 12),
+        endNs: 400 * MS,
+        stillActiveAtEnd: false,
+      },
+    ])
+    expect(invocations).toEqual([
+      expect.objectContaining({
+        method: 'com.example.Map.onResume',
+        component: 'gps',
+        stillActiveAtEnd: true,
+      }),
+    ])
+    expect(invocations[0]!.tailEnergyJ).toBeCloseTo(0.15, 12)
+  })
+
+  test('no app code within the lookback: an orphan, charged to nobody', () => {
+    const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) => (t >= 1500 && t < 1700 ? 1 : 0.05))
+    const execution = samples([[100, ['com.example.Old.work']]])
+    const { invocations, orphans } = findInitiators([modem], execution, window, {
+      isAppMethod: isApp,
+      lookbackNs: 500 * MS,
+    })
+    expect(invocations).toEqual([])
+    expect(orphans).toHaveLength(1)
+    expect(orphans[0]!.component).toBe('cellular')
+  })
+
+  test('rails of synchronous components (CPU, display) are never bursts', () => {
+    const display = rail('VSYS_PWR_DISPLAY', 'Display', (t) => (t > 1000 ? 1.2 : 0.2))
+    expect(
+      findInitiators([display], undefined, window, { isAppMethod: isApp }).invocations,
+    ).toEqual([])
+  })
+})
