@@ -91,6 +91,33 @@ describe('input and uiautomator', () => {
     expect(XMLValidator.validate(xml)).toBe(true)
   })
 
+  test('HOME then am start is a warm start back to the last screen; swipe scrolls; text reaches the focused field', async () => {
+    const h = harness()
+    await h.sh('am start -W -n com.example.trails/.MainActivity')
+    await h.sh(`input tap ${centerOf(h.phone, 'settings')}`)
+    await h.sh('input keyevent KEYCODE_HOME')
+    expect(h.phone.sim.currentScreenId).toBeUndefined()
+    const dump = await h.sh('uiautomator dump /data/local/tmp/home.xml')
+    expect(dump.status).toBe(0)
+    expect((await h.sh('cat /data/local/tmp/home.xml')).out).toContain(
+      'package="com.google.android.apps.nexuslauncher"',
+    )
+    const warm = await h.sh('am start -W -n com.example.trails/.MainActivity')
+    expect(warm.out).toContain('LaunchState: WARM')
+    expect(h.phone.sim.currentScreenId).toBe('settings')
+    const before = h.phone.sim.calls.length
+    await h.sh(`input tap ${centerOf(h.phone, 'username')}`)
+    await h.sh('input text trail%srunner')
+    expect(h.phone.sim.actionLog.at(-1)).toMatch(/^text "trail runner" @\d+$/)
+    expect(h.phone.sim.calls.slice(before).map((c) => c.method)).toEqual([
+      'com.example.trails.SettingsStore.saveUsername',
+    ])
+    await h.sh(`input tap ${centerOf(h.phone, 'feed')}`)
+    const n = h.phone.sim.calls.length
+    await h.sh('input swipe 540 1800 540 600 300')
+    expect(h.phone.sim.calls.slice(n).some((c) => c.method.endsWith('FeedAdapter.bind'))).toBe(true)
+  })
+
   test('bad input arguments fail like the real input tool', async () => {
     const h = harness()
     const r = await h.sh('input tap 12')
