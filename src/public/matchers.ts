@@ -5,4 +5,10 @@
  *   expect.extend(energyMatchers)
  */
 export { configureEnergyMatchers, energyMatchers } from '../../matchers/index.js'
-export type { BudgetOptions, RegressionOptions, Scope, Stat } from '../../matchers/index.js'
+export type {
+  BudgetOptions,
+  EnergyMatcherSettings,
+  RegressionOptions,
+  Scope,
+  Stat,
+} from '../../matchers/index.js'
