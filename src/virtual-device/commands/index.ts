@@ -21,8 +21,6 @@ export { renderHierarchy } from './uiautomator.js'
 export { appApkPath } from './pm.js'
 export { launchApp, stopApp } from './am.js'
 
-const BATTERY_DIR = '/sys/class/power_supply/battery'
-
 /** The simulated phone's commands by name. */
 export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
   const commands = new Map<string, ShellCommand>([
@@ -44,13 +42,14 @@ export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
 export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): void {
   for (const [name, command] of simCommands(phone)) device.commands.set(name, command)
   const encoder = new TextEncoder()
+  const dir = `/sys/class/power_supply/${phone.battery.node}`
   const node = (name: string, read: () => string | number): void => {
-    device.fs.defineDynamic(`${BATTERY_DIR}/${name}`, {
+    device.fs.defineDynamic(`${dir}/${name}`, {
       mode: 0o444,
       read: () => encoder.encode(`${read()}\n`),
     })
   }
-  device.fs.mkdirp(BATTERY_DIR)
+  device.fs.mkdirp(dir)
   const gauge = () => phone.battery.read(bootNowNs(phone))
   node('current_now', () => gauge().currentNow)
   node('voltage_now', () => gauge().voltageUv)
@@ -62,4 +61,10 @@ export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): v
   node('temp', () => phone.battery.temperatureDeciC)
   node('type', () => 'Battery')
   node('charge_full_design', () => phone.sim.power.batteryCapacityMah * 1000)
+  // The USB charger's own node: online while the charger powers the phone.
+  device.fs.mkdirp('/sys/class/power_supply/usb')
+  device.fs.defineDynamic('/sys/class/power_supply/usb/online', {
+    mode: 0o444,
+    read: () => encoder.encode(`${phone.battery.charging ? 1 : 0}\n`),
+  })
 }

@@ -28,6 +28,8 @@ export interface FuelGaugeOptions {
    * @default false
    */
   readonly chargesWhenUnplugged?: boolean
+  /** Directory name under /sys/class/power_supply (vendors differ: `max170xx_battery`, …). @default 'battery' */
+  readonly node?: string
 }
 
 /** The framework's view of the battery, as `dumpsys battery` prints and `set`/`unplug` change. */
@@ -81,6 +83,8 @@ export class Battery {
   private readonly initialSoc: number
   private readonly chargesWhenUnplugged: boolean
   private readonly capacityUah: number
+  /** sysfs directory name of the gauge. */
+  readonly node: string
   /** Times at which hardware charging switched, with the new state. */
   private readonly chargeChanges: { tNs: number; charging: boolean }[] = []
   /** When the battery (and its initial state of charge) was set up, boottime ns. */
@@ -101,6 +105,7 @@ export class Battery {
     this.initialSoc = options.initialSoc ?? 0.87
     this.chargesWhenUnplugged = options.chargesWhenUnplugged ?? false
     this.capacityUah = sim.power.batteryCapacityMah * 1000
+    this.node = options.node ?? 'battery'
     this.t0Ns = sim.now()
     this.e0J = sim.energySinceBoot(this.t0Ns).totalJ
     this.chargeChanges.push({ tNs: this.t0Ns, charging: true })

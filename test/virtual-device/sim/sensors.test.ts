@@ -80,6 +80,20 @@ describe('fuel gauge', () => {
     expect(await read(1)).not.toEqual(await read(2))
   })
 
+  test('vendor node name and the USB charger node', async () => {
+    const h = harness({ sensors: { node: 'max170xx_battery' } })
+    expect((await h.sh('ls /sys/class/power_supply')).out.split(/\s+/)).toContain(
+      'max170xx_battery',
+    )
+    expect(
+      Number((await h.sh('cat /sys/class/power_supply/max170xx_battery/voltage_now')).out),
+    ).toBeGreaterThan(3e6)
+    expect((await h.sh(`cat ${NODE}/voltage_now`)).status).toBe(1)
+    expect((await h.sh('cat /sys/class/power_supply/usb/online')).out).toBe('1\n')
+    await h.sh('dumpsys battery unplug')
+    expect((await h.sh('cat /sys/class/power_supply/usb/online')).out).toBe('0\n')
+  })
+
   test('dumpsys battery set level/usb and the framework view', async () => {
     const h = harness()
     await h.sh('dumpsys battery set level 42')
