@@ -1,0 +1,113 @@
+/**
+ * Reporter benchmark (issue 6): 10,000 tests with energy meta (one window each, 20 methods, 4 rails,
+ * a budget for every test) → build the report, render terminal + JSON + markdown.
+ * Target: ≤ 1 s. Run: npx tsx bench/reporter.ts
+ */
+import { performance } from 'node:perf_hooks'
+import { renderJson } from '../reporter/index.js'
+import { renderMarkdown } from '../reporter/markdown.js'
+import { buildEnergyReport, type ReportEntry } from '../reporter/report.js'
+import { plainScreen } from '../reporter/screen.js'
+import { renderTerminal } from '../reporter/terminal.js'
+import { measuredResult, methodEnergy, parseTestEnergyMeta, summarize } from '../src/model/index.js'
+import type { BudgetFile } from '../src/budgets/index.js'
+
+const TESTS = 10_000
+const TARGET_S = 1
+
+function entries(): ReportEntry[] {
+  const out: ReportEntry[] = []
+  for (let i = 0; i < TESTS; i++) {
+    const gross = 1 + (i % 97) / 10
+    const meta = summarize([
+      measuredResult({
+        label: `test ${i}`,
+        window: { clock: 'boottime', startNs: 0, endNs: 2_000_000_000 },
+        grossEnergyJ: gross,
+        baselinePowerW: 0.25,
+        netIntervalJ: { low: gross - 0.6, high: gross - 0.4, level: 0.95 },
+        components: [{ component: 'cpu', energyJ: gross * 0.6 }],
+        rails: ['CPUCL0', 'CPUCL1', 'DISPLAY', 'WLANBT'].map((rail, k) => ({
+          rail: `S${k}M_VDD_${rail}`,
+          subsystem: rail,
+          energyJ: gross * 0.1 * (k + 1),
+        })),
+        methods: Array.from({ length: 20 }, (_, m) =>
+          methodEnergy({
+            method: `com.example.trails.pkg${m % 4}.Class${m}.method${m}`,
+            attribution: 'sampling',
+            localEnergyJ: gross / (m + 10),
+            nonLocalEnergyJ: 0,
+            color: m % 3 === 0 ? 'red' : m % 3 === 1 ? 'yellow' : 'green',
+          }),
+        ),
+        sources: { power: 'odpm', execution: 'simpleperf', sampleCount: 200, sensorRateHz: 100 },
+        warnings:
+          i % 50 === 0
+            ? [{ code: 'W_UNDERSAMPLED', severity: 'warning', message: 'few samples' }]
+            : [],
+      }),
+    ])
+    // The reporter receives meta as JSON (blob round trip / RPC): include the parse.
+    const results = parseTestEnergyMeta(JSON.parse(JSON.stringify(meta))).results
+    out.push({
+      file: `test/ui/suite${i % 50}.test.ts`,
+      name: `feature ${i % 200} > scenario ${i}`,
+      state: i % 40 === 0 ? 'failed' : 'passed',
+      results,
+      errors: i % 40 === 0 ? ['expected 6 to be less than 5'] : [],
+    })
+  }
+  return out
+}
+
+function budgets(list: readonly ReportEntry[]): BudgetFile {
+  const tests: Record<string, Record<string, Record<string, { energyJ: number }>>> = {}
+  for (const e of list) (tests[e.file] ??= {})[e.name] = { '*': { energyJ: 6 } }
+  return { schemaVersion: 1, tests }
+}
+
+const list = entries()
+const file = budgets(list)
+const times: number[] = []
+const phases = {
+  build: [] as number[],
+  terminal: [] as number[],
+  json: [] as number[],
+  markdown: [] as number[],
+}
+let sizes = { terminal: 0, json: 0, markdown: 0 }
+for (let round = 0; round < 7; round++) {
+  const t0 = performance.now()
+  const report = buildEnergyReport(list, { budgets: { file, path: 'energy-budgets.json' } })
+  const t1 = performance.now()
+  const terminal = renderTerminal(report, plainScreen, { topMethods: 3 })
+  const t2 = performance.now()
+  const json = renderJson(report)
+  const t3 = performance.now()
+  const markdown = renderMarkdown(report)
+  const t4 = performance.now()
+  times.push((t4 - t0) / 1000)
+  phases.build.push(t1 - t0)
+  phases.terminal.push(t2 - t1)
+  phases.json.push(t3 - t2)
+  phases.markdown.push(t4 - t3)
+  sizes = { terminal: terminal.length, json: json.length, markdown: markdown.length }
+}
+times.sort((a, b) => a - b)
+const median = times[Math.floor(times.length / 2)] ?? Number.NaN
+console.log(`reporter: ${TESTS} tests (20 methods, 4 rails, a budget each)`)
+console.log(
+  `  build + terminal + JSON + markdown: median ${median.toFixed(3)} s (min ${times[0]?.toFixed(3)} s, max ${times.at(-1)?.toFixed(3)} s, 7 rounds)`,
+)
+const med = (xs: number[]): string =>
+  `${([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0).toFixed(0)} ms`
+console.log(
+  `  phases (median): build ${med(phases.build)}, terminal ${med(phases.terminal)}, JSON ${med(phases.json)}, markdown ${med(phases.markdown)}`,
+)
+console.log(
+  `  output: terminal ${(sizes.terminal / 1e6).toFixed(1)} MB, JSON ${(sizes.json / 1e6).toFixed(1)} MB, markdown ${(sizes.markdown / 1e6).toFixed(1)} MB`,
+)
+console.log(
+  `  target ≤ ${TARGET_S} s: ratio ${(median / TARGET_S).toFixed(2)} ${median <= TARGET_S ? '(met)' : '(NOT met)'}`,
+)
