@@ -23,6 +23,11 @@ export interface InitiatorOptions {
   readonly thresholdW?: number
   /** How far before a burst's first active reading to look for the initiator, ns. @default 1 s */
   readonly lookbackNs?: number
+  /**
+   * Each rail's idle level, W, when known from earlier windows (a GPS left on for a whole window
+   * never shows its idle level inside it). @default the lowest interval power in this window
+   */
+  readonly floorsW?: ReadonlyMap<string, number>
 }
 
 /** A burst already running at the window's start: who started it is not in this window's data. */
@@ -47,6 +52,8 @@ export interface Initiators {
   readonly ongoing: readonly OngoingBurst[]
   /** Bursts that began in the window with no app code running before them (another app, the OS). */
   readonly orphans: readonly OngoingBurst[]
+  /** Lowest interval power of each asynchronous rail in this window, W (to learn floors from). */
+  readonly lowestW: ReadonlyMap<string, number>
 }
 
 const DEFAULT_COMPONENTS: readonly Component[] = ['wifi', 'cellular', 'gps', 'bluetooth']
@@ -65,13 +72,19 @@ export function findInitiators(
   const invocations: InitiatedBurst[] = []
   const ongoing: OngoingBurst[] = []
   const orphans: OngoingBurst[] = []
+  const lowestW = new Map<string, number>()
   for (const rail of rails) {
     const component = componentOfRail({
       rail: rail.rail,
       ...(rail.subsystem ? { subsystem: rail.subsystem } : {}),
     })
     if (!components.has(component)) continue
-    for (const burst of bursts(rail, window, thresholdW)) {
+    const segments = railSegments(rail, window)
+    if (segments.length === 0) continue
+    const lowest = Math.min(...segments.map((x) => x.powerW))
+    lowestW.set(rail.rail, lowest)
+    const floorW = Math.min(lowest, options.floorsW?.get(rail.rail) ?? lowest)
+    for (const burst of bursts(segments, floorW, thresholdW)) {
       const base = {
         component,
         rail: rail.rail,
@@ -100,7 +113,7 @@ export function findInitiators(
       })
     }
   }
-  return { invocations, ongoing, orphans }
+  return { invocations, ongoing, orphans, lowestW }
 }
 
 interface Burst {
@@ -113,12 +126,15 @@ interface Burst {
   readonly open: boolean
 }
 
-/**
- * Runs of counter intervals whose average power is above the floor (the lowest interval power in
- * the window) by more than the threshold. Intervals are clipped to the window.
- */
-function bursts(rail: RailSeries, window: EnergyWindow, thresholdW: number): Burst[] {
-  const segments: Array<{ startNs: number; endNs: number; powerW: number }> = []
+interface Segment {
+  readonly startNs: number
+  readonly endNs: number
+  readonly powerW: number
+}
+
+/** The rail's counter intervals clipped to the window, with their average power. */
+function railSegments(rail: RailSeries, window: EnergyWindow): Segment[] {
+  const segments: Segment[] = []
   const r = rail.readings
   for (let i = 1; i < r.length; i++) {
     const a = r[i - 1]
@@ -129,8 +145,11 @@ function bursts(rail: RailSeries, window: EnergyWindow, thresholdW: number): Bur
     if (!(endNs > startNs)) continue
     segments.push({ startNs, endNs, powerW: ((b.energyJ - a.energyJ) * 1e9) / (b.tNs - a.tNs) })
   }
-  if (segments.length === 0) return []
-  const floorW = Math.min(...segments.map((s) => s.powerW))
+  return segments
+}
+
+/** Runs of intervals whose average power is above the floor by more than the threshold. */
+function bursts(segments: readonly Segment[], floorW: number, thresholdW: number): Burst[] {
   const found: Burst[] = []
   let current:
     | { startNs: number; causeByNs: number; endNs: number; energyJ: number; first: boolean }

@@ -29,6 +29,7 @@ import type { ResolvedEnergyOptions } from './options.js'
 import {
   measureWindow,
   openWindow,
+  type AsyncOrigin,
   type OpenWindow,
   type WindowOutcome,
   type WindowPlan,
@@ -40,6 +41,10 @@ const NOMINAL_VOLTAGE_V = 3.85
 export class DeviceSession {
   private baselineW: number | undefined
   private monotonicToBoottimeNs: number | undefined
+  /** Components left on by earlier windows on this phone, and who started them. */
+  private readonly asyncOrigins = new Map<string, AsyncOrigin>()
+  /** Lowest power seen on each asynchronous rail (its idle level), W. */
+  private readonly railFloorsW = new Map<string, number>()
   readonly choiceWarnings: EnergyWarning[] = []
 
   private constructor(
@@ -231,6 +236,14 @@ export class DeviceSession {
       charging: this.capabilities.charging.powered,
       debuggable: this.capabilities.app?.debuggable === true,
       ...(onProgress === undefined ? {} : { onProgress }),
+      carriedOver: new Map(this.asyncOrigins),
+      railFloorsW: new Map(this.railFloorsW),
+      onAsyncState: (stillOn, ended, lowestW) => {
+        for (const component of ended) this.asyncOrigins.delete(component)
+        for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)
+        for (const [rail, w] of lowestW)
+          this.railFloorsW.set(rail, Math.min(w, this.railFloorsW.get(rail) ?? w))
+      },
     }
   }
 }

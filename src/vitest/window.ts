@@ -4,7 +4,13 @@
  * aborted) and the failure becomes an `EnergyError` naming what broke; the caller releases the lease.
  */
 import { randomBytes } from 'node:crypto'
-import { attributeTest, type Baseline, type ExecutionInput } from '../attribution/index.js'
+import {
+  attributeTest,
+  findInitiators,
+  type Baseline,
+  type ExecutionInput,
+  type TailInvocation,
+} from '../attribution/index.js'
 import type {
   CollectorContext,
   ExecutionCollector,
@@ -41,6 +47,27 @@ export interface WindowPlan {
   /** @default '/data/local/tmp/vitest-energy' */
   readonly deviceDir?: string
   readonly onProgress?: (message: string) => void
+  /**
+   * Asynchronous energy still running when earlier windows on this phone closed (a GPS left on),
+   * by component, with the method and window that started it: charged to that method if it is
+   * still drawing power in this window.
+   */
+  readonly carriedOver?: ReadonlyMap<string, AsyncOrigin>
+  /** Told, after each window, which asynchronous components are still on and who started them. */
+  readonly onAsyncState?: (
+    stillOn: ReadonlyMap<string, AsyncOrigin>,
+    ended: readonly string[],
+    lowestW: ReadonlyMap<string, number>,
+  ) => void
+  /** Idle level of each asynchronous rail learned from earlier windows on this phone, W. */
+  readonly railFloorsW?: ReadonlyMap<string, number>
+}
+
+/** Who started a component that is still on. */
+export interface AsyncOrigin {
+  readonly method: string
+  /** Label of the window in which it started. */
+  readonly label: string
 }
 
 export interface WindowOutcome<T> {
@@ -139,10 +166,16 @@ function attributeWindow(
     plan.baseline.kind === 'measured'
       ? { kind: 'configured', powerW: plan.baseline.powerW }
       : plan.baseline
+  const tails =
+    power.kind === 'rails'
+      ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
+      : []
   return attributeTest({
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
+    tails,
+    tailPolicy: 'charge-to-initiator',
     edges: 'hold',
     baseline,
     ...(plan.batteryCapacityJ === undefined ? {} : { batteryCapacityJ: plan.batteryCapacityJ }),
@@ -162,6 +195,70 @@ function attributeWindow(
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   }).result
+}
+
+/**
+ * Radio, GPS and Bluetooth energy charged to the app method that started it (eprof): bursts that
+ * start in this window go to the last app method before them; bursts already running go to the
+ * method that started them in an earlier window, when this phone's session remembers one.
+ */
+function asyncTails(
+  plan: WindowPlan,
+  label: string,
+  window: { readonly clock: 'boottime'; readonly startNs: number; readonly endNs: number },
+  rails: Parameters<typeof findInitiators>[0],
+  execution: ExecutionInput | undefined,
+  warnings: EnergyWarning[],
+): TailInvocation[] {
+  const prefix = `${plan.app}.`
+  const found = findInitiators(
+    rails,
+    execution === undefined
+      ? undefined
+      : execution.kind === 'trace'
+        ? execution.trace
+        : execution.samples,
+    window,
+    {
+      isAppMethod: (m) => m.startsWith(prefix),
+      ...(plan.railFloorsW ? { floorsW: plan.railFloorsW } : {}),
+    },
+  )
+  const tails: TailInvocation[] = [...found.invocations]
+  const stillOn = new Map<string, AsyncOrigin>()
+  const ended: string[] = []
+  for (const burst of found.ongoing) {
+    const origin = plan.carriedOver?.get(burst.component)
+    if (burst.stillActiveAtEnd && origin !== undefined) stillOn.set(burst.component, origin)
+    if (!burst.stillActiveAtEnd) ended.push(burst.component)
+    if (origin === undefined) {
+      warnings.push({
+        code: 'W_ASYNC_UNKNOWN_ORIGIN',
+        severity: 'info',
+        message: `${burst.component} was already active when the window opened (${burst.energyJ.toFixed(3)} J above idle here); whoever started it ran before this window`,
+      })
+      continue
+    }
+    tails.push({
+      method: origin.method,
+      component: burst.component,
+      startNs: window.startNs,
+      endNs: window.startNs,
+      tailEnergyJ: burst.energyJ,
+      tailDurationNs: Math.max(1, burst.endNs - window.startNs),
+    })
+    warnings.push({
+      code: 'W_ASYNC_CARRIED_OVER',
+      severity: 'warning',
+      message: `${burst.component} left on by ${origin.method} (started in '${origin.label}') drew ${burst.energyJ.toFixed(3)} J above idle in this window${burst.stillActiveAtEnd ? ' and is still on' : ''}`,
+    })
+  }
+  for (const burst of found.invocations) {
+    if (burst.stillActiveAtEnd) stillOn.set(burst.component, { method: burst.method, label })
+    else if (!stillOn.has(burst.component)) ended.push(burst.component)
+  }
+  plan.onAsyncState?.(stillOn, ended, found.lowestW)
+  return tails
 }
 
 function closedTwice(label: string): EnergyError {

@@ -87,6 +87,26 @@ describe('findInitiators', () => {
     expect(orphans[0]!.component).toBe('cellular')
   })
 
+  test('a GPS on for the whole window is found against the idle level learned earlier', () => {
+    const gps = rail('L9S_GNSS_CORE', 'GPS', () => 0.3)
+    const blind = findInitiators([gps], undefined, window, { isAppMethod: isApp })
+    expect(blind.ongoing, 'without a known floor the window minimum hides it').toEqual([])
+    expect(blind.lowestW.get('L9S_GNSS_CORE')).toBeCloseTo(0.3, 12)
+    const known = findInitiators([gps], undefined, window, {
+      isAppMethod: isApp,
+      floorsW: new Map([['L9S_GNSS_CORE', 0]]),
+    })
+    expect(known.ongoing).toEqual([
+      {
+        component: 'gps',
+        rail: 'L9S_GNSS_CORE',
+        energyJ: expect.closeTo(0.6, 12),
+        endNs: 2000 * MS,
+        stillActiveAtEnd: true,
+      },
+    ])
+  })
+
   test('rails of synchronous components (CPU, display) are never bursts', () => {
     const display = rail('VSYS_PWR_DISPLAY', 'Display', (t) => (t > 1000 ? 1.2 : 0.2))
     expect(
