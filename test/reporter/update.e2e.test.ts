@@ -1,0 +1,55 @@
+// `vitest -u` and VITEST_ENERGY_UPDATE=1 in real child processes: the energy reporter (the one
+// writer, in the main process) writes energy-budgets.json from the measurements with 10% headroom.
+import { execFile } from 'node:child_process'
+import { readFile, rm } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterEach, expect, test } from 'vitest'
+import { parseBudgetFile, serializeBudgetFile } from '../../src/budgets/index.js'
+
+const root = fileURLToPath(new URL('../fixtures/reporter-project/update/', import.meta.url))
+const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+const budgets = join(root, 'energy-budgets.json')
+
+async function vitest(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, [vitestBin, 'run', ...args], {
+    cwd: root,
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', ...env },
+  })
+  return stdout
+}
+
+afterEach(async () => {
+  await rm(budgets, { force: true })
+})
+
+// net = gross − 0.5 W × 1 s: 2.3 J and 0.8 J → budgets 2.53 → 2.6 and 0.88 → 0.88
+const expected = {
+  schemaVersion: 1,
+  tests: {
+    'feed.test.ts': {
+      'feed > opening the feed': { 'Pixel 6': { energyJ: 2.6, measuredEnergyJ: 2.3 } },
+      'feed > scrolling': { 'Pixel 6': { energyJ: 0.88, measuredEnergyJ: 0.8 } },
+    },
+  },
+}
+
+test('vitest -u --reporter=energy writes the budgets; a plain run then checks them', async () => {
+  const stdout = await vitest(['-u', '--reporter=energy'])
+  expect(stdout).toContain(
+    'Budgets   wrote energy-budgets.json: 2 added, 0 changed, 0 obsolete removed',
+  )
+  const text = await readFile(budgets, 'utf8')
+  expect(text).toBe(serializeBudgetFile(parseBudgetFile(text)))
+  expect(JSON.parse(text)).toEqual(expected)
+
+  const check = await vitest(['--reporter=energy'])
+  expect(check).toMatch(/opening the feed .* budget 2\.60 J ✓/)
+  expect(check).toContain('Budgets   2 within')
+})
+
+test('VITEST_ENERGY_UPDATE=1 writes the same budgets without -u', async () => {
+  await vitest(['--reporter=energy'], { VITEST_ENERGY_UPDATE: '1' })
+  expect(JSON.parse(await readFile(budgets, 'utf8'))).toEqual(expected)
+})
