@@ -831,6 +831,41 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
   let screenIdx = 0
   const clusterCount = new Map<number, number>()
 
+  // Per elementary interval: its length, and helpers that book energy for it.
+  let dtS = 0
+  const put = (component: SimComponent, rail: string, watts: number): number => {
+    const j = watts * dtS
+    components[component] += j
+    rails[rail] = (rails[rail] ?? 0) + j
+    return j
+  }
+  function shared(type: number, component: SimComponent, rail: string, ma: number): void {
+    const set = active[type]
+    if (set === undefined || set.size === 0) return
+    const j = put(component, rail, w(ma))
+    for (const it of set) {
+      const h = sim.hardware[it.index]
+      if (h !== undefined) acc(h.method).asyncEnergyJ += j / set.size
+    }
+  }
+  function radio(type: number, component: SimComponent, rail: string, aMa: number, tMa: number) {
+    const bursts = active[type]
+    if (bursts !== undefined && bursts.size > 0) {
+      shared(type, component, rail, aMa)
+      return
+    }
+    const tails = active[type + 1]
+    if (tails === undefined || tails.size === 0) return
+    // The radio's tail belongs to the burst that ended last.
+    let owner: HardwareRecord | undefined
+    for (const it of tails) {
+      const h = sim.hardware[it.index]
+      if (h !== undefined && (owner === undefined || h.endNs >= owner.endNs)) owner = h
+    }
+    const j = put(component, rail, w(tMa))
+    if (owner !== undefined) acc(owner.method).asyncEnergyJ += j
+  }
+
   for (let k = 0; k + 1 < sorted.length; k++) {
     const t0 = sorted[k] ?? from
     const t1 = sorted[k + 1] ?? to
@@ -846,14 +881,8 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       screenIdx++
     }
     const screen = sim.screenStates[screenIdx]
-    const dtS = (t1 - t0) / 1e9
+    dtS = (t1 - t0) / 1e9
     const dtNs = t1 - t0
-    const put = (component: SimComponent, rail: string, watts: number): number => {
-      const j = watts * dtS
-      components[component] += j
-      rails[rail] = (rails[rail] ?? 0) + j
-      return j
-    }
     put('idle', RAILS.system, w(p.suspendMa))
 
     const slices = active[0] ?? new Set<Item>()
@@ -902,33 +931,6 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     shared(5, 'gps', RAILS.gnss, p.gpsMa)
     shared(7, 'bluetooth', RAILS.wlanBt, p.bluetoothMa)
     shared(8, 'other', RAILS.sensors, p.sensorMa)
-
-    function shared(type: number, component: SimComponent, rail: string, ma: number): void {
-      const set = active[type]
-      if (set === undefined || set.size === 0) return
-      const j = put(component, rail, w(ma))
-      for (const it of set) {
-        const h = sim.hardware[it.index]
-        if (h !== undefined) acc(h.method).asyncEnergyJ += j / set.size
-      }
-    }
-    function radio(type: number, component: SimComponent, rail: string, aMa: number, tMa: number) {
-      const bursts = active[type]
-      if (bursts !== undefined && bursts.size > 0) {
-        shared(type, component, rail, aMa)
-        return
-      }
-      const tails = active[type + 1]
-      if (tails === undefined || tails.size === 0) return
-      // The radio's tail belongs to the burst that ended last.
-      let owner: HardwareRecord | undefined
-      for (const it of tails) {
-        const h = sim.hardware[it.index]
-        if (h !== undefined && (owner === undefined || h.endNs >= owner.endNs)) owner = h
-      }
-      const j = put(component, rail, w(tMa))
-      if (owner !== undefined) acc(owner.method).asyncEnergyJ += j
-    }
   }
   return finish()
 
