@@ -122,22 +122,39 @@ export function buildArtProfile(sim: Simulation, request: ArtProfileRequest): Ar
     if (list === undefined) byThread.set(call.tid, [call])
     else list.push(call)
   }
-  const merged: { e: Event; tid: number; seq: number }[] = []
+  // Each thread's events are already in time order: a k-way merge (ties: lower tid first) keeps
+  // every thread's own order, which a sort by time alone might not.
+  const lists: { tid: number; events: Event[]; i: number }[] = []
   for (const thread of threads) {
     const calls = byThread.get(thread.tid) ?? []
     let events = threadEvents(calls, startNs, stopNs)
     if (request.samplingUs !== undefined) {
       events = sampledEvents(events, startNs, stopNs, request.samplingUs * 1000)
     }
-    events.forEach((e, seq) => merged.push({ e, tid: thread.tid, seq }))
+    if (events.length > 0) lists.push({ tid: thread.tid, events, i: 0 })
   }
-  merged.sort((a, b) => a.e.tNs - b.e.tNs || a.tid - b.tid || a.seq - b.seq)
+  lists.sort((a, b) => a.tid - b.tid)
 
   const methodIds = new Map<string, number>()
   const methods: ArtMethodInput[] = []
   const firstCpu = new Map<number, number>()
   const records: ArtTraceRecord[] = []
-  for (const { e, tid } of merged) {
+  const wantCpu = clock !== 'wall'
+  const wantWall = clock !== 'thread-cpu'
+  for (;;) {
+    let pick: (typeof lists)[number] | undefined
+    let pickT = Number.POSITIVE_INFINITY
+    for (const list of lists) {
+      const t = list.events[list.i]?.tNs
+      if (t !== undefined && t < pickT) {
+        pick = list
+        pickT = t
+      }
+    }
+    if (pick === undefined) break
+    const e = pick.events[pick.i++]
+    if (e === undefined) break
+    const tid = pick.tid
     let id = methodIds.get(e.call.method)
     if (id === undefined) {
       id = 0x1000 + methods.length * 4
@@ -149,17 +166,21 @@ export function buildArtProfile(sim: Simulation, request: ArtProfileRequest): Ar
         file: e.call.file,
       })
     }
-    const cpu0 = firstCpu.get(tid) ?? e.cpuNs
-    firstCpu.set(tid, cpu0)
-    const wallUs = Math.floor((e.tNs - startNs) / 1000)
+    let cpu0 = firstCpu.get(tid)
+    if (cpu0 === undefined) {
+      cpu0 = e.cpuNs
+      firstCpu.set(tid, cpu0)
+    }
+    const action = e.enter ? 'enter' : 'exit'
     const threadCpuUs = Math.floor((e.cpuNs - cpu0) / 1000)
-    records.push({
-      threadId: tid,
-      methodId: id,
-      action: e.enter ? 'enter' : 'exit',
-      ...(clock !== 'wall' ? { threadCpuUs } : {}),
-      ...(clock !== 'thread-cpu' ? { wallUs } : {}),
-    })
+    const wallUs = Math.floor((e.tNs - startNs) / 1000)
+    records.push(
+      wantCpu && wantWall
+        ? { threadId: tid, methodId: id, action, threadCpuUs, wallUs }
+        : wantCpu
+          ? { threadId: tid, methodId: id, action, threadCpuUs }
+          : { threadId: tid, methodId: id, action, wallUs },
+    )
   }
   const recordBytes = clock === 'dual' ? 14 : 10
   let overflow = false
