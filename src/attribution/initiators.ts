@@ -28,6 +28,12 @@ export interface InitiatorOptions {
    * never shows its idle level inside it). @default the lowest interval power in this window
    */
   readonly floorsW?: ReadonlyMap<string, number>
+  /**
+   * Components known to be on already when the window opened (left on by an earlier window). A
+   * burst in the window's first reading interval is ongoing when its component is listed here;
+   * otherwise app code running in that interval started it. @default none
+   */
+  readonly knownOn?: ReadonlySet<string>
 }
 
 /** A burst already running at the window's start: who started it is not in this window's data. */
@@ -92,11 +98,16 @@ export function findInitiators(
         endNs: burst.endNs,
         stillActiveAtEnd: burst.open,
       }
-      if (burst.fromWindowStart) {
+      const method = lastAppMethodBefore(activity, burst.causeByNs, burst.startNs - lookbackNs)
+      // The first interval starts with the window, so "active from the start" can also mean
+      // "started in the first moments": app code there is the cause unless we know better.
+      if (
+        burst.fromWindowStart &&
+        (options.knownOn?.has(component) === true || method === undefined)
+      ) {
         ongoing.push(base)
         continue
       }
-      const method = lastAppMethodBefore(activity, burst.causeByNs, burst.startNs - lookbackNs)
       if (method === undefined) {
         orphans.push(base)
         continue

@@ -174,8 +174,13 @@ export class DeviceSession {
     baseline: Baseline,
     body: () => Promise<T>,
     onProgress?: (message: string) => void,
+    options: { readonly execution?: boolean } = {},
   ): Promise<WindowOutcome<T>> {
-    const plan = this.plan(baseline, this.executionCollector(), onProgress)
+    const plan = this.plan(
+      baseline,
+      options.execution === false ? undefined : this.executionCollector(),
+      onProgress,
+    )
     const outcome = await measureWindow(plan, label, body)
     const offset = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
     if (offset?.monotonicToBoottimeNs !== undefined)

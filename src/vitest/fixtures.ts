@@ -134,10 +134,19 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       const measured = async <T>(
         label: string,
         fn: () => Promise<T> | T,
+        execution = true,
       ): Promise<MeasuredEnergyResult> => {
         await dropAuto()
         try {
-          const outcome = await device.measure(label, await baseline(), async () => fn(), progress)
+          const outcome = await device.measure(
+            label,
+            await baseline(),
+            async () => fn(),
+            progress,
+            {
+              execution,
+            },
+          )
           results.push(outcome.result)
           return outcome.result
         } catch (error) {
@@ -165,7 +174,8 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         },
         async baseline(options) {
           const durationMs = options?.durationMs ?? device.options.baselineMs
-          const idle = await measured('idle baseline', () => sleep(durationMs))
+          // An idle window: nothing of the app's to sample.
+          const idle = await measured('idle baseline', () => sleep(durationMs), false)
           testBaseline = { kind: 'configured', powerW: idle.averagePowerW }
           return new EnergyRun(idle)
         },

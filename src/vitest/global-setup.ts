@@ -37,14 +37,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
   process.stdout.write(
     `vitest-energy: ${why}; using the virtual device (${vdev.serials.length} simulated phone${vdev.serials.length === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
   )
+  let appium: Awaited<ReturnType<typeof startAppium>>
+  try {
+    appium = await startAppium(options)
+  } catch (error) {
+    await vdev.close()
+    throw error
+  }
   const target: DeviceTarget = {
     host: '127.0.0.1',
     port: vdev.port,
     serials: [...vdev.serials],
     virtual: true,
+    ...(appium ? { appium: appium.address } : {}),
   }
   project.provide(TARGET_KEY, target)
   return async () => {
+    await appium?.close()
     await vdev.close()
   }
 }

@@ -117,14 +117,26 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<OpenW
       done = true
       const endHostNs = hostNowNs()
       let execution: ExecutionData | undefined
+      const degraded: EnergyWarning[] = []
       try {
         if (plan.execution !== undefined) execution = await plan.execution.stop(context)
       } catch (error) {
-        await plan.power.abort(context).catch(() => undefined)
-        throw error
+        // The power data is still good: keep the window, say why it has no per-method figures.
+        if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') {
+          await plan.power.abort(context).catch(() => undefined)
+          throw error
+        }
+        degraded.push({
+          code: 'W_EXECUTION_FAILED',
+          severity: 'warning',
+          message: `no per-method energy for this window: ${error.message.split('\n')[0] ?? ''}`,
+        })
       }
       const power: PowerData = await plan.power.stop(context)
-      return attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
+      const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
+      return degraded.length === 0
+        ? result
+        : { ...result, warnings: [...degraded, ...result.warnings] }
     },
   }
 }

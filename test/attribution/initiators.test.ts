@@ -75,6 +75,24 @@ describe('findInitiators', () => {
     expect(invocations[0]!.tailEnergyJ).toBeCloseTo(0.15, 12)
   })
 
+  test('a burst in the first interval is started by app code running there, unless known to be on already', () => {
+    const gps = rail('L9S_GNSS_CORE', 'GPS', () => 0.3)
+    const execution = samples([[40, ['com.example.Map.onResume']]])
+    const floorsW = new Map([['L9S_GNSS_CORE', 0]])
+    const started = findInitiators([gps], execution, window, { isAppMethod: isApp, floorsW })
+    expect(started.ongoing).toEqual([])
+    expect(started.invocations).toEqual([
+      expect.objectContaining({ method: 'com.example.Map.onResume', startNs: 0 }),
+    ])
+    const leaked = findInitiators([gps], execution, window, {
+      isAppMethod: isApp,
+      floorsW,
+      knownOn: new Set(['gps']),
+    })
+    expect(leaked.invocations).toEqual([])
+    expect(leaked.ongoing).toHaveLength(1)
+  })
+
   test('no app code within the lookback: an orphan, charged to nobody', () => {
     const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) => (t >= 1500 && t < 1700 ? 1 : 0.05))
     const execution = samples([[100, ['com.example.Old.work']]])

@@ -81,6 +81,9 @@ export function odpmCollector(
       const s = session
       session = undefined
       if (s === undefined) throw notStarted()
+      // Let one more poll land after the window's end, so the counters cover the whole window
+      // (perfetto does not take a last reading when it stops).
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(pollMs * 1.5)))
       await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
       const bytes = await pull(context.device, s.file)
       await shell(context.device, ['rm', '-f', s.file])
