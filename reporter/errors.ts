@@ -4,6 +4,6 @@ import type { EnergyErrorCode } from '../src/model/index.js'
 export const ReporterErrors = {
   /** The `baseline` report cannot be read, is not JSON, or is not an energy report of a known version. */
   BASELINE_INVALID: 'E_REPORT_BASELINE_INVALID',
-  /** A reporter option has the wrong type or value. */
-  INVALID_OPTION: 'E_REPORT_INVALID_OPTION',
+  /** `recordEnergy()` was called outside a Jest test (no current test to attribute energy to). */
+  JEST_NO_CURRENT_TEST: 'E_JEST_NO_CURRENT_TEST',
 } as const satisfies Record<string, EnergyErrorCode>

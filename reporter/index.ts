@@ -24,6 +24,7 @@ import type { HierarchyNode } from '../src/classify/index.js'
 import { isEnergyError, parseTestEnergyMeta, type EnergyResult } from '../src/model/index.js'
 import { parseBaselineReport } from './baseline.js'
 import { classifyEntries, type ClassifyReportOptions } from './classification.js'
+import { renderJson } from './json.js'
 import { renderMarkdown } from './markdown.js'
 import {
   budgetObservations,
@@ -84,6 +85,8 @@ interface PluginSettings {
   readonly budgetHeadroomPct?: number
   readonly classify?: boolean | ClassifyReportOptions
 }
+
+export { renderJson }
 
 export default class EnergyReporter implements Reporter {
   private vitest: Vitest | undefined
@@ -228,14 +231,6 @@ export default class EnergyReporter implements Reporter {
       }
     }
   }
-}
-
-/**
- * The JSON report as written to `outputFile` (validates against energy-report.schema.json).
- * Compact: a 10,000-test report (20 methods a window) is ~50 MB this way, ~87 MB indented.
- */
-export function renderJson(report: EnergyReport): string {
-  return `${JSON.stringify(report)}\n`
 }
 
 function pluginSettings(vitest: Vitest | undefined): PluginSettings {

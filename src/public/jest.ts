@@ -9,6 +9,8 @@
 import '../../matchers/jest-types.js'
 
 export { configureEnergyMatchers, energyMatchers } from '../../matchers/index.js'
+export { recordEnergy } from '../../reporter/jest-side-files.js'
+export type { JestEnergyReporterOptions } from '../../reporter/jest.js'
 export type {
   BudgetOptions,
   EnergyMatcherSettings,

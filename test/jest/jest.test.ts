@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Ajv } from 'ajv'
 import { expect, test } from 'vitest'
+import type { EnergyReport } from '../../reporter/report.js'
 
 const project = fileURLToPath(new URL('../fixtures/jest-project/', import.meta.url))
 const jestBin = fileURLToPath(new URL('../../node_modules/jest/bin/jest.js', import.meta.url))
@@ -52,3 +54,47 @@ test.skipIf(!hasBuild)('the matcher object passes the Jest 30 suite', async () =
     await rm(dir, { recursive: true, force: true })
   }
 })
+
+test.skipIf(!hasBuild)(
+  'the Jest reporter merges per-worker side files into the same report as the Vitest reporter',
+  async () => {
+    const dir = join(project, 'with-reporter')
+    const out = join(dir, 'out')
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--experimental-vm-modules', jestBin, '--config', join(dir, 'jest.config.mjs')],
+        { cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
+      ).catch((error: { stdout: string; code: number }) => {
+        // One test fails on purpose (3 J against 2.5 J), so Jest exits with 1.
+        expect(error.code).toBe(1)
+        return { stdout: error.stdout }
+      })
+      expect(stdout).toContain(' ENERGY  power: odpm')
+      expect(stdout).toMatch(/✗ feed scrolls too much\s+·\s+3\.00 J net/)
+      expect(stdout).toContain('Energy  7.50 J net, 9.10 J gross over 4 windows in 3 tests')
+      const report = JSON.parse(await readFile(join(out, 'energy.json'), 'utf8')) as EnergyReport
+      const schema = JSON.parse(
+        await readFile(
+          new URL('../../reporter/energy-report.schema.json', import.meta.url),
+          'utf8',
+        ),
+      ) as object
+      expect(new Ajv({ strict: true }).validate(schema, report)).toBe(true)
+      const byName = new Map(report.tests.map((t) => [t.name, t]))
+      expect([...byName.keys()].sort()).toEqual([
+        'feed opens',
+        'feed scrolls too much',
+        'sync twice',
+      ])
+      expect(byName.get('sync twice')?.results.map((r) => r.label)).toEqual(['first', 'second'])
+      expect(byName.get('feed scrolls too much')?.state).toBe('failed')
+      expect(byName.get('feed opens')?.file).toBe('feed.test.mjs')
+      expect(await readFile(join(out, 'summary.md'), 'utf8')).toContain(
+        '| ❌ | feed.test.mjs › feed scrolls too much | 3.00 J |',
+      )
+    } finally {
+      await rm(out, { recursive: true, force: true })
+    }
+  },
+)

@@ -1,0 +1,130 @@
+/**
+ * The energy reporter for Jest 30 (default export, as Jest loads reporters):
+ *
+ *   reporters: ['default', ['vitest-energy/jest-reporter', { outputFile: 'energy.json' }]]
+ *
+ * Tests call `recordEnergy(result)`; workers append to per-process side files in a directory the
+ * reporter creates (passed through VITEST_ENERGY_JEST_DIR), and `onRunComplete` merges them and
+ * renders the same terminal, JSON and markdown output as the Vitest reporter.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative, resolve } from 'node:path'
+import { DEFAULT_BUDGETS_FILE, budgetFileKey, readBudgetFile } from '../src/budgets/index.js'
+import { isEnergyError, type EnergyResult } from '../src/model/index.js'
+import { JEST_SIDE_DIR_ENV, readSideFiles } from './jest-side-files.js'
+import { renderJson } from './json.js'
+import { renderMarkdown } from './markdown.js'
+import { buildEnergyReport, type ReportContext, type ReportEntry } from './report.js'
+import { terminalScreen, type Screen } from './screen.js'
+import { renderTerminal } from './terminal.js'
+
+export interface JestEnergyReporterOptions {
+  /** JSON report path, relative to Jest's rootDir. */
+  readonly outputFile?: string
+  /** Markdown summary path. */
+  readonly markdown?: string
+  /** Budget file, relative to rootDir. @default 'energy-budgets.json' */
+  readonly budgets?: string
+  /** @default 3 */
+  readonly topMethods?: number
+  readonly screen?: Screen
+  readonly write?: (text: string) => void
+}
+
+/** The parts of Jest's globalConfig and AggregatedResult the reporter reads. */
+interface JestGlobalConfig {
+  readonly rootDir: string
+}
+interface JestAggregatedResult {
+  readonly testResults: ReadonlyArray<{
+    readonly testFilePath: string
+    readonly testResults: ReadonlyArray<{
+      readonly fullName: string
+      readonly status: string
+      readonly failureMessages: readonly string[]
+    }>
+  }>
+}
+
+export default class JestEnergyReporter {
+  private readonly rootDir: string
+  private readonly options: JestEnergyReporterOptions
+  private readonly dir: string
+
+  constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
+    this.rootDir = globalConfig.rootDir
+    this.options = options
+    this.dir = mkdtempSync(join(tmpdir(), 'vitest-energy-jest-'))
+    // Workers are started after reporters are constructed and inherit this.
+    process.env[JEST_SIDE_DIR_ENV] = this.dir
+  }
+
+  async onRunComplete(_contexts: unknown, aggregated: JestAggregatedResult): Promise<void> {
+    const problems: string[] = []
+    const write = this.options.write ?? ((text: string) => void process.stdout.write(text))
+    try {
+      const entries = this.entries(aggregated, problems)
+      const context: { budgets?: ReportContext['budgets'] } = {}
+      const budgetsPath = resolve(this.rootDir, this.options.budgets ?? DEFAULT_BUDGETS_FILE)
+      try {
+        const file = readBudgetFile(budgetsPath)
+        if (Object.keys(file.tests).length > 0)
+          context.budgets = {
+            file,
+            path: relative(this.rootDir, budgetsPath),
+            fileKey: (f) => budgetFileKey(budgetsPath, resolve(this.rootDir, f)),
+          }
+      } catch (error) {
+        problems.push(isEnergyError(error) ? error.message : String(error))
+      }
+      const report = buildEnergyReport(entries, context)
+      write(
+        renderTerminal(report, this.options.screen ?? terminalScreen(), {
+          topMethods: this.options.topMethods ?? 3,
+        }),
+      )
+      const outputs: Array<[string | undefined, () => string, string]> = [
+        [this.options.outputFile, () => renderJson(report), 'JSON report'],
+        [this.options.markdown, () => renderMarkdown(report), 'markdown summary'],
+      ]
+      for (const [path, render, what] of outputs) {
+        if (path === undefined) continue
+        const target = resolve(this.rootDir, path)
+        try {
+          await mkdir(dirname(target), { recursive: true })
+          await writeFile(target, render())
+        } catch (error) {
+          problems.push(`could not write the ${what} to ${target}: ${String(error)}`)
+        }
+      }
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true })
+    }
+    for (const problem of problems) write(`vitest-energy: ${problem}\n`)
+  }
+
+  /** Jest's results in run order, with the energy its workers recorded. */
+  private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
+    const energy = new Map<string, EnergyResult[]>()
+    for (const record of readSideFiles(this.dir, problems)) {
+      const key = `${record.testPath}\u0000${record.name}`
+      energy.set(key, [...(energy.get(key) ?? []), ...record.meta.results])
+    }
+    const entries: ReportEntry[] = []
+    for (const file of aggregated.testResults) {
+      for (const t of file.testResults) {
+        const results = energy.get(`${file.testFilePath}\u0000${t.fullName}`) ?? []
+        entries.push({
+          file: relative(this.rootDir, file.testFilePath).split('\\').join('/'),
+          name: t.fullName,
+          state: t.status === 'passed' ? 'passed' : t.status === 'failed' ? 'failed' : 'skipped',
+          results,
+          errors: t.failureMessages.map((m) => m.split('\n')[0] ?? ''),
+        })
+      }
+    }
+    return entries
+  }
+}
