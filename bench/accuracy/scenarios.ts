@@ -1,0 +1,384 @@
+/**
+ * The measurements behind each figure of the accuracy benchmark. Each function starts its own
+ * fast-mode virtual phone(s), measures through the product's collectors over adb, and compares
+ * with `vdev ground-truth` for the same window.
+ */
+import type { Baseline } from '../../src/attribution/index.js'
+import {
+  artTracingCollector,
+  fuelGaugeCollector,
+  odpmCollector,
+  simpleperfCollector,
+  type PowerCollector,
+} from '../../src/collectors/index.js'
+import type { MethodEnergy } from '../../src/model/index.js'
+import { compare, mulberry32 } from '../../src/stats/index.js'
+import { DEMO_APP_MODEL, type AppModel } from '../../src/virtual-device/index.js'
+import {
+  advanceTo,
+  measureFastWindow,
+  startFastPhone,
+  waitUntil,
+  type FastPhone,
+} from './session.js'
+import {
+  ACCEL_METHOD,
+  ACCEL_TAP,
+  EDATA_CLASSES,
+  accelerometerApp,
+  edataMethod,
+  edataRandomWorkload,
+} from './workloads.js'
+
+export type PowerSource = 'odpm' | 'fuel-gauge'
+
+const debug = process.env['ACC_DEBUG'] === '1'
+function trace(message: string): void {
+  if (debug) console.error(`[accuracy ${new Date().toISOString().slice(11, 23)}] ${message}`)
+}
+
+function powerCollector(phone: FastPhone, source: PowerSource): PowerCollector {
+  if (source === 'odpm') return odpmCollector()
+  return fuelGaugeCollector({ gauge: phone.capabilities.fuelGauge })
+}
+
+/** Moves the fast clock to `untilNs`: ODPM does not advance it; the fuel-gauge poll loop does. */
+async function passTime(phone: FastPhone, source: PowerSource, untilNs: number): Promise<void> {
+  if (source === 'odpm') await advanceTo(phone, untilNs)
+  else await waitUntil(phone, untilNs)
+}
+
+/** The product's measured baseline: mean power of an idle window before the tests (2 s). */
+export async function idleBaseline(phone: FastPhone, source: PowerSource): Promise<Baseline> {
+  const idle = await measureFastWindow(
+    phone,
+    { power: powerCollector(phone, source), baseline: { kind: 'none' } },
+    'idle baseline',
+    async (start) => passTime(phone, source, start + 2e9),
+  )
+  return { kind: 'configured', powerW: idle.result.averagePowerW }
+}
+
+// ── per-test energy ────────────────────────────────────────────────────────────────────────────
+
+const TAB_X: Record<string, number> = { feed: 108, map: 324, sync: 540, settings: 756, export: 972 }
+
+/** Random user actions on the demo app: a tab, then one of its widgets. */
+function demoActions(rnd: () => number): string[] {
+  const scripts: string[][] = [
+    ['feed', 'input tap 540 1200'],
+    ['feed', 'input tap 920 155'],
+    ['map', 'input tap 540 2115'],
+    ['sync', 'input tap 540 485'],
+    ['settings', 'input tap 290 485'],
+    ['settings', 'input tap 790 485'],
+    ['export', 'input tap 540 485'],
+  ]
+  const pick = scripts[Math.floor(rnd() * scripts.length)] ?? []
+  const [tab, action] = pick
+  return [`input tap ${TAB_X[tab ?? 'feed'] ?? 108} 2325`, action ?? '']
+}
+
+export interface PerTestFigure {
+  readonly source: PowerSource
+  readonly windows: number
+  readonly meanAbsRelError: number
+  readonly maxAbsRelError: number
+  readonly meanSignedRelError: number
+}
+
+/** Per-test gross energy vs ground-truth device energy, windows of 2–10 s on the demo app. */
+export async function perTestEnergy(
+  source: PowerSource,
+  windows: number,
+  seed: number,
+): Promise<PerTestFigure> {
+  const phone = await startFastPhone({ app: DEMO_APP_MODEL, seed })
+  const rnd = mulberry32(seed * 7919)
+  const errors: number[] = []
+  try {
+    for (let i = 0; i < windows; i++) {
+      const durationNs = Math.round((2 + 8 * rnd()) * 1e9)
+      const actions = demoActions(rnd)
+      trace(`per-test ${source} #${i}: ${actions.join('; ')} for ${durationNs / 1e9} s`)
+      const w = await measureFastWindow(
+        phone,
+        { power: powerCollector(phone, source), baseline: { kind: 'none' } },
+        `per-test #${i}`,
+        async (start) => {
+          await phone.sh(actions.join('; '))
+          await passTime(phone, source, start + durationNs)
+        },
+      )
+      errors.push((w.result.grossEnergyJ - w.truth.totalEnergyJ) / w.truth.totalEnergyJ)
+    }
+  } finally {
+    await phone.close()
+  }
+  return {
+    source,
+    windows,
+    meanAbsRelError: mean(errors.map(Math.abs)),
+    maxAbsRelError: Math.max(...errors.map(Math.abs)),
+    meanSignedRelError: mean(errors),
+  }
+}
+
+// ── EDATA random workload, sampling method ─────────────────────────────────────────────────────
+
+export interface EdataRun {
+  readonly intervalMs: number
+  readonly sampleHz: number
+  readonly durationS: number
+  readonly source: PowerSource
+  /** MMRE of ê (inclusive) against ground-truth per-method energy, over the six methods. */
+  readonly mmreEnergy: number
+  /** MMRE of each method's share of Σê against its share of the ground truth (EDATA's ordering view). */
+  readonly mmreShare: number
+  /** Methods whose ground truth lies in the 95% interval, of those with an interval. */
+  readonly covered: number
+  readonly withInterval: number
+  /** Methods with no samples at all (MRE 1). */
+  readonly unsampled: number
+  readonly samples: number
+}
+
+export async function edataRandomRun(
+  seed: number,
+  intervalMs: number,
+  sampleHz: number,
+  durationS: number,
+  source: PowerSource,
+): Promise<EdataRun> {
+  const workload = edataRandomWorkload(seed, intervalMs, durationS)
+  const phone = await startFastPhone({ app: workload.app, seed })
+  try {
+    const baseline = await idleBaseline(phone, source)
+    const w = await measureFastWindow(
+      phone,
+      {
+        power: powerCollector(phone, source),
+        execution: simpleperfCollector({ frequencyHz: sampleHz }),
+        baseline,
+      },
+      `edata ${intervalMs} ms ${sampleHz} Hz`,
+      async (start) => {
+        for (let i = 0; i < workload.taps.length; i += 400) {
+          await phone.sh(workload.taps.slice(i, i + 400).join('; '))
+        }
+        await passTime(phone, source, start + durationS * 1e9 + workload.leadMs * 1e6 + 50e6)
+      },
+    )
+    const estimates = new Map<string, MethodEnergy>(w.result.methods.map((m) => [m.method, m]))
+    const truths = new Map(w.truth.methods.map((m) => [m.method, m]))
+    let sumEst = 0
+    let sumTrue = 0
+    const rows: Array<{ est: number; truth: number; m: MethodEnergy | undefined }> = []
+    for (let k = 0; k < EDATA_CLASSES; k++) {
+      const name = edataMethod(k)
+      const m = estimates.get(name)
+      const truth = truths.get(name)?.inclusiveEnergyJ ?? 0
+      const est = m?.inclusiveEnergyJ ?? 0
+      rows.push({ est, truth, m })
+      sumEst += est
+      sumTrue += truth
+    }
+    const used = rows.filter((r) => r.truth > 0)
+    let covered = 0
+    let withInterval = 0
+    for (const r of used) {
+      const ci = r.m?.inclusiveIntervalJ
+      if (ci === undefined) continue
+      withInterval++
+      if (r.truth >= ci.low && r.truth <= ci.high) covered++
+    }
+    return {
+      intervalMs,
+      sampleHz,
+      durationS,
+      source,
+      mmreEnergy: mean(used.map((r) => Math.abs(r.est - r.truth) / r.truth)),
+      mmreShare: mean(
+        used.map((r) => {
+          const share = sumEst > 0 ? r.est / sumEst : 0
+          const truthShare = r.truth / sumTrue
+          return Math.abs(share - truthShare) / truthShare
+        }),
+      ),
+      covered,
+      withInterval,
+      unsampled: used.filter((r) => r.m === undefined).length,
+      samples: w.result.methods.length === 0 ? 0 : sampleCount(w.result.methods),
+    }
+  } finally {
+    await phone.close()
+  }
+}
+
+function sampleCount(methods: readonly MethodEnergy[]): number {
+  // Every sample has exactly one leaf: Σ local samples = samples in the window.
+  return methods.reduce((a, m) => a + (m.localSamples ?? 0), 0)
+}
+
+// ── mixed app workload, interval method (ART traces) ──────────────────────────────────────────
+
+export interface MixedFigure {
+  readonly windows: number
+  /** (window, method) pairs with ground-truth self energy > 0. */
+  readonly pairs: number
+  readonly withinPctExclusive: number
+  readonly withinPctInclusive: number
+  readonly mreExclusive: number
+}
+
+/**
+ * The demo app under ART method tracing (sampling 1 ms by default in the product, here
+ * instrumentation: every call, which the interval method needs), ODPM power; interval estimates
+ * of each method's local (exclusive) and inclusive energy against the ground truth's self and
+ * inclusive marginal CPU energy (+ its asynchronous energy inside the window).
+ */
+export async function mixedWorkload(windows: number, seed: number): Promise<MixedFigure> {
+  const phone = await startFastPhone({ app: DEMO_APP_MODEL, seed })
+  const rnd = mulberry32(seed * 104729)
+  let pairs = 0
+  let withinExcl = 0
+  let withinIncl = 0
+  const mres: number[] = []
+  try {
+    const baseline = await idleBaseline(phone, 'odpm')
+    for (let i = 0; i < windows; i++) {
+      const actions = [...demoActions(rnd), ...demoActions(rnd)]
+      const durationNs = Math.round((3 + 5 * rnd()) * 1e9)
+      const w = await measureFastWindow(
+        phone,
+        {
+          power: odpmCollector(),
+          execution: artTracingCollector({ samplingIntervalUs: 'instrumentation' }),
+          baseline,
+        },
+        `mixed #${i}`,
+        async (start) => {
+          await phone.sh(actions.join('; '))
+          await advanceTo(phone, start + durationNs)
+        },
+      )
+      const est = new Map(w.result.methods.map((m) => [m.method, m]))
+      for (const t of w.truth.methods) {
+        const truthExcl = t.selfEnergyJ
+        if (truthExcl <= 0) continue
+        pairs++
+        const m = est.get(t.method)
+        const e = m?.localEnergyJ ?? 0
+        const rel = Math.abs(e - truthExcl) / truthExcl
+        mres.push(rel)
+        if (rel <= 0.05) withinExcl++
+        const truthIncl = t.inclusiveEnergyJ
+        const ei = m?.inclusiveEnergyJ ?? 0
+        if (truthIncl > 0 && Math.abs(ei - truthIncl) / truthIncl <= 0.05) withinIncl++
+      }
+    }
+  } finally {
+    await phone.close()
+  }
+  return {
+    windows,
+    pairs,
+    withinPctExclusive: pairs === 0 ? 0 : withinExcl / pairs,
+    withinPctInclusive: pairs === 0 ? 0 : withinIncl / pairs,
+    mreExclusive: mean(mres),
+  }
+}
+
+// ── regression detection ──────────────────────────────────────────────────────────────────────
+
+export interface RegressionFigure {
+  readonly trials: number
+  readonly repetitions: number
+  readonly alpha: number
+  /** Ground-truth mean difference between the builds, % of build A. */
+  readonly truthDeltaPct: number
+  readonly measuredDeltaPct: number
+  readonly detected: number
+  readonly falsePositives: number
+  readonly costMultiplier: number
+}
+
+async function accelRuns(
+  app: AppModel,
+  seed: number,
+  n: number,
+): Promise<{ measured: number[]; truth: number[]; methodTruth: number[] }> {
+  const phone = await startFastPhone({ app, seed })
+  const measured: number[] = []
+  const truth: number[] = []
+  const methodTruth: number[] = []
+  try {
+    for (let i = 0; i < n; i++) {
+      const w = await measureFastWindow(
+        phone,
+        { power: odpmCollector(), baseline: { kind: 'none' } },
+        `accel #${i}`,
+        async (start) => {
+          await phone.sh(ACCEL_TAP)
+          await advanceTo(phone, start + 2.5e9, 0.5)
+        },
+      )
+      measured.push(w.result.grossEnergyJ)
+      truth.push(w.truth.totalEnergyJ)
+      methodTruth.push(w.truth.methods.find((m) => m.method === ACCEL_METHOD)?.selfEnergyJ ?? 0)
+    }
+  } finally {
+    await phone.close()
+  }
+  return { measured, truth, methodTruth }
+}
+
+/**
+ * EDATA's accelerometer case: builds A and B differ only in one method's CPU cost, scaled so the
+ * ground-truth test energy differs by `targetPct` (4.4%). Each trial measures 30 runs of A, 30 of
+ * B and 30 more of A (a fresh phone and seed each); detection = Mann–Whitney p < α with B worse;
+ * false positive = p < α between the two A samples.
+ */
+export async function regressionDetection(
+  trials: number,
+  repetitions: number,
+  alpha: number,
+  targetPct: number,
+  seed: number,
+): Promise<RegressionFigure> {
+  const baseCostMs = 4
+  const calib = await accelRuns(accelerometerApp(baseCostMs), seed, 3)
+  const totalA = mean(calib.truth)
+  const methodA = mean(calib.methodTruth)
+  const multiplier = 1 + ((targetPct / 100) * totalA) / methodA
+  let detected = 0
+  let falsePositives = 0
+  const truthDeltas: number[] = []
+  const measuredDeltas: number[] = []
+  for (let t = 0; t < trials; t++) {
+    const s = seed + 1000 * (t + 1)
+    const a = await accelRuns(accelerometerApp(baseCostMs), s, repetitions)
+    const b = await accelRuns(accelerometerApp(baseCostMs * multiplier), s + 1, repetitions)
+    const a2 = await accelRuns(accelerometerApp(baseCostMs), s + 2, repetitions)
+    const ab = compare(a.measured, b.measured, { alpha, minEffectPct: 1, seed: s })
+    const aa = compare(a.measured, a2.measured, { alpha, minEffectPct: 1, seed: s })
+    if (ab.pValue < alpha && ab.deltaJ > 0) detected++
+    if (aa.pValue < alpha) falsePositives++
+    truthDeltas.push(((mean(b.truth) - mean(a.truth)) / mean(a.truth)) * 100)
+    measuredDeltas.push(ab.deltaPct)
+  }
+  return {
+    trials,
+    repetitions,
+    alpha,
+    truthDeltaPct: mean(truthDeltas),
+    measuredDeltaPct: mean(measuredDeltas),
+    detected,
+    falsePositives,
+    costMultiplier: multiplier,
+  }
+}
+
+export function mean(xs: readonly number[]): number {
+  return xs.length === 0 ? Number.NaN : xs.reduce((a, b) => a + b, 0) / xs.length
+}

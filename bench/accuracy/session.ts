@@ -1,0 +1,210 @@
+/**
+ * The accuracy benchmark's view of one virtual phone in fast mode: adb only (like a real phone),
+ * window edges read on the device (`vdev now`), ground truth from `vdev ground-truth`.
+ *
+ * Why not `measureWindow` from src/vitest/window.ts: it takes the window's edges from the host
+ * clock mapped to boottime by a constant offset. In fast mode the device clock moves only when
+ * something sleeps, so host time says nothing about device time. `measureFastWindow` below does the
+ * same steps (start collectors → body → stop → attributeTest with the same arguments) with edges
+ * read on the device clock instead.
+ */
+import { attributeTest, type Baseline, type ExecutionInput } from '../../src/attribution/index.js'
+import type {
+  CollectorContext,
+  ExecutionCollector,
+  ExecutionData,
+  PowerCollector,
+} from '../../src/collectors/index.js'
+import {
+  connectAdb,
+  probeCapabilities,
+  shellScript,
+  type AdbDevice,
+  type Capabilities,
+} from '../../src/device/index.js'
+import type { MeasuredEnergyResult } from '../../src/model/index.js'
+import {
+  startVirtualDevice,
+  type AppModel,
+  type FuelGaugeOptions,
+  type GroundTruth,
+  type VirtualDeviceServer,
+} from '../../src/virtual-device/index.js'
+
+export interface FastPhone {
+  readonly server: VirtualDeviceServer
+  readonly device: AdbDevice
+  readonly capabilities: Capabilities
+  readonly app: AppModel
+  /** Runs a shell command line on the phone; throws on a non-zero exit. */
+  sh(commandLine: string): Promise<string>
+  /** Device CLOCK_BOOTTIME, ns. */
+  nowNs(): Promise<number>
+
+  groundTruth(fromNs: number, toNs: number): Promise<GroundTruth>
+  close(): Promise<void>
+}
+
+export interface FastPhoneOptions {
+  readonly app: AppModel
+  readonly seed: number
+  readonly cpuJitter?: number
+  readonly sensors?: FuelGaugeOptions
+}
+
+/** Starts one fast-mode phone, unplugs it (no charging) and launches the app. */
+export async function startFastPhone(options: FastPhoneOptions): Promise<FastPhone> {
+  const server = await startVirtualDevice({
+    time: 'fast',
+    app: options.app,
+    seed: options.seed,
+    ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+    ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
+  })
+  const serial = server.serials[0] ?? 'vdev-0001'
+  const client = await connectAdb({ host: server.host, port: server.port })
+  const device = client.device(serial)
+  const sh = async (commandLine: string): Promise<string> => {
+    const r = await shellScript(device, commandLine)
+    if (r.exitCode !== 0) {
+      throw new Error(
+        `'${commandLine.slice(0, 120)}' exited ${r.exitCode}: ${r.stdout.slice(0, 300)}`,
+      )
+    }
+    return r.stdout
+  }
+  await sh('dumpsys battery unplug; sleep 1')
+  const capabilities = await probeCapabilities(device, { app: options.app.package })
+  await sh(`am start -W -n ${options.app.launcherActivity}`)
+  return {
+    server,
+    device,
+    capabilities,
+    app: options.app,
+    sh,
+    async nowNs() {
+      return Number((await sh('vdev now')).trim())
+    },
+    async groundTruth(fromNs, toNs) {
+      return JSON.parse(
+        await sh(`vdev ground-truth --from ${Math.round(fromNs)} --to ${Math.round(toNs)}`),
+      ) as GroundTruth
+    },
+    close: () => server.close(),
+  }
+}
+
+export interface FastWindowPlan {
+  readonly power: PowerCollector
+  readonly execution?: ExecutionCollector
+  readonly baseline: Baseline
+}
+
+export interface FastWindow {
+  readonly result: MeasuredEnergyResult
+  readonly startNs: number
+  readonly endNs: number
+  readonly truth: GroundTruth
+}
+
+let windowCounter = 0
+
+/**
+ * One energy window whose edges are read on the device: collectors start, `vdev now`, body, `vdev
+ * now`, collectors stop, attribution (as the product's `attributeWindow` does), then ground truth
+ * for exactly the same window.
+ */
+export async function measureFastWindow(
+  phone: FastPhone,
+  plan: FastWindowPlan,
+  label: string,
+  body: (startNs: number) => Promise<void>,
+): Promise<FastWindow> {
+  const context: CollectorContext = {
+    device: phone.device,
+    app: phone.app.package,
+    deviceDir: '/data/local/tmp/vitest-energy',
+    windowId: `acc${(windowCounter++).toString(36)}`,
+  }
+  await plan.power.start(context)
+  if (plan.execution !== undefined) await plan.execution.start(context)
+  const startNs = await phone.nowNs()
+  await body(startNs)
+  // Workaround (virtual device): the simpleperf sampler and the ART trace writer read the
+  // simulation without first scheduling `periodic` ticks that fell due; a fuel-gauge read does
+  // schedule them. Reading current_now is harmless on a real phone.
+  await phone.sh('cat /sys/class/power_supply/battery/current_now')
+  const endNs = await phone.nowNs()
+  const execution: ExecutionData | undefined =
+    plan.execution === undefined ? undefined : await plan.execution.stop(context)
+  const power = await plan.power.stop(context)
+  const extras = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
+  const executionInput =
+    execution === undefined ? undefined : toExecutionInput(execution, extras?.monotonicToBoottimeNs)
+  const { result } = attributeTest({
+    label,
+    window: { clock: 'boottime', startNs, endNs },
+    power: power.kind === 'series' ? power.series : power.rails,
+    edges: 'hold',
+    baseline: plan.baseline,
+    ...(executionInput === undefined ? {} : { execution: executionInput }),
+    afterWindow: 'clip',
+    sourceNames: {
+      power: plan.power.name,
+      ...(plan.execution ? { execution: plan.execution.name } : {}),
+    },
+    facts: { debuggable: phone.app.debuggable },
+    device: { serial: phone.device.serial, model: phone.capabilities.model },
+    warnings: [...power.warnings, ...(execution?.warnings ?? [])],
+  })
+  const truth = await phone.groundTruth(startNs, endNs)
+  return { result, startNs, endNs, truth }
+}
+
+/** ART traces are on CLOCK_MONOTONIC: shifted to boottime as the product does (window.ts). */
+function toExecutionInput(
+  data: ExecutionData,
+  monotonicToBoottimeNs: number | undefined,
+): ExecutionInput {
+  if (data.kind === 'stacks') return { kind: 'samples', samples: data.samples }
+  const trace = data.trace
+  if (trace.clock === 'boottime') return { kind: 'trace', trace }
+  if (monotonicToBoottimeNs === undefined) {
+    throw new Error('an ART trace on the monotonic clock needs ODPM (Perfetto clock snapshot)')
+  }
+  const shift = monotonicToBoottimeNs
+  return {
+    kind: 'trace',
+    trace: {
+      ...trace,
+      clock: 'boottime',
+      calls: trace.calls.map((c) => ({ ...c, startNs: c.startNs + shift, endNs: c.endNs + shift })),
+    },
+  }
+}
+
+/**
+ * Advances the fast clock to `untilNs` in steps of at most `stepS` (so collectors that poll see
+ * every update), by `sleep` on the device.
+ */
+export async function advanceTo(phone: FastPhone, untilNs: number, stepS = 0.1): Promise<void> {
+  for (;;) {
+    const now = await phone.nowNs()
+    const leftS = (untilNs - now) / 1e9
+    if (leftS <= 1e-9) return
+    const steps = Math.min(50, Math.ceil(leftS / stepS))
+    // Whole microseconds, rounded up: `sleep 0.000000` would never get there.
+    const eachUs = Math.max(1, Math.ceil(Math.min(stepS, leftS / steps) * 1e6))
+    await phone.sh(
+      Array.from({ length: steps }, () => `sleep ${(eachUs / 1e6).toFixed(6)}`).join('; '),
+    )
+  }
+}
+
+/**
+ * Waits (on the host) until another device-side loop has moved the fast clock to `untilNs` (the
+ * fuel-gauge collector's poll loop sleeps on the device, which advances fast time).
+ */
+export async function waitUntil(phone: FastPhone, untilNs: number): Promise<void> {
+  while ((await phone.nowNs()) < untilNs) await new Promise((r) => setTimeout(r, 20))
+}
