@@ -24,10 +24,13 @@ afterEach(async () => {
   await rm(budgets, { force: true })
 })
 
-// net = gross − 0.5 W × 1 s: 2.3 J and 0.8 J → budgets 2.53 → 2.6 and 0.88 → 0.88
+// net = gross − 0.5 W × 1 s: 2.3 J, 0.8 J, 3.0 J → budgets 2.53 → 2.6, 0.88, 3.3
 const expected = {
   schemaVersion: 1,
   tests: {
+    'budget.test.ts': {
+      'checked by the matcher': { 'Pixel 6': { energyJ: 3.3, measuredEnergyJ: 3 } },
+    },
     'feed.test.ts': {
       'feed > opening the feed': { 'Pixel 6': { energyJ: 2.6, measuredEnergyJ: 2.3 } },
       'feed > scrolling': { 'Pixel 6': { energyJ: 0.88, measuredEnergyJ: 0.8 } },
@@ -35,10 +38,18 @@ const expected = {
   },
 }
 
-test('vitest -u --reporter=energy writes the budgets; a plain run then checks them', async () => {
+test('without budgets, toStayWithinBudget() fails the run and says how to write them', async () => {
+  const failed = await vitest(['--reporter=default']).then(
+    () => '',
+    (error: { stdout: string; stderr: string }) => error.stdout + error.stderr,
+  )
+  expect(failed).toContain('no budget for budget.test.ts › checked by the matcher [Pixel 6]')
+})
+
+test('vitest -u --reporter=energy writes the budgets (the matcher passes meanwhile); a plain run then checks them', async () => {
   const stdout = await vitest(['-u', '--reporter=energy'])
   expect(stdout).toContain(
-    'Budgets   wrote energy-budgets.json: 2 added, 0 changed, 0 obsolete removed',
+    'Budgets   wrote energy-budgets.json: 3 added, 0 changed, 0 obsolete removed',
   )
   const text = await readFile(budgets, 'utf8')
   expect(text).toBe(serializeBudgetFile(parseBudgetFile(text)))
@@ -46,7 +57,7 @@ test('vitest -u --reporter=energy writes the budgets; a plain run then checks th
 
   const check = await vitest(['--reporter=energy'])
   expect(check).toMatch(/opening the feed .* budget 2\.60 J ✓/)
-  expect(check).toContain('Budgets   2 within')
+  expect(check).toContain('Budgets   3 within')
 })
 
 test('VITEST_ENERGY_UPDATE=1 writes the same budgets without -u', async () => {
