@@ -63,17 +63,22 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
 
 /**
  * Rounds up to `digits` significant digits: 2.531 → 2.6, 0.01234 → 0.013, 0 → 0. Rounding up
- * keeps the headroom at least what was asked for.
+ * keeps the headroom at least what was asked for; differences below 1e-12 relative (floating-point
+ * noise such as 0.30000000000000004) do not bump the last digit. Works in decimal text, so tiny
+ * and huge values (subnormals, 1e300) are exact too.
  */
 export function ceilSignificant(value: number, digits = 2): number {
-  if (!(value > 0) || !Number.isFinite(value)) return value > 0 ? value : 0
-  const exponent = Math.floor(Math.log10(value)) - digits + 1
-  const scale = 10 ** -exponent
-  // Scale the other way for large exponents so the division stays exact-ish.
-  const scaled = exponent < 0 ? value * scale : value / 10 ** exponent
-  // Guard against 2.6000000000000001 × 10 → 26.000000000000004 turning into 27.
-  const up = Math.ceil(Number(scaled.toPrecision(12)))
-  return Number((exponent < 0 ? up / scale : up * 10 ** exponent).toPrecision(digits + 1))
+  if (!Number.isFinite(value) || !(value > 0)) return value === Infinity ? value : 0
+  const [mantissaText, exponentText] = value.toExponential(15).split('e')
+  let exponent = Number(exponentText)
+  // Mantissa scaled to `digits` integer digits, e.g. 2.531 → 25.31, with noise trimmed.
+  const scaled = Number((Number(mantissaText) * 10 ** (digits - 1)).toPrecision(12))
+  let up = Math.ceil(scaled)
+  if (up >= 10 ** digits) {
+    up /= 10
+    exponent += 1
+  }
+  return Number(`${up}e${exponent - digits + 1}`)
 }
 
 /** Rounds to `digits` significant digits (for the `measuredEnergyJ` record). */

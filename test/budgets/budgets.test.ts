@@ -137,6 +137,8 @@ describe('new budgets from measurements', () => {
     [1234, 1300],
     [0.1 + 0.2, 0.3], // floating-point noise (…0004) does not bump the budget
     [9.91, 10],
+    [1.234e300, 1.3e300],
+    [1.234e-300, 1.3e-300],
     [0, 0],
   ])('ceilSignificant(%s) = %s', (value, expected) => {
     expect(ceilSignificant(value, 2)).toBe(expected)

@@ -1,0 +1,100 @@
+// Invariants of the pure report builder, over random runs (fast-check).
+import fc from 'fast-check'
+import { expect, test } from 'vitest'
+import { renderMarkdown } from '../../reporter/markdown.js'
+import { buildEnergyReport, measuredWindows, type ReportEntry } from '../../reporter/report.js'
+import { budgetFromMeasurement, type BudgetFile } from '../../src/budgets/index.js'
+import { measuredResult, type EnergyResult } from '../../src/model/index.js'
+
+const windowArb = fc
+  .record({
+    label: fc.constantFrom('w', 'w #1', 'w #2', 'x'),
+    grossEnergyJ: fc.double({ min: 0, max: 50, noNaN: true }),
+    failed: fc.boolean(),
+  })
+  .map(({ label, grossEnergyJ, failed }): EnergyResult =>
+    failed
+      ? {
+          schemaVersion: 1,
+          status: 'failed',
+          label,
+          error: { code: 'E_X', message: 'x', hint: 'y' },
+          warnings: [],
+        }
+      : measuredResult({
+          label,
+          window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
+          grossEnergyJ,
+          baselinePowerW: 0.5,
+          components: [],
+          rails: [],
+          methods: [],
+          sources: { power: 'odpm', sampleCount: 10 },
+          warnings: [],
+        }),
+  )
+
+const entriesArb = fc.uniqueArray(
+  fc.record({
+    file: fc.constantFrom('a.test.ts', 'b.test.ts'),
+    name: fc.string({ maxLength: 12 }),
+    state: fc.constantFrom('passed' as const, 'failed' as const),
+    results: fc.array(windowArb, { maxLength: 4 }),
+    errors: fc.constant([] as string[]),
+  }),
+  { selector: (e) => `${e.file}\u0000${e.name}`, maxLength: 15 },
+)
+
+test('totals are the sums of the tests; budget verdicts account for every measured test', () => {
+  fc.assert(
+    fc.property(entriesArb, fc.double({ min: 0, max: 100, noNaN: true }), (entries, budgetJ) => {
+      const tests: Record<string, Record<string, Record<string, { energyJ: number }>>> = {}
+      entries.forEach((e, i) => {
+        if (i % 2 === 0) (tests[e.file] ??= {})[e.name] = { '*': { energyJ: budgetJ } }
+      })
+      const file: BudgetFile = { schemaVersion: 1, tests }
+      const report = buildEnergyReport(entries as ReportEntry[], {
+        budgets: { file, path: 'b.json' },
+      })
+      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0)
+      expect(report.summary.totalNetEnergyJ).toBeCloseTo(
+        sum(report.tests.map((t) => t.netEnergyJ)),
+        9,
+      )
+      expect(report.tests.length).toBe(entries.filter((e) => e.results.length > 0).length)
+      const measured = report.tests.filter((t) => measuredWindows(t).length > 0)
+      const b = report.budgets!
+      expect(b.within + b.over + b.inconclusive + b.missing).toBe(measured.length)
+      for (const t of report.tests) {
+        if (t.budget?.verdict === 'within') expect(t.budget.valueJ).toBeLessThanOrEqual(budgetJ)
+        if (t.budget?.verdict === 'over') expect(t.budget.valueJ).toBeGreaterThan(budgetJ)
+      }
+    }),
+  )
+})
+
+test('a budget written from a measurement is never over for that same measurement', () => {
+  fc.assert(
+    fc.property(
+      fc.double({ min: 0, max: 1e4, noNaN: true }),
+      fc.integer({ min: 0, max: 50 }),
+      (m, h) => {
+        // Up to 1e-12 relative: floating-point noise is not rounded up (see ceilSignificant).
+        expect(budgetFromMeasurement(m, h)).toBeGreaterThanOrEqual(m * (1 - 1e-12))
+      },
+    ),
+  )
+})
+
+test('markdown rows stay one row per test whatever the test name', () => {
+  fc.assert(
+    fc.property(entriesArb, (entries) => {
+      const report = buildEnergyReport(entries as ReportEntry[])
+      const rows = renderMarkdown(report)
+        .split('\n')
+        .filter((l) => /^\| (✅|❌|⏭️) \|/.test(l))
+      expect(rows).toHaveLength(report.tests.length)
+      for (const row of rows) expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(11)
+    }),
+  )
+})
