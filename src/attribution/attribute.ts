@@ -14,6 +14,7 @@ import type {
 import { measuredResult, methodEnergy } from '../model/build.js'
 import type { CallTrace, StackSampleSet } from '../model/samples.js'
 import { componentsFromRails } from './components.js'
+import type { EnergyCurve } from './curve.js'
 import { attributeIntervals, type IntervalAttribution, type ThreadShare } from './interval.js'
 import { attributeSamples, type SamplingAttribution } from './sampling.js'
 import {
@@ -88,6 +89,13 @@ export interface AttributeTestInput extends TestEnergyInput {
   readonly device?: { readonly serial: string; readonly model: string }
   /** Extra warnings from earlier stages (collectors), kept in front. */
   readonly warnings?: readonly EnergyWarning[]
+  /**
+   * The power per-method attribution divides, when it should not be the whole device's: with
+   * per-rail data, the CPU rails above their idle level (so screen and radios, which no sample
+   * causes, are not spread over whatever code happened to run). Tails are then charged only
+   * through `tails`, never subtracted from this curve. @default the window's own curve and baseline
+   */
+  readonly methodPower?: { readonly curve: EnergyCurve; readonly baselinePowerW: number }
 }
 
 export interface TestAttribution {
@@ -115,6 +123,9 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   }
   const curve = curveFor(input)
   const test = testEnergy({ ...input, window }, curve)
+  const methodCurve = input.methodPower?.curve ?? curve
+  const methodBaselineW = input.methodPower?.baselinePowerW ?? test.baselinePowerW
+  const methodTails = input.methodPower === undefined ? tails : []
 
   let methods: MethodEnergy[] = []
   let interval: IntervalAttribution | undefined
@@ -123,19 +134,19 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   let kind: AttributionMethod = 'interval'
   const execution = input.execution
   if (execution?.kind === 'trace') {
-    interval = attributeIntervals(execution.trace, curve, {
+    interval = attributeIntervals(execution.trace, methodCurve, {
       window,
-      baselinePowerW: test.baselinePowerW,
-      tails,
+      baselinePowerW: methodBaselineW,
+      tails: methodTails,
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
     })
     methods = [...interval.methods]
   } else if (execution?.kind === 'samples' && execution.power === 'regression') {
     kind = 'regression'
-    const byRegression = attributeSamplesByRegression(execution.samples, curve, {
+    const byRegression = attributeSamplesByRegression(execution.samples, methodCurve, {
       window,
-      baselinePowerW: test.baselinePowerW,
-      tails,
+      baselinePowerW: methodBaselineW,
+      tails: methodTails,
       ...(execution.samplePeriodNs === undefined
         ? {}
         : { samplePeriodNs: execution.samplePeriodNs }),
@@ -146,10 +157,10 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     samplingRegression = byRegression
   } else if (execution?.kind === 'samples') {
     kind = 'sampling'
-    sampling = attributeSamples(execution.samples, curve, {
+    sampling = attributeSamples(execution.samples, methodCurve, {
       window,
-      baselinePowerW: test.baselinePowerW,
-      tails,
+      baselinePowerW: methodBaselineW,
+      tails: methodTails,
       ...(execution.samplePeriodNs === undefined
         ? {}
         : { samplePeriodNs: execution.samplePeriodNs }),

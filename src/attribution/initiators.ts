@@ -98,7 +98,12 @@ export function findInitiators(
         endNs: burst.endNs,
         stillActiveAtEnd: burst.open,
       }
-      const method = lastAppMethodBefore(activity, burst.causeByNs, burst.startNs - lookbackNs)
+      const method = initiatorOf(
+        activity,
+        burst.startNs,
+        burst.causeByNs,
+        burst.startNs - lookbackNs,
+      )
       // The first interval starts with the window, so "active from the start" can also mean
       // "started in the first moments": app code there is the cause unless we know better.
       if (
@@ -141,6 +146,12 @@ interface Segment {
   readonly startNs: number
   readonly endNs: number
   readonly powerW: number
+}
+
+/** The lowest average power over the rail's counter intervals inside the window, W (its idle level there). */
+export function lowestRailPowerW(rail: RailSeries, window: EnergyWindow): number | undefined {
+  const segments = railSegments(rail, window)
+  return segments.length === 0 ? undefined : Math.min(...segments.map((x) => x.powerW))
 }
 
 /** The rail's counter intervals clipped to the window, with their average power. */
@@ -235,19 +246,22 @@ function appActivity(
 }
 
 /**
- * The newest app activity at or before `byNs` and not before `notBeforeNs`. A rail reading covers
- * a whole polling interval, so the cause may run anywhere up to the end of the burst's first
- * active interval.
+ * Who started a burst whose first active reading interval is [startNs, causeByNs]: the first app
+ * work inside that interval (it ran before the component woke, the rest came after), else the
+ * newest app work before it, back to `notBeforeNs`. Rail readings are 10–1000 ms apart, so this
+ * names the code running when the component woke, not necessarily the API call itself.
  */
-function lastAppMethodBefore(
+function initiatorOf(
   activity: ReadonlyArray<{ tNs: number; method: string }>,
-  byNs: number,
+  startNs: number,
+  causeByNs: number,
   notBeforeNs: number,
 ): string | undefined {
-  for (let i = activity.length - 1; i >= 0; i--) {
-    const a = activity[i]
-    if (a === undefined || a.tNs > byNs) continue
-    return a.tNs < notBeforeNs ? undefined : a.method
+  let before: string | undefined
+  for (const a of activity) {
+    if (a.tNs > causeByNs) break
+    if (a.tNs >= startNs) return a.method
+    if (a.tNs >= notBeforeNs) before = a.method
   }
-  return undefined
+  return before
 }

@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
+  componentOfRail,
   findInitiators,
+  lowestRailPowerW,
+  railsCurve,
   type Baseline,
   type ExecutionInput,
   type TailInvocation,
@@ -23,8 +26,10 @@ import {
   EnergyError,
   isEnergyError,
   type EnergyWarning,
+  type EnergyWindow,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
+  type RailSeries,
 } from '../model/index.js'
 
 export interface WindowPlan {
@@ -182,10 +187,12 @@ function attributeWindow(
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : []
-  return attributeTest({
+  const methodPower = power.kind === 'rails' ? cpuMethodPower(plan, power.rails, window) : undefined
+  const result = attributeTest({
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
+    ...(methodPower === undefined ? {} : { methodPower }),
     tails,
     tailPolicy: 'charge-to-initiator',
     edges: 'hold',
@@ -207,6 +214,32 @@ function attributeWindow(
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   }).result
+  return result
+}
+
+/**
+ * With per-rail data, methods are charged the CPU rails' power above their idle level: screen and
+ * radio power is not caused by whatever code happened to be sampled (radios are charged to their
+ * initiators through tails instead).
+ */
+function cpuMethodPower(
+  plan: WindowPlan,
+  rails: readonly RailSeries[],
+  window: EnergyWindow,
+): { curve: ReturnType<typeof railsCurve>; baselinePowerW: number } | undefined {
+  const cpu = rails.filter(
+    (r) =>
+      componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }) ===
+      'cpu',
+  )
+  if (cpu.length === 0) return undefined
+  let baselinePowerW = 0
+  for (const rail of cpu) {
+    const lowest = lowestRailPowerW(rail, window)
+    if (lowest === undefined) return undefined
+    baselinePowerW += Math.min(lowest, plan.railFloorsW?.get(rail.rail) ?? lowest)
+  }
+  return { curve: railsCurve(cpu, { edges: 'hold' }), baselinePowerW }
 }
 
 /**

@@ -1,0 +1,63 @@
+// Per-method energy from the CPU rails only: a bright screen and a busy radio are not spread over
+// whatever code happened to be sampled, and the accounting still conserves energy.
+import { expect, test } from 'vitest'
+import { attributeTest, railsCurve } from '../../src/attribution/index.js'
+import { invariantViolations, type RailSeries, type StackSampleSet } from '../../src/model/index.js'
+
+const MS = 1e6
+const window = { clock: 'boottime' as const, startNs: 0, endNs: 1000 * MS }
+
+function rail(name: string, subsystem: string, powerW: (ms: number) => number): RailSeries {
+  const readings = [{ tNs: 0, energyJ: 0 }]
+  for (let t = 100; t <= 1000; t += 100) {
+    readings.push({
+      tNs: t * MS,
+      energyJ: readings[readings.length - 1]!.energyJ + powerW(t - 100) * 0.1,
+    })
+  }
+  return { kind: 'cumulative', rail: name, subsystem, source: 'odpm', clock: 'boottime', readings }
+}
+
+// CPU at 50 mW idle, 550 mW while the app works in [200, 400) ms; the display at a steady 1.2 W
+// (brighter than when the 0.5 W device baseline was measured).
+const cpu = rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)', (t) => (t >= 200 && t < 400 ? 0.55 : 0.05))
+const display = rail('VSYS_PWR_DISPLAY', 'Display', () => 1.2)
+const samples: StackSampleSet = {
+  clock: 'boottime',
+  lostCount: 0,
+  samples: Array.from({ length: 200 }, (_, i) => ({
+    tNs: (200 + i) * MS,
+    threadId: 1,
+    frames: ['com.example.Feed.bind', 'com.example.Feed.onScroll'],
+    periodNs: MS,
+  })),
+}
+
+test('methods are charged the CPU rails above their idle level', () => {
+  const { result } = attributeTest({
+    label: 'scroll',
+    window,
+    power: [cpu, display],
+    baseline: { kind: 'configured', powerW: 0.5 },
+    execution: { kind: 'samples', samples },
+    methodPower: { curve: railsCurve([cpu]), baselinePowerW: 0.05 },
+  })
+  const bind = result.methods.find((m) => m.method === 'com.example.Feed.bind')
+  // 0.5 W above the CPU floor for 200 ms = 0.1 J, all while bind was the leaf.
+  expect(bind?.localEnergyJ).toBeCloseTo(0.1, 9)
+  expect(result.grossEnergyJ).toBeCloseTo(0.05 + 0.1 + 1.2, 9)
+  expect(invariantViolations(result)).toEqual([])
+})
+
+test('without it, the brighter screen is spread over the sampled code', () => {
+  const { result } = attributeTest({
+    label: 'scroll',
+    window,
+    power: [cpu, display],
+    baseline: { kind: 'configured', powerW: 0.5 },
+    execution: { kind: 'samples', samples },
+  })
+  const bind = result.methods.find((m) => m.method === 'com.example.Feed.bind')
+  // (0.55 + 1.2 − 0.5) W × 0.2 s = 0.25 J: screen energy wrongly charged to bind.
+  expect(bind?.localEnergyJ).toBeCloseTo(0.25, 9)
+})
