@@ -11,12 +11,24 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
-import { DEFAULT_BUDGETS_FILE, budgetFileKey, readBudgetFile } from '../src/budgets/index.js'
+import {
+  DEFAULT_BUDGETS_FILE,
+  budgetFileKey,
+  isUpdateRequested,
+  readBudgetFile,
+  updateBudgets,
+  writeBudgetFile,
+} from '../src/budgets/index.js'
 import { isEnergyError, type EnergyResult } from '../src/model/index.js'
 import { JEST_SIDE_DIR_ENV, readSideFiles } from './jest-side-files.js'
 import { renderJson } from './json.js'
 import { renderMarkdown } from './markdown.js'
-import { buildEnergyReport, type ReportContext, type ReportEntry } from './report.js'
+import {
+  budgetObservations,
+  buildEnergyReport,
+  type ReportContext,
+  type ReportEntry,
+} from './report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -27,6 +39,10 @@ export interface JestEnergyReporterOptions {
   readonly markdown?: string
   /** Budget file, relative to rootDir. @default 'energy-budgets.json' */
   readonly budgets?: string
+  /** Headroom when writing budgets, percent. @default 10 */
+  readonly budgetHeadroomPct?: number
+  /** Write budgets from this run. @default true with `jest -u` or VITEST_ENERGY_UPDATE=1 */
+  readonly updateBudgets?: boolean
   /** @default 3 */
   readonly topMethods?: number
   readonly screen?: Screen
@@ -36,6 +52,7 @@ export interface JestEnergyReporterOptions {
 /** The parts of Jest's globalConfig and AggregatedResult the reporter reads. */
 interface JestGlobalConfig {
   readonly rootDir: string
+  readonly updateSnapshot?: string
 }
 interface JestAggregatedResult {
   readonly testResults: ReadonlyArray<{
@@ -50,11 +67,15 @@ interface JestAggregatedResult {
 
 export default class JestEnergyReporter {
   private readonly rootDir: string
+  private readonly update: boolean
   private readonly options: JestEnergyReporterOptions
   private readonly dir: string
 
   constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir
+    this.update =
+      options.updateBudgets ??
+      (isUpdateRequested(process.env) || globalConfig.updateSnapshot === 'all')
     this.options = options
     this.dir = mkdtempSync(join(tmpdir(), 'vitest-energy-jest-'))
     // Workers are started after reporters are constructed and inherit this.
@@ -70,12 +91,21 @@ export default class JestEnergyReporter {
       const budgetsPath = resolve(this.rootDir, this.options.budgets ?? DEFAULT_BUDGETS_FILE)
       try {
         const file = readBudgetFile(budgetsPath)
-        if (Object.keys(file.tests).length > 0)
+        const path = relative(this.rootDir, budgetsPath).split('\\').join('/')
+        const fileKey = (f: string): string => budgetFileKey(budgetsPath, resolve(this.rootDir, f))
+        const observations = budgetObservations(entries, fileKey)
+        if (this.update && observations.some((o) => o.valueJ !== undefined)) {
+          const result = updateBudgets(file, observations, this.options.budgetHeadroomPct ?? 10)
+          writeBudgetFile(budgetsPath, result.file)
           context.budgets = {
-            file,
-            path: relative(this.rootDir, budgetsPath),
-            fileKey: (f) => budgetFileKey(budgetsPath, resolve(this.rootDir, f)),
+            file: result.file,
+            path,
+            fileKey,
+            update: { added: result.added, changed: result.changed, removed: result.removed },
           }
+        } else if (Object.keys(file.tests).length > 0) {
+          context.budgets = { file, path, fileKey }
+        }
       } catch (error) {
         problems.push(isEnergyError(error) ? error.message : String(error))
       }

@@ -98,3 +98,33 @@ test.skipIf(!hasBuild)(
     }
   },
 )
+
+test.skipIf(!hasBuild)(
+  'VITEST_ENERGY_UPDATE=1 makes the Jest reporter write budgets under Jest’s test names',
+  async () => {
+    const dir = join(project, 'with-reporter')
+    const budgets = join(dir, 'energy-budgets.json')
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['--experimental-vm-modules', jestBin, '--config', join(dir, 'jest.config.mjs')],
+        { cwd: dir, env: { ...process.env, NO_COLOR: '1', VITEST_ENERGY_UPDATE: '1' } },
+      ).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+      expect(stdout).toContain('Budgets   wrote energy-budgets.json: 3 added')
+      // net 2 J, 3 J and 1 + 1.5 J, with 10% headroom rounded up to 2 significant digits
+      expect(JSON.parse(await readFile(budgets, 'utf8'))).toEqual({
+        schemaVersion: 1,
+        tests: {
+          'feed.test.mjs': {
+            'feed opens': { '*': { energyJ: 2.2, measuredEnergyJ: 2 } },
+            'feed scrolls too much': { '*': { energyJ: 3.3, measuredEnergyJ: 3 } },
+          },
+          'sync.test.mjs': { 'sync twice': { '*': { energyJ: 2.8, measuredEnergyJ: 2.5 } } },
+        },
+      })
+    } finally {
+      await rm(budgets, { force: true })
+      await rm(join(dir, 'out'), { recursive: true, force: true })
+    }
+  },
+)
