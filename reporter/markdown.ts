@@ -90,6 +90,15 @@ export function renderMarkdown(report: EnergyReport): string {
         `| ${escapeMarkdownCell(m.name)} | ${escapeMarkdownCell(m.class)} | ${m.energyJ === null ? '–' : formatJoules(m.energyJ)} | ${COLOR_MARK[m.color]} |`,
       )
     }
+    lines.push('', '| class / package | energy | colour |', '|---|---:|---|')
+    for (const g of [
+      ...k.packages.map((p) => ({ ...p, kind: 'package' })),
+      ...k.classes.map((c) => ({ ...c, kind: 'class' })),
+    ].slice(0, 20)) {
+      lines.push(
+        `| ${g.kind} ${escapeMarkdownCell(g.name || '(default)')} | ${formatJoules(g.energyJ)} | ${COLOR_MARK[g.color]} |`,
+      )
+    }
     lines.push('')
   }
   return lines.join('\n')

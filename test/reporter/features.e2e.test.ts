@@ -191,6 +191,8 @@ describe('budgets, baseline, classification and schema', () => {
     expect(markdown).toContain('| 5.00 J ❌ over |')
     expect(markdown).toContain('**1 regression(s)**')
     expect(markdown).toContain('| com.example.trails.FeedAdapter.bind |')
+    expect(markdown).toMatch(/\| package com\.example\.trails \| 3\.75 J \| /)
+    expect(markdown).toMatch(/\| class com\.example\.trails\.FeedAdapter \| 3\.75 J \| /)
   })
 
   test('a broken baseline or budget file is reported, and the other outputs are still written', async () => {
