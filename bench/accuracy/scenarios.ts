@@ -229,6 +229,8 @@ export interface MixedFigure {
   readonly withinPctExclusive: number
   readonly withinPctInclusive: number
   readonly mreExclusive: number
+  /** Mean of (estimate − truth) / truth, exclusive: negative = the method underestimates. */
+  readonly meanSignedExclusive: number
 }
 
 /**
@@ -237,17 +239,25 @@ export interface MixedFigure {
  * of each method's local (exclusive) and inclusive energy against the ground truth's self and
  * inclusive marginal CPU energy (+ its asynchronous energy inside the window).
  */
-export async function mixedWorkload(windows: number, seed: number): Promise<MixedFigure> {
+export async function mixedWorkload(
+  windows: number,
+  seed: number,
+  actions: 'mixed' | 'cpu-only' = 'mixed',
+): Promise<MixedFigure> {
   const phone = await startFastPhone({ app: DEMO_APP_MODEL, seed })
   const rnd = mulberry32(seed * 104729)
   let pairs = 0
   let withinExcl = 0
   let withinIncl = 0
   const mres: number[] = []
+  const signed: number[] = []
   try {
     const baseline = await idleBaseline(phone, 'odpm')
     for (let i = 0; i < windows; i++) {
-      const actions = [...demoActions(rnd), ...demoActions(rnd)]
+      // cpu-only: scrolling the feed the app launched on (main thread + a pool thread; no tab
+      // change, whose onEnter would start a Wi-Fi load, no GPS, no brightness).
+      const script =
+        actions === 'cpu-only' ? ['input tap 540 1200'] : [...demoActions(rnd), ...demoActions(rnd)]
       const durationNs = Math.round((3 + 5 * rnd()) * 1e9)
       const w = await measureFastWindow(
         phone,
@@ -258,7 +268,7 @@ export async function mixedWorkload(windows: number, seed: number): Promise<Mixe
         },
         `mixed #${i}`,
         async (start) => {
-          await phone.sh(actions.join('; '))
+          await phone.sh(script.join('; '))
           await advanceTo(phone, start + durationNs)
         },
       )
@@ -271,6 +281,7 @@ export async function mixedWorkload(windows: number, seed: number): Promise<Mixe
         const e = m?.localEnergyJ ?? 0
         const rel = Math.abs(e - truthExcl) / truthExcl
         mres.push(rel)
+        signed.push((e - truthExcl) / truthExcl)
         if (rel <= 0.05) withinExcl++
         const truthIncl = t.inclusiveEnergyJ
         const ei = m?.inclusiveEnergyJ ?? 0
@@ -286,6 +297,7 @@ export async function mixedWorkload(windows: number, seed: number): Promise<Mixe
     withinPctExclusive: pairs === 0 ? 0 : withinExcl / pairs,
     withinPctInclusive: pairs === 0 ? 0 : withinIncl / pairs,
     mreExclusive: mean(mres),
+    meanSignedExclusive: mean(signed),
   }
 }
 
