@@ -266,6 +266,7 @@ function asyncTails(
     window,
     {
       isAppMethod: (m) => m.startsWith(prefix),
+      knownOn: new Set(plan.carriedOver?.keys() ?? []),
       ...(plan.railFloorsW ? { floorsW: plan.railFloorsW } : {}),
     },
   )

@@ -1,0 +1,38 @@
+// The map: the location listener registered in onResume is never removed (a deliberate bug), so
+// the GPS keeps drawing power after the map screen is gone — charged to the method that started it.
+import { expect, test } from 'vitest-energy'
+import { energyBug } from './energy-bug.js'
+import { freshAppPerTest } from './fresh-app.js'
+
+freshAppPerTest()
+
+test('opening the map stays within 5 J', async ({ driver, energy }) => {
+  const run = await energy.measure(async () => {
+    await driver.$('~map').click()
+    await driver.$('~map-view').waitForDisplayed()
+    await driver.pause(1000)
+  })
+  expect(run).toConsumeLessThan(5)
+})
+
+// Deliberate bug: leaving the map must switch the GPS off; it does not.
+energyBug(
+  'the GPS is off after leaving the map (fails: leaking GPS listener)',
+  async ({ driver, energy }) => {
+    await energy.measure(
+      async () => {
+        await driver.$('~map').click()
+        await driver.pause(1000)
+      },
+      { label: 'on the map' },
+    )
+    const after = await energy.measure(
+      async () => {
+        await driver.$('~feed').click()
+        await driver.pause(2000)
+      },
+      { label: 'after leaving the map' },
+    )
+    expect(after).toConsumeLessThan(0.05, { scope: 'component:gps' })
+  },
+)
