@@ -133,6 +133,8 @@ export interface EdataRun {
   readonly source: PowerSource
   /** MMRE of ê (inclusive) against ground-truth per-method energy, over the six methods. */
   readonly mmreEnergy: number
+  /** Same, with the method's power fitted by regression over sensor intervals (`power: 'regression'`); NaN if refused. */
+  readonly mmreRegression: number
   /** MMRE of each method's share of Σê against its share of the ground truth (EDATA's ordering view). */
   readonly mmreShare: number
   /** Methods whose ground truth lies in the 95% interval, of those with an interval. */
@@ -169,6 +171,13 @@ export async function edataRandomRun(
         await passTime(phone, source, start + durationS * 1e9 + workload.leadMs * 1e6 + 50e6)
       },
     )
+    let mmreRegression = Number.NaN
+    try {
+      const again = w.reattribute('regression')
+      if (again !== undefined) mmreRegression = energyMmre(again.methods, w.truth.methods)
+    } catch {
+      // E_ATTR_RANK_DEFICIENT (a class with too few leaf samples): no figure for this run.
+    }
     const estimates = new Map<string, MethodEnergy>(w.result.methods.map((m) => [m.method, m]))
     const truths = new Map(w.truth.methods.map((m) => [m.method, m]))
     let sumEst = 0
@@ -198,6 +207,7 @@ export async function edataRandomRun(
       durationS,
       source,
       mmreEnergy: mean(used.map((r) => Math.abs(r.est - r.truth) / r.truth)),
+      mmreRegression,
       mmreShare: mean(
         used.map((r) => {
           const share = sumEst > 0 ? r.est / sumEst : 0
@@ -213,6 +223,21 @@ export async function edataRandomRun(
   } finally {
     await phone.close()
   }
+}
+
+function energyMmre(
+  methods: readonly MethodEnergy[],
+  truth: ReadonlyArray<{ readonly method: string; readonly inclusiveEnergyJ: number }>,
+): number {
+  const errors: number[] = []
+  for (let k = 0; k < EDATA_CLASSES; k++) {
+    const name = edataMethod(k)
+    const t = truth.find((m) => m.method === name)?.inclusiveEnergyJ ?? 0
+    if (t <= 0) continue
+    const e = methods.find((m) => m.method === name)?.inclusiveEnergyJ ?? 0
+    errors.push(Math.abs(e - t) / t)
+  }
+  return mean(errors)
 }
 
 function sampleCount(methods: readonly MethodEnergy[]): number {

@@ -102,6 +102,11 @@ export interface FastWindowPlan {
 
 export interface FastWindow {
   readonly result: MeasuredEnergyResult
+  /**
+   * Attributes the same collected data again with stack samples' power estimated another way
+   * (`power: 'regression'`, attributeSamplesByRegression); undefined without stack samples.
+   */
+  readonly reattribute: (power: 'reading' | 'regression') => MeasuredEnergyResult | undefined
   readonly startNs: number
   readonly endNs: number
   readonly truth: GroundTruth
@@ -141,24 +146,36 @@ export async function measureFastWindow(
   const extras = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
   const executionInput =
     execution === undefined ? undefined : toExecutionInput(execution, extras?.monotonicToBoottimeNs)
-  const { result } = attributeTest({
-    label,
-    window: { clock: 'boottime', startNs, endNs },
-    power: power.kind === 'series' ? power.series : power.rails,
-    edges: 'hold',
-    baseline: plan.baseline,
-    ...(executionInput === undefined ? {} : { execution: executionInput }),
-    afterWindow: 'clip',
-    sourceNames: {
-      power: plan.power.name,
-      ...(plan.execution ? { execution: plan.execution.name } : {}),
-    },
-    facts: { debuggable: phone.app.debuggable },
-    device: { serial: phone.device.serial, model: phone.capabilities.model },
-    warnings: [...power.warnings, ...(execution?.warnings ?? [])],
-  })
+  const warnings = [...power.warnings, ...(execution?.warnings ?? [])]
+  const attribute = (input: ExecutionInput | undefined): MeasuredEnergyResult =>
+    attributeTest({
+      label,
+      window: { clock: 'boottime', startNs, endNs },
+      power: power.kind === 'series' ? power.series : power.rails,
+      edges: 'hold',
+      baseline: plan.baseline,
+      ...(input === undefined ? {} : { execution: input }),
+      afterWindow: 'clip',
+      sourceNames: {
+        power: plan.power.name,
+        ...(plan.execution ? { execution: plan.execution.name } : {}),
+      },
+      facts: { debuggable: phone.app.debuggable },
+      device: { serial: phone.device.serial, model: phone.capabilities.model },
+      warnings,
+    }).result
+  const result = attribute(executionInput)
   const truth = await phone.groundTruth(startNs, endNs)
-  return { result, startNs, endNs, truth }
+  return {
+    result,
+    startNs,
+    endNs,
+    truth,
+    reattribute: (samplingPower) =>
+      executionInput?.kind === 'samples'
+        ? attribute({ ...executionInput, power: samplingPower })
+        : undefined,
+  }
 }
 
 /** ART traces are on CLOCK_MONOTONIC: shifted to boottime as the product does (window.ts). */
