@@ -18,6 +18,7 @@ test('a dim screen draws less than a bright one', async ({ driver, energy }) => 
     const dim = await energy.measure(() => driver.pause(1500), { label: 'dim' })
     expect(dim).toDrawLessThan(bright.energyResult.averagePowerW, { scope: 'gross' })
   } finally {
-    await driver.$('~brightness-high').click()
+    // Leave the screen dim: brightness is a system setting that outlives the app.
+    await driver.$('~brightness-low').click()
   }
 })

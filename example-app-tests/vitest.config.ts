@@ -9,6 +9,8 @@ export default defineConfig({
       app: 'com.example.trails',
       device: process.env['VITEST_ENERGY_DEVICE'] ?? 'auto',
       baselineMs: 2000,
+      batteryCapacityMah: 4614, // Pixel 6, the virtual device's power profile
+      classify: true,
       virtualDevice: { devices: 2 },
     }),
   ],

@@ -60,6 +60,8 @@ export function testId(entry: Pick<ReportEntry, 'file' | 'name'>): string {
   return `${entry.file} › ${entry.name}`
 }
 
+const JAVA_METHOD = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/
+
 /** Classifies the run; `undefined` when no test measured methods. Throws the classifier's EnergyErrors. */
 export function classifyEntries(
   entries: readonly ReportEntry[],
@@ -67,8 +69,18 @@ export function classifyEntries(
   projectName = 'project',
 ):
   { readonly classification: ReportClassification; readonly hierarchy: HierarchyNode } | undefined {
+  // The classifier colours Java methods (package.Class.method); native frames such as
+  // `__start_thread` or `art_quick_invoke_stub` have no class or package to colour.
   const spectrum = spectrumFromResults(
-    entries.flatMap((e) => e.results.map((result) => ({ id: testId(e), result }))),
+    entries.flatMap((e) =>
+      e.results.map((result) => ({
+        id: testId(e),
+        result:
+          result.status === 'measured'
+            ? { ...result, methods: result.methods.filter((m) => JAVA_METHOD.test(m.method)) }
+            : result,
+      })),
+    ),
   )
   if (spectrum.length === 0 || spectrum.every((t) => t.methods.length === 0)) return undefined
   const result = classify(spectrum, {

@@ -1,25 +1,79 @@
 /**
- * `vitest-energy demo`: the newcomer's first command. Until the virtual device, the Appium driver
- * and the example app tests exist (issues 3, 6, 7), it says plainly what is there to try.
+ * `vitest-energy demo`: the newcomer's first command. Runs the Trails example app's UI tests
+ * (example-app-tests/) with `--reporter=energy` on the bundled virtual device — two simulated
+ * phones, an Appium server, real Vitest — and leaves the JSON report in .vitest-energy/.
+ * Needs the compiled package (`npm run demo` builds it first).
  */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { EnergyError } from '../../model/index.js'
 import type { CliCommand } from '../_command.js'
-import { commandNames } from '../index.js'
+
+const HERE = dirname(fileURLToPath(import.meta.url))
+
+/** The repository (or installed package) root: the nearest folder with example-app-tests/. */
+function packageRoot(): string {
+  let dir = HERE
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'example-app-tests', 'vitest.config.ts'))) return dir
+    dir = dirname(dir)
+  }
+  throw new EnergyError({
+    code: 'E_DEMO_MISSING',
+    message: 'the example app tests (example-app-tests/) are not in this installation',
+    hint: 'Run the demo from a clone of the vitest-energy repository: npm ci && npm run demo',
+  })
+}
 
 export const demoCommand: CliCommand = {
   name: 'demo',
   summary: 'run the example app’s energy tests on the virtual device',
-  usage: 'Usage: vitest-energy demo\n',
+  usage:
+    'Usage: vitest-energy demo\n\nRuns example-app-tests/ with --reporter=energy on the virtual device.\n',
   async run(_args, io) {
+    const root = packageRoot()
+    // vitest's package.json does not export its bin script: locate the package, then the file.
+    const vitest = join(
+      dirname(createRequire(join(root, 'package.json')).resolve('vitest/package.json')),
+      'vitest.mjs',
+    )
+    const report = join(root, '.vitest-energy', 'demo-report.json')
     io.out(
       [
-        'vitest-energy demo',
-        '',
-        'The end-to-end demo (virtual phone + Appium + example app tests with --reporter=energy)',
-        'is not built yet. Commands available in this build:',
-        ...commandNames().map((name) => `  npx vitest-energy ${name}`),
+        'vitest-energy demo: the Trails hiking app on two simulated phones (no phone needed).',
+        'Eleven UI tests drive the app through Appium; four catch deliberate energy bugs and are',
+        'expected to fail (marked ×/✓ "fails: …"). The energy report follows the test results.',
         '',
       ].join('\n'),
     )
-    return 0
+    const code = await new Promise<number>((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [
+          vitest,
+          'run',
+          '--root',
+          join(root, 'example-app-tests'),
+          '--reporter=default',
+          '--reporter=energy',
+          `--outputFile.energy=${report}`,
+        ],
+        {
+          stdio: ['ignore', 'inherit', 'inherit'],
+          env: {
+            ...process.env,
+            FORCE_COLOR: process.env['FORCE_COLOR'] ?? (process.stdout.isTTY ? '1' : '0'),
+          },
+        },
+      )
+      io.signal.addEventListener('abort', () => child.kill('SIGINT'), { once: true })
+      child.once('error', reject)
+      child.once('exit', (status) => resolve(status ?? 1))
+    })
+    io.out(`\nJSON report: ${relative(io.cwd, report) || report}\n`)
+    return code
   },
 }
