@@ -15,6 +15,7 @@ import {
 } from '../collectors/index.js'
 import {
   acquireLease,
+  shell,
   connectAdb,
   mapDeviceClock,
   probeCapabilities,
@@ -176,10 +177,12 @@ export class DeviceSession {
     onProgress?: (message: string) => void,
     options: { readonly execution?: boolean } = {},
   ): Promise<WindowOutcome<T>> {
-    const plan = this.plan(
-      baseline,
-      options.execution === false ? undefined : this.executionCollector(),
-      onProgress,
+    const plan = await this.withAppProcess(
+      this.plan(
+        baseline,
+        options.execution === false ? undefined : this.executionCollector(),
+        onProgress,
+      ),
     )
     const outcome = await measureWindow(plan, label, body)
     const offset = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
@@ -202,7 +205,9 @@ export class DeviceSession {
     baseline: Baseline,
     onProgress?: (message: string) => void,
   ): Promise<OpenWindow> {
-    const plan = this.plan(baseline, this.executionCollector(), onProgress)
+    const plan = await this.withAppProcess(
+      this.plan(baseline, this.executionCollector(), onProgress),
+    )
     const window = await openWindow(plan, label)
     return {
       abort: () => window.abort(),
@@ -213,6 +218,23 @@ export class DeviceSession {
         )
         return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
       },
+    }
+  }
+
+  /**
+   * Adds the app's current pid, and drops remembered asynchronous origins of a process that has
+   * died since (Android released what it held: listeners, wake locks, sockets).
+   */
+  private async withAppProcess(plan: WindowPlan): Promise<WindowPlan> {
+    const result = await shell(this.device, ['pidof', this.options.app]).catch(() => undefined)
+    const pid = result?.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] : undefined
+    for (const [component, origin] of this.asyncOrigins) {
+      if (origin.pid !== undefined && origin.pid !== pid) this.asyncOrigins.delete(component)
+    }
+    return {
+      ...plan,
+      carriedOver: new Map(this.asyncOrigins),
+      ...(pid === undefined || pid === '' ? {} : { appPid: pid }),
     }
   }
 

@@ -66,6 +66,8 @@ export interface WindowPlan {
   ) => void
   /** Idle level of each asynchronous rail learned from earlier windows on this phone, W. */
   readonly railFloorsW?: ReadonlyMap<string, number>
+  /** The app's process id when the window opened (`pidof`), if it was running. */
+  readonly appPid?: string
 }
 
 /** Who started a component that is still on. */
@@ -73,6 +75,11 @@ export interface AsyncOrigin {
   readonly method: string
   /** Label of the window in which it started. */
   readonly label: string
+  /**
+   * The app process that started it. Android releases a process's location listeners, wake locks
+   * and sockets when it dies, so an origin from another process is stale.
+   */
+  readonly pid?: string
 }
 
 export interface WindowOutcome<T> {
@@ -300,7 +307,12 @@ function asyncTails(
     })
   }
   for (const burst of found.invocations) {
-    if (burst.stillActiveAtEnd) stillOn.set(burst.component, { method: burst.method, label })
+    if (burst.stillActiveAtEnd)
+      stillOn.set(burst.component, {
+        method: burst.method,
+        label,
+        ...(plan.appPid === undefined ? {} : { pid: plan.appPid }),
+      })
     else if (!stillOn.has(burst.component)) ended.push(burst.component)
   }
   plan.onAsyncState?.(stillOn, ended, found.lowestW)
