@@ -1,5 +1,10 @@
 /** Matcher messages: Expected/Received lines with units, then the evidence a reviewer needs. */
-import { formatJoules, type Interval, type MethodEnergy } from '../src/model/index.js'
+import {
+  appMethodsFirst,
+  formatJoules,
+  type Interval,
+  type MethodEnergy,
+} from '../src/model/index.js'
 import type { Subject } from './_subject.js'
 
 export function formatInterval(interval: Interval | undefined, format = formatJoules): string {
@@ -34,7 +39,7 @@ export function topMethods(subject: Subject, count = 5): string[] {
     subject.kind === 'repeated'
       ? 'Top methods (inclusive, first repetition):'
       : 'Top methods (inclusive):',
-    ...result.methods.slice(0, count).map((m: MethodEnergy) => {
+    ...appMethodsFirst(result.methods, count).map((m: MethodEnergy) => {
       const color = m.color !== undefined && m.color !== 'uncolored' ? `  [${m.color}]` : ''
       return `  ${formatJoules(m.inclusiveEnergyJ).padStart(10)}  ${m.method}${color}`
     }),

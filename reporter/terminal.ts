@@ -4,6 +4,7 @@ import {
   formatPercent,
   formatSeconds,
   formatWatts,
+  appMethodsFirst,
   type MeasuredEnergyResult,
   type MethodColor,
 } from '../src/model/index.js'
@@ -112,7 +113,7 @@ function renderWindow(
       `${indent}${c.dim(`95% interval ${formatJoules(r.netIntervalJ.low)} – ${formatJoules(r.netIntervalJ.high)}`)}`,
     )
   }
-  const methods = r.methods.slice(0, topMethods)
+  const methods = appMethodsFirst(r.methods, topMethods)
   if (methods.length > 0) {
     lines.push(
       `${indent}${c.dim('methods')} ` +

@@ -54,3 +54,5 @@ export type {
   Watts,
 } from './units.js'
 export { formatJoules, formatPercent, formatSeconds, formatWatts } from './format.js'
+export type { MethodOrigin } from './methods.js'
+export { appMethodsFirst, methodOrigin } from './methods.js'
