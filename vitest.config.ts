@@ -10,6 +10,7 @@ export default defineConfig({
     ],
     exclude: ['**/node_modules/**', 'test/fixtures/**', 'dist/**'],
     setupFiles: ['test/setup.ts'],
+    reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },
