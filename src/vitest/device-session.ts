@@ -87,6 +87,24 @@ export class DeviceSession {
     return this.device.serial
   }
 
+  /**
+   * Runs a command on the phone (each argument quoted for Android's shell) and returns its output;
+   * a non-zero exit status is an `E_DEVICE_COMMAND_FAILED` error. For test setup such as
+   * `settings put system screen_brightness 102`, not for anything inside an energy window.
+   */
+  async shell(argv: readonly string[]): Promise<string> {
+    const result = await shell(this.device, argv)
+    if (result.exitCode !== 0) {
+      throw new EnergyError({
+        code: 'E_DEVICE_COMMAND_FAILED',
+        message: `\`${result.command}\` exited ${result.exitCode}: ${result.stdout.trim().slice(0, 200)}`,
+        hint: 'Run the same command with `adb shell` to see what the phone says.',
+        details: { serial: this.serial },
+      })
+    }
+    return result.stdout
+  }
+
   /** Waits for exclusive use of the phone (one energy window per device across all workers). */
   lease(owner: string): Promise<Lease> {
     return acquireLease(`${this.target.host}_${this.target.port}_${this.serial}`, { owner })
