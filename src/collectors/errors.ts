@@ -8,4 +8,10 @@ export const CollectorErrors = {
   NO_POWER_DATA: 'E_COLLECTOR_NO_POWER_DATA',
   /** The chosen power source is not available on this device. */
   SOURCE_UNAVAILABLE: 'E_POWER_SOURCE_UNAVAILABLE',
+  /** The batterystats model has no power_profile.xml (none given, none readable on the device). */
+  PROFILE_UNAVAILABLE: 'E_COLLECTOR_PROFILE_UNAVAILABLE',
+  /** The external meter's file cannot be read, or its command failed to start or exited with an error. */
+  METER_FAILED: 'E_COLLECTOR_METER_FAILED',
+  /** The external meter was configured with neither (or both) a file and a command. */
+  METER_CONFIG: 'E_COLLECTOR_METER_CONFIG',
 } as const

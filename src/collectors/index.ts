@@ -15,3 +15,17 @@ export type { SimpleperfOptions } from './execution/simpleperf.js'
 export { simpleperfCollector } from './execution/simpleperf.js'
 export type { OdpmExtras, OdpmOptions } from './power/odpm.js'
 export { odpmCollector } from './power/odpm.js'
+export type { BatterystatsModelCurrents, BatterystatsOptions } from './power/batterystats.js'
+export {
+  batterystatsCollector,
+  batterystatsPowerSeries,
+  modelCurrents,
+} from './power/batterystats.js'
+export {
+  powerstatsCollector,
+  railsFromSnapshots,
+  readPowerstatsSnapshot,
+} from './power/powerstats.js'
+export type { PowerstatsSnapshot } from './power/powerstats.js'
+export type { ExternalMeterOptions } from './power/external-meter.js'
+export { externalMeterCollector } from './power/external-meter.js'

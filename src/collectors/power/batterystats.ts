@@ -1,0 +1,395 @@
+/**
+ * batterystats + power_profile model (PETrA's method, Di Nucci et al. 2017): `dumpsys
+ * batterystats --reset` at the window's start; at its end `dumpsys batterystats --history` gives
+ * the component-state timeline (screen and brightness bin, Wi-Fi and mobile radio, GPS, wake
+ * locks, CPU running), each state is priced with the device's power_profile.xml currents and
+ * multiplied by the battery voltage from the history (`volt=`).
+ *
+ * Clock: history times are ms since the reset record. The collector reads `/proc/uptime`
+ * (CLOCK_BOOTTIME) right before and after the reset and maps history time 0 to the midpoint, so
+ * the series is on `boottime` within ± half that round trip (plus the 10 ms step of
+ * /proc/uptime and the history's 1 ms resolution).
+ *
+ * The model is coarse by construction: the history says *that* the CPU ran, not on which cores at
+ * which frequency (PETrA reads frequencies from systrace, which this collector does not record),
+ * and it cannot tell a radio's active period from its tail. See docs/devices.md, "Collectors".
+ */
+import { readFile } from 'node:fs/promises'
+import { parseProcUptime, shell, shellScript } from '../../device/index.js'
+import {
+  historyTimeline,
+  parseBatterystatsHistory,
+  summarizeBatterystatsCheckin,
+  type HistoryTimeline,
+  type StateInterval,
+} from '../../formats/batterystats/index.js'
+import { parsePowerProfile, type PowerProfile } from '../../formats/power-profile/index.js'
+import {
+  EnergyError,
+  isEnergyError,
+  type EnergyWarning,
+  type PowerSample,
+} from '../../model/index.js'
+import { CollectorErrors } from '../errors.js'
+import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
+
+/** Where some ROMs ship a plain-text power_profile.xml (most keep it inside framework-res.apk). */
+export const DEVICE_PROFILE_PATHS: readonly string[] = [
+  '/vendor/etc/power_profile.xml',
+  '/odm/etc/power_profile.xml',
+  '/system/etc/power_profile.xml',
+]
+
+export interface BatterystatsOptions {
+  /**
+   * The device's power profile: parsed, its XML text, or a host file path. When absent the
+   * collector tries to read a plain-text `power_profile.xml` from the device
+   * (`DEVICE_PROFILE_PATHS`); most devices keep it compiled inside framework-res.apk, so pass it
+   * (decode it with `apktool d framework-res.apk`). @default read from the device
+   */
+  readonly profile?: PowerProfile | string
+  /** Voltage (V) used when the history carries no `volt=` reading. @default 3.85 */
+  readonly nominalVoltageV?: number
+  /**
+   * Current (mA) charged while the history says `running` (CPU awake and executing). The history
+   * does not say which cores ran at which frequency. @default `cpu.active` + cluster 0's
+   * `cpu.cluster_power` + one cluster-0 core at its middle speed
+   */
+  readonly runningCpuMa?: number
+}
+
+/** The currents (mA) the model charges for each component state. Exported for documentation and tests. */
+export interface BatterystatsModelCurrents {
+  /** `cpu.suspend`: always drawn. */
+  readonly suspendMa: number
+  /** `cpu.idle`: while awake (screen on, a wake lock held, or the CPU running). */
+  readonly awakeMa: number
+  /** While `running`: see `BatterystatsOptions.runningCpuMa`. */
+  readonly runningMa: number
+  /** `screen.on`. */
+  readonly screenOnMa: number
+  /** `screen.full`, scaled by the brightness bin: (bin + 0.5) / 5 as BatteryStats does. */
+  readonly screenFullMa: number
+  /** `wifi.active`, else `wifi.controller.tx`: while `wifi_radio`. */
+  readonly wifiRadioMa: number
+  /** `wifi.on`: while `wifi_running`. */
+  readonly wifiOnMa: number
+  /** `radio.active`, else the middle `modem.controller.tx` level: while `mobile_radio`. */
+  readonly mobileRadioMa: number
+  /** `gps.on`, else `gps.signalqualitybased[0]` (poor signal): while `gps`. */
+  readonly gpsMa: number
+  /** `audio`, `video`, `camera.avg`, `camera.flashlight`: while the matching flag is on. */
+  readonly audioMa: number
+  readonly videoMa: number
+  readonly cameraMa: number
+  readonly flashlightMa: number
+}
+
+const BRIGHTNESS_BINS = ['dark', 'dim', 'medium', 'light', 'bright'] as const
+
+/** The per-state currents of `profile`. */
+export function modelCurrents(
+  profile: PowerProfile,
+  runningCpuMa?: number,
+): BatterystatsModelCurrents {
+  const item = (k: string): number | undefined => profile.items[k]
+  const array = (k: string): readonly number[] | undefined => profile.arrays[k]
+  const middle = (a: readonly number[] | undefined): number | undefined =>
+    a === undefined || a.length === 0 ? undefined : a[Math.floor(a.length / 2)]
+  const c0 = profile.cpu.clusters[0]
+  const running =
+    runningCpuMa ??
+    profile.cpu.activeMa + (c0?.clusterPowerMa ?? 0) + (middle(c0?.corePowerMa) ?? 0)
+  return {
+    suspendMa: profile.cpu.suspendMa,
+    awakeMa: profile.cpu.idleMa,
+    runningMa: running,
+    screenOnMa: item('screen.on') ?? 0,
+    screenFullMa: item('screen.full') ?? 0,
+    wifiRadioMa: item('wifi.active') ?? item('wifi.controller.tx') ?? 0,
+    wifiOnMa: item('wifi.on') ?? 0,
+    mobileRadioMa:
+      item('radio.active') ??
+      middle(array('modem.controller.tx')) ??
+      item('modem.controller.tx') ??
+      0,
+    gpsMa: item('gps.on') ?? array('gps.signalqualitybased')?.[0] ?? 0,
+    audioMa: item('audio') ?? 0,
+    videoMa: item('video') ?? 0,
+    cameraMa: item('camera.avg') ?? 0,
+    flashlightMa: item('camera.flashlight') ?? 0,
+  }
+}
+
+/** Current (mA) with the states in `on` (interval names, `brightness` → its value). */
+function currentMa(on: ReadonlyMap<string, string | true>, c: BatterystatsModelCurrents): number {
+  const has = (name: string): boolean => on.has(name)
+  let ma = c.suspendMa
+  if (has('screen') || has('wake_lock') || has('running')) ma += c.awakeMa
+  if (has('running')) ma += c.runningMa
+  if (has('screen')) {
+    ma += c.screenOnMa
+    const bin = on.get('brightness')
+    const i = typeof bin === 'string' ? BRIGHTNESS_BINS.indexOf(bin as never) : -1
+    // Unknown bin (vendors add none, but be safe): the middle bin.
+    ma += (c.screenFullMa * ((i < 0 ? 2 : i) + 0.5)) / BRIGHTNESS_BINS.length
+  }
+  if (has('wifi_radio')) ma += c.wifiRadioMa
+  if (has('wifi_running')) ma += c.wifiOnMa
+  if (has('mobile_radio')) ma += c.mobileRadioMa
+  if (has('gps')) ma += c.gpsMa
+  if (has('audio')) ma += c.audioMa
+  if (has('video')) ma += c.videoMa
+  if (has('camera')) ma += c.cameraMa
+  if (has('flashlight')) ma += c.flashlightMa
+  return ma
+}
+
+/** States that open or close a modelled component. */
+const MODELLED = new Set([
+  'running',
+  'screen',
+  'brightness',
+  'wake_lock',
+  'wifi_radio',
+  'wifi_running',
+  'mobile_radio',
+  'gps',
+  'audio',
+  'video',
+  'camera',
+  'flashlight',
+])
+
+export interface ModelSeriesOptions {
+  /** Added to history time to get the series clock (boottime of the reset record), ns. */
+  readonly offsetNs: number
+  /** @default 3.85 */
+  readonly nominalVoltageV?: number
+  readonly runningCpuMa?: number
+}
+
+/**
+ * Prices a history timeline: power is piecewise constant between state changes. Each step is
+ * written as two readings 1 ns apart (old power, then new power) so that trapezoid and
+ * zero-order-hold integration give the same, exact energy. Covers `[timeline.startNs,
+ * timeline.endNs]` mapped by `offsetNs`.
+ */
+export function batterystatsPowerSeries(
+  timeline: HistoryTimeline,
+  profile: PowerProfile,
+  options: ModelSeriesOptions,
+): { samples: PowerSample[]; usedNominalVoltage: boolean } {
+  const currents = modelCurrents(profile, options.runningCpuMa)
+  const nominal = options.nominalVoltageV ?? 3.85
+  const intervals = timeline.intervals.filter((i) => MODELLED.has(i.name))
+  const points = new Set<number>([timeline.startNs, timeline.endNs])
+  for (const i of intervals) {
+    points.add(i.startNs)
+    points.add(i.endNs)
+  }
+  for (const b of timeline.battery) if (b.voltageV !== undefined) points.add(b.tNs)
+  const times = [...points]
+    .filter((t) => t >= timeline.startNs && t <= timeline.endNs)
+    .sort((a, b) => a - b)
+  let usedNominalVoltage = false
+  const voltageAt = (t: number): number => {
+    let v: number | undefined
+    for (const b of timeline.battery) {
+      if (b.tNs > t) break
+      if (b.voltageV !== undefined) v = b.voltageV
+    }
+    if (v === undefined) {
+      // Before the first reading: the first reading there is, else the nominal voltage.
+      v = timeline.battery.find((b) => b.voltageV !== undefined)?.voltageV
+    }
+    if (v === undefined) usedNominalVoltage = true
+    return v ?? nominal
+  }
+  const stateAt = (t: number): Map<string, string | true> => {
+    const on = new Map<string, string | true>()
+    for (const i of intervals) if (covers(i, t)) on.set(i.name, i.value ?? true)
+    return on
+  }
+  const samples: PowerSample[] = []
+  let prevW: number | undefined
+  for (const t of times) {
+    const powerW = (currentMa(stateAt(t), currents) / 1000) * voltageAt(t)
+    const tNs = t + options.offsetNs
+    const last = samples[samples.length - 1]
+    if (prevW !== undefined && powerW !== prevW && last !== undefined && tNs - 1 > last.tNs) {
+      samples.push({ tNs: tNs - 1, powerW: prevW })
+    }
+    samples.push({ tNs, powerW })
+    prevW = powerW
+  }
+  return { samples, usedNominalVoltage }
+}
+
+/** Whether state interval `i` holds at `t` (half-open [start, end)). */
+function covers(i: StateInterval, t: number): boolean {
+  return i.startNs <= t && t < i.endNs
+}
+
+export function batterystatsCollector(options: BatterystatsOptions = {}): PowerCollector {
+  let resetBootNs: number | undefined
+
+  return {
+    name: 'batterystats',
+    async start(context) {
+      resetBootNs = undefined
+      const out = await shellScript(
+        context.device,
+        'cat /proc/uptime; dumpsys batterystats --reset; cat /proc/uptime',
+      )
+      const [before, , after] = splitUptime(out.stdout)
+      if (out.exitCode !== 0 || before === undefined || after === undefined) {
+        throw new EnergyError({
+          code: CollectorErrors.RECORDER_FAILED,
+          message: `\`dumpsys batterystats --reset\` failed (exit ${out.exitCode}): ${out.stdout.trim().slice(0, 200) || 'no output'}`,
+          hint: 'Run `adb shell dumpsys batterystats --reset` by hand to see what the phone says.',
+          details: { serial: context.device.serial },
+        })
+      }
+      resetBootNs = Math.round((before + after) / 2)
+    },
+    async stop(context): Promise<PowerData> {
+      const offsetNs = resetBootNs
+      resetBootNs = undefined
+      if (offsetNs === undefined) throw notStarted()
+      const out = await shellScript(
+        context.device,
+        'dumpsys batterystats --history; cat /proc/uptime',
+      )
+      const lines = out.stdout.trimEnd().split('\n')
+      const uptime = parseProcUptime(`${lines.pop() ?? ''}\n`)
+      if (out.exitCode !== 0 || uptime === undefined) {
+        throw new EnergyError({
+          code: CollectorErrors.RECORDER_FAILED,
+          message: `\`dumpsys batterystats --history\` failed (exit ${out.exitCode})`,
+          hint: 'Run `adb shell dumpsys batterystats --history` by hand to see what the phone says.',
+          details: { serial: context.device.serial },
+        })
+      }
+      const history = parseBatterystatsHistory(lines.join('\n'))
+      const timeline = historyTimeline(history, { endNs: uptime.deviceNs - offsetNs })
+      if (!history.items.some((i) => i.kind === 'record')) {
+        throw new EnergyError({
+          code: CollectorErrors.NO_POWER_DATA,
+          message: 'the batterystats history since the reset has no records',
+          hint: 'The device may not keep a battery history while charging over USB on some releases; unplug (`adb shell dumpsys battery unplug`) or use another power source.',
+          details: { serial: context.device.serial },
+        })
+      }
+      const profile = await resolveProfile(options.profile, context)
+      const { samples, usedNominalVoltage } = batterystatsPowerSeries(timeline, profile, {
+        offsetNs,
+        ...(options.nominalVoltageV === undefined
+          ? {}
+          : { nominalVoltageV: options.nominalVoltageV }),
+        ...(options.runningCpuMa === undefined ? {} : { runningCpuMa: options.runningCpuMa }),
+      })
+      const warnings: EnergyWarning[] = [
+        {
+          code: 'W_BATTERYSTATS_MODEL',
+          severity: 'info',
+          message:
+            'power is modelled from component states × power_profile.xml currents (PETrA), not measured; expect tens of percent error',
+        },
+      ]
+      if (usedNominalVoltage) {
+        warnings.push({
+          code: 'W_BATTERYSTATS_NO_VOLTAGE',
+          severity: 'warning',
+          message: `the battery history has no volt= reading; assumed ${options.nominalVoltageV ?? 3.85} V`,
+        })
+      }
+      if (timeline.timeReversals > 0) {
+        warnings.push({
+          code: 'W_BATTERYSTATS_TIME_REVERSAL',
+          severity: 'info',
+          message: `${timeline.timeReversals} history record(s) ran backwards in time and were clamped`,
+        })
+      }
+      const checkin = await frameworkEstimate(context)
+      if (checkin !== undefined) warnings.push(checkin)
+      return {
+        kind: 'series',
+        series: { kind: 'instant', source: 'batterystats-model', clock: 'boottime', samples },
+        warnings,
+      }
+    },
+    async abort() {
+      resetBootNs = undefined
+    },
+  }
+}
+
+/** `/proc/uptime` lines of a `cat; cmd; cat` script: [first, middle text, last]. */
+function splitUptime(stdout: string): [number | undefined, string, number | undefined] {
+  const lines = stdout.trimEnd().split('\n')
+  const first = parseProcUptime(`${lines[0] ?? ''}\n`)?.deviceNs
+  const last = parseProcUptime(`${lines[lines.length - 1] ?? ''}\n`)?.deviceNs
+  return [first, lines.slice(1, -1).join('\n'), last]
+}
+
+/** The framework's own estimate since the reset (`-c` checkin `pws` row), as an info warning. */
+async function frameworkEstimate(context: CollectorContext): Promise<EnergyWarning | undefined> {
+  const out = await shell(context.device, ['dumpsys', 'batterystats', '-c']).catch(() => undefined)
+  if (out === undefined || out.exitCode !== 0) return undefined
+  try {
+    const pws = summarizeBatterystatsCheckin(out.stdout).powerSummary[0]
+    if (pws === undefined) return undefined
+    return {
+      code: 'W_BATTERYSTATS_FRAMEWORK_ESTIMATE',
+      severity: 'info',
+      message: `batterystats' own estimate since the reset: ${pws.computedPowerMah} mAh computed, ${pws.minDrainedMah}–${pws.maxDrainedMah} mAh drained`,
+    }
+  } catch (error) {
+    if (isEnergyError(error)) return undefined
+    throw error
+  }
+}
+
+async function resolveProfile(
+  profile: PowerProfile | string | undefined,
+  context: CollectorContext,
+): Promise<PowerProfile> {
+  if (profile !== undefined && typeof profile !== 'string') return profile
+  if (profile !== undefined) {
+    if (profile.trimStart().startsWith('<')) return parsePowerProfile(profile)
+    let text: string
+    try {
+      text = await readFile(profile, 'utf8')
+    } catch (cause) {
+      throw new EnergyError({
+        code: CollectorErrors.PROFILE_UNAVAILABLE,
+        message: `cannot read the power profile '${profile}': ${(cause as Error).message}`,
+        hint: 'Pass the path of a decoded power_profile.xml (apktool d framework-res.apk → res/xml/power_profile.xml).',
+        details: { path: profile },
+        cause,
+      })
+    }
+    return parsePowerProfile(text)
+  }
+  for (const path of DEVICE_PROFILE_PATHS) {
+    const out = await shell(context.device, ['cat', path]).catch(() => undefined)
+    if (out?.exitCode === 0 && out.stdout.trimStart().startsWith('<')) {
+      return parsePowerProfile(out.stdout)
+    }
+  }
+  throw new EnergyError({
+    code: CollectorErrors.PROFILE_UNAVAILABLE,
+    message: `the device exposes no plain-text power_profile.xml (tried ${DEVICE_PROFILE_PATHS.join(', ')})`,
+    hint: 'Pass batterystats: { profile: "<path to power_profile.xml>" }; decode it from the device with `adb pull /system/framework/framework-res.apk` and `apktool d`.',
+    details: { serial: context.device.serial },
+  })
+}
+
+function notStarted(): EnergyError {
+  return new EnergyError({
+    code: CollectorErrors.NOT_STARTED,
+    message: 'the batterystats collector was stopped before it was started',
+    hint: 'This is a bug in vitest-energy; please report it.',
+  })
+}
