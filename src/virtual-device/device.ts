@@ -72,6 +72,17 @@ class CommandMap extends Map<string, ShellCommand> {
   }
 }
 
+/**
+ * A nanosecond count as fs/proc/uptime.c prints it: whole seconds, a dot, and the hundredths
+ * truncated (`%lu.%02lu` of `tv_sec` and `tv_nsec / 10^7`), so 100.999 s reads `100.99`.
+ */
+export function procHundredths(ns: number): string {
+  const whole = Math.max(0, Math.floor(ns))
+  const s = Math.floor(whole / 1e9)
+  const cs = Math.floor((whole - s * 1e9) / 1e7)
+  return `${s}.${String(cs).padStart(2, '0')}`
+}
+
 function validSerial(serial: string): boolean {
   return /^[\x21-\x7e]{1,64}$/.test(serial)
 }
@@ -113,9 +124,12 @@ export function createDevice(options: CreateDeviceOptions): VirtualDeviceHandle 
   fs.defineDynamic('/proc/uptime', {
     mode: 0o444,
     read: () => {
-      const upS = clock.nowNs('boottime') / 1e9
-      // Eight cores, mostly idle: idle time is summed over CPUs, as the kernel does.
-      return encoder.encode(`${upS.toFixed(2)} ${(upS * 8 * 0.93).toFixed(2)}\n`)
+      const upNs = clock.nowNs('boottime')
+      // Eight cores, mostly idle: idle time is summed over CPUs, as the kernel does. Both figures
+      // are truncated to hundredths like fs/proc/uptime.c (`%lu.%02lu`), never rounded.
+      return encoder.encode(
+        `${procHundredths(upNs)} ${procHundredths(Math.round(upNs * 8 * 0.93))}\n`,
+      )
     },
   })
   fs.defineDynamic('/proc/version', {

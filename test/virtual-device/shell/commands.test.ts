@@ -1,7 +1,8 @@
 /** Base commands: byte-for-byte toybox output, on a device with a frozen (fast) clock. */
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fastClock } from '../../../src/virtual-device/clock.js'
-import { createDevice } from '../../../src/virtual-device/device.js'
+import { createDevice, procHundredths } from '../../../src/virtual-device/device.js'
 import { run } from './_run.js'
 
 /** 2023-11-14 22:13:20.123456789 UTC, 1 h of uptime, 10 min suspended. */
@@ -271,5 +272,32 @@ describe('grep, head, tail, wc in pipelines', () => {
       'alpha\nbeta\ndelta\n5\n34 /data/local/tmp/t\n',
     )
     expect((await run(d, 'getprop | grep -c ro.product.model')).out).toBe('1\n')
+  })
+})
+
+describe('/proc/uptime', () => {
+  it('truncates to hundredths like the kernel (100.999 s reads 100.99, not 101.00)', async () => {
+    const d = createDevice({
+      serial: 'up-1',
+      clock: fastClock({ bootOffsetNs: 100_999_999_999 }),
+    })
+    const [up, idle] = (await run(d, 'cat /proc/uptime')).out.trim().split(' ')
+    expect(up).toBe('100.99')
+    // 100.999999999 s × 8 CPUs × 0.93 idle = 751.43999… s.
+    expect(idle).toBe('751.43')
+  })
+
+  it('every printed uptime v satisfies v ≤ t < v + 0.01 for any uptime up to 2^53 ns (property)', () => {
+    fc.assert(
+      fc.property(fc.maxSafeNat(), (ns) => {
+        const text = procHundredths(ns)
+        expect(text).toMatch(/^\d+\.\d{2}$/)
+        const [s = '', cs = ''] = text.split('.')
+        // Compare in integer hundredths to keep floating point out of the check.
+        const printedCs = BigInt(s) * 100n + BigInt(cs)
+        const trueCs = BigInt(ns) / 10_000_000n
+        expect(printedCs).toBe(trueCs)
+      }),
+    )
   })
 })
