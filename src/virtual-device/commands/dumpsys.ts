@@ -1,6 +1,6 @@
 /**
- * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, powerstats,
- * package.
+ * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, power,
+ * powerstats, the PowerStats HAL (`android.hardware.power.stats.IPowerStats/default`), package.
  * Other services answer like a real phone whose service is missing.
  */
 import type { ShellCommand } from '../contract.js'
@@ -9,9 +9,23 @@ import { err, out } from './_util.js'
 import { dumpsysBattery } from './dumpsys-battery.js'
 import { dumpsysBatterystats } from './dumpsys-batterystats.js'
 import { dumpsysPackage } from './dumpsys-package.js'
-import { dumpsysPowerstats } from './dumpsys-powerstats.js'
+import { dumpsysPower } from './dumpsys-power.js'
+import {
+  dumpsysPowerStatsHal,
+  dumpsysPowerstats,
+  POWER_STATS_HAL_SERVICE,
+} from './dumpsys-powerstats.js'
 
-const SERVICES = ['activity', 'battery', 'batterystats', 'package', 'power', 'powerstats', 'window']
+const SERVICES = [
+  'activity',
+  POWER_STATS_HAL_SERVICE,
+  'battery',
+  'batterystats',
+  'package',
+  'power',
+  'powerstats',
+  'window',
+]
 
 export function dumpsysCommand(phone: SimPhone): ShellCommand {
   return (inv) => {
@@ -21,8 +35,12 @@ export function dumpsysCommand(phone: SimPhone): ShellCommand {
         return dumpsysBattery(phone, inv, args)
       case 'batterystats':
         return dumpsysBatterystats(phone, inv, args)
+      case 'power':
+        return dumpsysPower(phone, inv)
       case 'powerstats':
-        return dumpsysPowerstats(phone, inv)
+        return dumpsysPowerstats(phone, inv, args)
+      case POWER_STATS_HAL_SERVICE:
+        return dumpsysPowerStatsHal(phone, inv, args)
       case 'package':
         return dumpsysPackage(phone, inv, args)
       case '-l':

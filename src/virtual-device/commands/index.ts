@@ -16,7 +16,17 @@ import { uiautomatorCommand } from './uiautomator.js'
 import { vdevCommand } from './vdev.js'
 
 export { renderDumpsysBattery } from './dumpsys-battery.js'
-export { renderDumpsysPowerstats } from './dumpsys-powerstats.js'
+export {
+  POWER_STATS_HAL_SERVICE,
+  renderDumpsysPowerstats,
+  renderPowerStatsHalDump,
+} from './dumpsys-powerstats.js'
+export {
+  formatAndroidDuration,
+  heldWakeLocks,
+  renderDumpsysPower,
+  type HeldWakeLock,
+} from './dumpsys-power.js'
 export { renderHierarchy } from './uiautomator.js'
 export { appApkPath } from './pm.js'
 export { launchApp, stopApp } from './am.js'

@@ -10,6 +10,7 @@ import type * as AdbkitNs from '@devicefarmer/adbkit'
 import type { Client } from '@devicefarmer/adbkit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseArtTrace } from '../../../src/formats/art-trace/index.js'
+import { parseDumpsysPowerstats } from '../../../src/formats/dumpsys/index.js'
 import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
 import type { GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
@@ -298,23 +299,22 @@ describe('collector-style round trip', () => {
     }
   })
 
-  test('ODPM counters in dumpsys powerstats difference to the ground-truth rail energies', async () => {
+  test('ODPM counters of the PowerStats HAL dump difference to the ground-truth rail energies', async () => {
     const server = await startVirtualDevice({ time: 'fast', seed: 3 })
     try {
       const c = client(server.port)
       const serial = server.serials[0] ?? ''
+      // The HAL table carries no timestamp: read the boottime in the same shell, as a collector
+      // reads /proc/uptime around it (the fast clock does not move between the two commands).
       const read = async () => {
-        const text = await shell(c, serial, 'dumpsys powerstats')
-        const names = new Map(
-          [...text.matchAll(/ChannelId: (\d+), ChannelName: (\S+),/g)].map((m) => [m[1], m[2]]),
+        const text = await shell(
+          c,
+          serial,
+          'vdev now; dumpsys android.hardware.power.stats.IPowerStats/default',
         )
-        return new Map(
-          [
-            ...text.matchAll(
-              /ChannelId: (\d+), Timestamp \(ms\): (\d+), Duration \(ms\): \d+, Energy \(uWs\): (\d+)/g,
-            ),
-          ].map((m) => [names.get(m[1]) ?? '?', { uws: Number(m[3]), ms: Number(m[2]) }]),
-        )
+        const tNs = Number(text.slice(0, text.indexOf('\n')))
+        const meter = parseDumpsysPowerstats(text.slice(text.indexOf('\n') + 1)).meter
+        return { tNs, byRail: new Map(meter?.readings.map((r) => [r.rail, r.energyMws])) }
       }
       const a = await read()
       await shell(
@@ -323,16 +323,48 @@ describe('collector-style round trip', () => {
         'am start -W -n com.example.trails/.MainActivity; input tap 540 1200; sleep 4',
       )
       const b = await read()
-      const fromNs = (a.get('VSYS_PWR_DISPLAY')?.ms ?? 0) * 1e6
-      const toNs = (b.get('VSYS_PWR_DISPLAY')?.ms ?? 0) * 1e6
+      expect(b.tNs).toBeGreaterThan(a.tNs)
       const gt = JSON.parse(
-        await shell(c, serial, `vdev ground-truth --from ${fromNs} --to ${toNs}`),
+        await shell(c, serial, `vdev ground-truth --from ${a.tNs} --to ${b.tNs}`),
       ) as GroundTruth
+      expect(Object.keys(gt.rails).sort()).toEqual([...b.byRail.keys()].sort())
       for (const [rail, j] of Object.entries(gt.rails)) {
-        const delta = ((b.get(rail)?.uws ?? 0) - (a.get(rail)?.uws ?? 0)) / 1e6
-        // Counters are floored to µWs and timestamps to ms: allow 1 ms of the largest power (~3 W).
-        expect(Math.abs(delta - j), rail).toBeLessThan(0.004)
+        const delta = ((b.byRail.get(rail) ?? Number.NaN) - (a.byRail.get(rail) ?? 0)) / 1e3
+        // Readings are float32 µWs printed to 0.01 mWs: at a few kJ since boot that is < 1 mJ.
+        expect(Math.abs(delta - j), rail).toBeLessThan(0.002)
       }
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('dumpsys power over adbkit', () => {
+  test("after the demo app's export action, the leaked wake lock is listed until force-stop", async () => {
+    const server = await startVirtualDevice({ time: 'fast', seed: 8 })
+    try {
+      const c = client(server.port)
+      const serial = server.serials[0] ?? ''
+      await shell(c, serial, 'am start -W -n com.example.trails/.MainActivity')
+      expect(await shell(c, serial, 'dumpsys power')).toContain('\nWake Locks: size=0\n')
+      await shell(c, serial, 'uiautomator dump /data/local/tmp/ui.xml')
+      let xml = (await pull(c, serial, '/data/local/tmp/ui.xml')).toString('utf8')
+      await shell(c, serial, `input tap ${center(boundsIn(xml, 'export'))}`)
+      await shell(c, serial, 'uiautomator dump /data/local/tmp/ui.xml')
+      xml = (await pull(c, serial, '/data/local/tmp/ui.xml')).toString('utf8')
+      await shell(c, serial, `input tap ${center(boundsIn(xml, 'export-gpx'))}; sleep 12`)
+      const pid = (await shell(c, serial, 'pidof com.example.trails')).trim()
+      expect(pid).toMatch(/^\d+$/)
+      const text = await shell(c, serial, 'dumpsys power')
+      const section = /\nWake Locks: size=(\d+)\n((?: {2}.*\n)*)\n/.exec(text)
+      expect(section?.[1]).toBe('1')
+      expect(section?.[2]).toMatch(
+        new RegExp(
+          `^ {2}PARTIAL_WAKE_LOCK {14}'trails:export' ACQ=-1[12]s\\d{1,3}ms \\(uid=10187 pid=${pid}\\)\\n$`,
+        ),
+      )
+      await shell(c, serial, 'am force-stop com.example.trails')
+      expect(await shell(c, serial, 'dumpsys power')).toContain('\nWake Locks: size=0\n')
     } finally {
       await server.close()
     }
