@@ -176,46 +176,11 @@ function powerstatsChannels(stdout: string): readonly PowerStatsChannel[] | Ener
   }
 }
 
-/**
- * AOSP prints the channel list through an IndentingPrintWriter (two-space items). Some builds
- * (and the virtual device, as of this writing) print the items flush left, which the AOSP-layout
- * parser reads as "no channels". When that happens and flush-left channel items follow the header,
- * we indent them and parse again, and say so in the evidence.
- */
-function reindentChannelList(stdout: string): string | undefined {
-  const lines = stdout.split('\n')
-  let inChannels = false
-  let changed = false
-  const out = lines.map((line) => {
-    if (line.startsWith('PowerStatsService dumpsys: available ')) {
-      inChannels = line.endsWith('available Channels')
-      return line
-    }
-    if (inChannels && /^ChannelId: \d+, ChannelName: .*, ChannelSubsystem: /.test(line)) {
-      changed = true
-      return `  ${line}`
-    }
-    if (/^\S/.test(line)) inChannels = false
-    return line
-  })
-  return changed ? out.join('\n') : undefined
-}
-
 async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
   const result = await run(device, ['dumpsys', 'powerstats'])
-  let parsed = result.exitCode === 0 ? powerstatsChannels(result.stdout) : []
-  let layoutNote: Evidence | undefined
-  if (!(parsed instanceof EnergyError) && parsed.length === 0) {
-    const reindented = reindentChannelList(result.stdout)
-    const again = reindented === undefined ? [] : powerstatsChannels(reindented)
-    if (!(again instanceof EnergyError) && again.length > 0) {
-      parsed = again
-      layoutNote = {
-        command: 'dumpsys powerstats',
-        line: 'channel items are not indented as in AOSP PowerStatsService.dump; read after indenting them',
-      }
-    }
-  }
+  // Android 12/13 print the channel items flush left, later releases indent them: the parser
+  // reads both layouts.
+  const parsed = result.exitCode === 0 ? powerstatsChannels(result.stdout) : []
   const rails = parsed instanceof EnergyError ? [] : parsed
   const lineOf = (c: PowerStatsChannel): string | undefined =>
     findLine(result.stdout, new RegExp(`ChannelId: ${c.id}, ChannelName: `))
@@ -225,10 +190,7 @@ async function probeOdpm(device: AdbDevice): Promise<OdpmCapability> {
     rails: rails.map(({ id, name, subsystem }) => ({ id, name, subsystem })),
     evidence:
       rails.length > 0
-        ? [
-            ...rails.slice(0, 3).map((r) => evidence(result, lineOf(r))),
-            ...(layoutNote === undefined ? [] : [layoutNote]),
-          ]
+        ? rails.slice(0, 3).map((r) => evidence(result, lineOf(r)))
         : [
             evidence(
               result,
