@@ -7,8 +7,11 @@ import { inject } from 'vitest'
 import type { Baseline } from '../attribution/index.js'
 import {
   artTracingCollector,
+  batterystatsCollector,
+  externalMeterCollector,
   fuelGaugeCollector,
   odpmCollector,
+  powerstatsCollector,
   simpleperfCollector,
   type ExecutionCollector,
   type PowerCollector,
@@ -110,18 +113,38 @@ export class DeviceSession {
     return acquireLease(`${this.target.host}_${this.target.port}_${this.serial}`, { owner })
   }
 
-  /** The power collector: ODPM when the device has rails (and perfetto), else the fuel gauge. */
+  /**
+   * The power collector: ODPM when the device has rails (through perfetto, else two `dumpsys`
+   * meter readings per window), else the fuel gauge; `batterystats` and `external-meter` only
+   * when asked for.
+   */
   powerCollector(): PowerCollector & {
     readonly extras?: () => { monotonicToBoottimeNs?: number }
   } {
     const c = this.capabilities
     const want = this.options.power
+    if (want === 'batterystats') {
+      const profile = this.options.powerProfile
+      return batterystatsCollector(profile === null ? {} : { profile })
+    }
+    if (want === 'external-meter') {
+      const m = this.options.externalMeter
+      return externalMeterCollector({
+        ...(m?.file == null ? {} : { file: m.file }),
+        ...(m?.command == null ? {} : { command: m.command }),
+        ...(m?.nominalVoltageV == null ? {} : { nominalVoltageV: m.nominalVoltageV }),
+        hostToBoottime: this.boottime,
+      })
+    }
     const odpm = c.odpm.available && c.perfetto.available
-    if (want === 'odpm' || (want === 'auto' && odpm)) {
+    // Rails listed by `dumpsys powerstats` but no perfetto: two meter dumps per window instead.
+    const powerstats = c.odpm.available && !c.perfetto.available
+    if (want === 'odpm' || (want === 'auto' && (odpm || powerstats))) {
+      if (powerstats) return powerstatsCollector()
       if (!odpm)
         throw unavailable(
           'odpm',
-          'this device has no ODPM power rails reachable through perfetto (Pixel 6 and later have them)',
+          'this device has no ODPM power rails reachable through perfetto or dumpsys powerstats (Pixel 6 and later have them)',
         )
       return odpmCollector()
     }

@@ -14,8 +14,26 @@ export interface EnergyOptions {
   readonly device?: 'auto' | 'virtual' | (string & {})
   /** The adb server to use for real phones. @default { host: '127.0.0.1', port: 5037 } */
   readonly adb?: { readonly host?: string; readonly port?: number }
-  /** Power source. `auto` picks the best the device has: ODPM rails, then the fuel gauge. @default 'auto' */
-  readonly power?: 'auto' | 'odpm' | 'fuel-gauge'
+  /**
+   * Power source. `auto` picks the best the device has: ODPM rails (perfetto, else two `dumpsys`
+   * meter readings per window), then the fuel gauge. `batterystats` models power from the battery
+   * history and `powerProfile` (PETrA); `external-meter` reads `externalMeter`. @default 'auto'
+   */
+  readonly power?: 'auto' | 'odpm' | 'fuel-gauge' | 'batterystats' | 'external-meter'
+  /**
+   * power_profile.xml for `power: 'batterystats'` (path, relative to the working directory).
+   * @default read from the device (most devices keep it inside framework-res.apk: then required)
+   */
+  readonly powerProfile?: string
+  /** The meter for `power: 'external-meter'`: a file it writes or a command printing its samples. */
+  readonly externalMeter?: {
+    /** Meter file (BattOr text, Monsoon-style CSV, Battery Historian), read at each window's end. */
+    readonly file?: string
+    /** Host command (argv) that prints meter text on stdout until SIGTERM. */
+    readonly command?: readonly string[]
+    /** Supply voltage, V, for files without a voltage column. */
+    readonly nominalVoltageV?: number
+  }
   /**
    * How methods are attributed. `simpleperf` (EDATA: release builds, task-clock sampling),
    * `art-sampling` (`am profile --sampling`), `art-instrumentation` (every call; inflates energy),
@@ -77,7 +95,13 @@ export interface ResolvedEnergyOptions {
   readonly app: string
   readonly device: string
   readonly adb: { readonly host: string; readonly port: number }
-  readonly power: 'auto' | 'odpm' | 'fuel-gauge'
+  readonly power: 'auto' | 'odpm' | 'fuel-gauge' | 'batterystats' | 'external-meter'
+  readonly powerProfile: string | null
+  readonly externalMeter: {
+    readonly file: string | null
+    readonly command: readonly string[] | null
+    readonly nominalVoltageV: number | null
+  } | null
   readonly execution: 'simpleperf' | 'art-sampling' | 'art-instrumentation' | 'none'
   readonly repeats: number
   readonly baseline: 'measure' | 'none' | number
@@ -103,7 +127,7 @@ export interface ResolvedEnergyOptions {
   }
 }
 
-const POWER = ['auto', 'odpm', 'fuel-gauge'] as const
+const POWER = ['auto', 'odpm', 'fuel-gauge', 'batterystats', 'external-meter'] as const
 const EXECUTION = ['simpleperf', 'art-sampling', 'art-instrumentation', 'none'] as const
 
 export function resolveOptions(input: unknown): ResolvedEnergyOptions {
@@ -115,6 +139,8 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     'device',
     'adb',
     'power',
+    'powerProfile',
+    'externalMeter',
     'execution',
     'repeats',
     'baseline',
@@ -149,6 +175,8 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
       port: optionalInteger(adb, 'port', 1, 65535, 'adb.port') ?? 5037,
     },
     power: oneOf(o, 'power', POWER) ?? 'auto',
+    powerProfile: optionalString(o, 'powerProfile') ?? null,
+    externalMeter: externalMeterOf(o['externalMeter'], o['power']),
     execution: oneOf(o, 'execution', EXECUTION) ?? 'simpleperf',
     repeats: optionalInteger(o, 'repeats', 1, 10_000) ?? 1,
     baseline: baselineOf(o['baseline']),
@@ -230,6 +258,36 @@ function oneOf<T extends string>(
     )
   }
   return v as T
+}
+
+function externalMeterOf(v: unknown, power: unknown): ResolvedEnergyOptions['externalMeter'] {
+  if (v === undefined) {
+    if (power === 'external-meter')
+      throw invalid('externalMeter', 'is required with power: "external-meter"')
+    return null
+  }
+  if (typeof v !== 'object' || v === null)
+    throw invalid('externalMeter', 'must be an object like { file: "meter.csv" }')
+  const m = v as Record<string, unknown>
+  const command = m['command']
+  if (
+    command !== undefined &&
+    (!Array.isArray(command) ||
+      command.length === 0 ||
+      !command.every((a): a is string => typeof a === 'string'))
+  )
+    throw invalid('externalMeter.command', 'must be a non-empty array of strings (argv)')
+  const file = optionalString(m, 'file', 'externalMeter.file') ?? null
+  if ((file === null) === (command === undefined))
+    throw invalid('externalMeter', 'needs exactly one of `file` and `command`')
+  const volts = m['nominalVoltageV']
+  if (volts !== undefined && (typeof volts !== 'number' || !(volts > 0)))
+    throw invalid('externalMeter.nominalVoltageV', 'must be a positive number of volts')
+  return {
+    file,
+    command: command === undefined ? null : (command as string[]),
+    nominalVoltageV: typeof volts === 'number' ? volts : null,
+  }
 }
 
 function baselineOf(v: unknown): 'measure' | 'none' | number {
