@@ -308,6 +308,7 @@ export function collectEntries(
         file,
         name: test.fullName,
         state: result.state,
+        ...(test.options.fails === true ? { expectedToFail: true } : {}),
         results,
         errors: (result.errors ?? []).map((e) => (e.message ?? '').split('\n')[0] ?? ''),
       })

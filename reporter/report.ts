@@ -31,6 +31,8 @@ export interface ReportEntry {
   /** Full name: describe blocks and test name joined by ` > `. */
   readonly name: string
   readonly state: 'passed' | 'failed' | 'skipped' | 'pending'
+  /** Declared with `test.fails`: it passed because its assertions failed as intended. */
+  readonly expectedToFail?: boolean
   /** Every energy window the test measured, in order. */
   readonly results: readonly EnergyResult[]
   /** First line of each failure, for the summary. */

@@ -59,7 +59,13 @@ function renderTest(
 ): string[] {
   const c = screen.colors
   const mark =
-    test.state === 'passed' ? c.green('✓') : test.state === 'failed' ? c.red('✗') : c.dim('↓')
+    test.state === 'passed' && test.expectedToFail === true
+      ? c.magenta('⚑')
+      : test.state === 'passed'
+        ? c.green('✓')
+        : test.state === 'failed'
+          ? c.red('✗')
+          : c.dim('↓')
   const lines: string[] = []
   const windows = measuredWindows(test)
   const head = `   ${mark} ${test.name.padEnd(nameWidth)}`

@@ -29,7 +29,7 @@ export interface CreateDriverOptions {
   readonly noReset?: boolean
   /** Further capabilities, merged last (e.g. `{ 'appium:newCommandTimeout': 120 }`). */
   readonly capabilities?: Readonly<Record<string, unknown>>
-  /** WebdriverIO's own log level. @default 'error' */
+  /** WebdriverIO's own log level. @default 'silent' */
   readonly logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent'
 }
 
@@ -90,7 +90,9 @@ export async function createDriver(options: CreateDriverOptions): Promise<Webdri
       hostname: host,
       port: options.appiumPort,
       path: '/',
-      logLevel: options.logLevel ?? 'error',
+      // WebdriverIO's own logger would print failures the test already reports (and a DELETE that
+      // races Appium's shutdown at the end of a run); errors still reach the test as exceptions.
+      logLevel: options.logLevel ?? 'silent',
       connectionRetryCount: 0,
       capabilities: driverCapabilities(options) as WebdriverIO.Capabilities,
     })
@@ -117,7 +119,13 @@ export async function closeDriver(browser: WebdriverIO.Browser): Promise<void> {
     await browser.deleteSession()
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    if (/invalid session id|session .*(not found|terminated|deleted)/i.test(message)) return
+    // Already ended, or Appium already shut down at the end of the run (the session went with it).
+    if (
+      /invalid session id|session .*(not found|terminated|deleted)|ECONNRESET|ECONNREFUSED/i.test(
+        message,
+      )
+    )
+      return
     throw error
   }
 }

@@ -40,40 +40,88 @@ export const demoCommand: CliCommand = {
       dirname(createRequire(join(root, 'package.json')).resolve('vitest/package.json')),
       'vitest.mjs',
     )
-    const report = join(root, '.vitest-energy', 'demo-report.json')
+    const outDir = join(root, '.vitest-energy')
+    const fixedReport = join(outDir, 'demo-fixed-build.json')
+    const report = join(outDir, 'demo-report.json')
+    const suite = join(root, 'example-app-tests')
     io.out(
       [
         'vitest-energy demo: the Trails hiking app on two simulated phones (no phone needed).',
-        'Eleven UI tests drive the app through Appium; four catch deliberate energy bugs and are',
-        'expected to fail (marked ×/✓ "fails: …"). The energy report follows the test results.',
+        '',
+        '1/2 Measuring the fixed build of the app (the regression check compares with it)…',
         '',
       ].join('\n'),
     )
-    const code = await new Promise<number>((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [
-          vitest,
-          'run',
-          '--root',
-          join(root, 'example-app-tests'),
-          '--reporter=default',
-          '--reporter=energy',
-          `--outputFile.energy=${report}`,
-        ],
-        {
-          stdio: ['ignore', 'inherit', 'inherit'],
-          env: {
-            ...process.env,
-            FORCE_COLOR: process.env['FORCE_COLOR'] ?? (process.stdout.isTTY ? '1' : '0'),
-          },
-        },
-      )
-      io.signal.addEventListener('abort', () => child.kill('SIGINT'), { once: true })
-      child.once('error', reject)
-      child.once('exit', (status) => resolve(status ?? 1))
-    })
+    const fixed = await runVitest(
+      vitest,
+      [
+        'run',
+        '--root',
+        suite,
+        '--reporter=dot',
+        `--outputFile.energy=${fixedReport}`,
+        '--reporter=energy',
+      ],
+      { TRAILS_BUILD: 'fixed' },
+      io,
+      'capture',
+    )
+    if (fixed.code !== 0) {
+      io.err(fixed.output)
+      io.err('\nvitest-energy demo: measuring the fixed build failed (output above).\n')
+      return fixed.code
+    }
+    io.out(
+      [
+        "2/2 The current build: twelve UI tests drive the app through Appium. Five catch the app's",
+        'deliberate energy bugs and are expected to fail ("fails: …"); the energy report follows.',
+        '',
+      ].join('\n'),
+    )
+    const current = await runVitest(
+      vitest,
+      [
+        'run',
+        '--root',
+        suite,
+        '--reporter=default',
+        '--reporter=energy',
+        `--outputFile.energy=${report}`,
+      ],
+      { TRAILS_BASELINE: fixedReport },
+      io,
+      'inherit',
+    )
     io.out(`\nJSON report: ${relative(io.cwd, report) || report}\n`)
-    return code
+    return current.code
   },
+}
+
+async function runVitest(
+  vitest: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  io: Parameters<CliCommand['run']>[1],
+  stdio: 'inherit' | 'capture',
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [vitest, ...args], {
+      stdio: [
+        'ignore',
+        stdio === 'inherit' ? 'inherit' : 'pipe',
+        stdio === 'inherit' ? 'inherit' : 'pipe',
+      ],
+      env: {
+        ...process.env,
+        FORCE_COLOR: process.env['FORCE_COLOR'] ?? (process.stdout.isTTY ? '1' : '0'),
+        ...env,
+      },
+    })
+    let output = ''
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    io.signal.addEventListener('abort', () => child.kill('SIGINT'), { once: true })
+    child.once('error', reject)
+    child.once('exit', (status) => resolve({ code: status ?? 1, output }))
+  })
 }
