@@ -213,3 +213,80 @@ describe('the model on hand-written histories', () => {
     )
   })
 })
+
+describe('real batterystats histories (corpus)', () => {
+  // (the 1.6 MB asksven capture is left out: the brute-force reference takes ~20 s on it)
+  const files = [
+    'emanafa_bstats1.log',
+    'petra_batterystats_example.txt',
+    'redmik80pro_android15_batterystats.txt',
+    'redmik80pro_android15_batterystats0.txt',
+    'redmik80pro_android15_batterystats3.txt',
+  ]
+  const nexus5 = parsePowerProfile(
+    readFileSync(join(CORPUS, '1_power_profile', 'cm_nexus5_hammerhead_power_profile.xml'), 'utf8'),
+  )
+
+  /** Independent reference: the state at each sample time by scanning every interval. */
+  function referenceJ(t: ReturnType<typeof historyTimeline>, p: typeof profile): number {
+    const c = modelCurrents(p)
+    const names = new Set([
+      'running',
+      'screen',
+      'wake_lock',
+      'wifi_radio',
+      'wifi_running',
+      'mobile_radio',
+      'gps',
+      'audio',
+      'video',
+      'camera',
+      'flashlight',
+      'brightness',
+    ])
+    const edges = new Set<number>([t.startNs, t.endNs])
+    for (const i of t.intervals) if (names.has(i.name)) edges.add(i.startNs).add(i.endNs)
+    for (const b of t.battery) edges.add(b.tNs)
+    const times = [...edges].filter((x) => x >= t.startNs && x <= t.endNs).sort((a, b) => a - b)
+    const bins = ['dark', 'dim', 'medium', 'light', 'bright']
+    let e = 0
+    for (let k = 0; k + 1 < times.length; k++) {
+      const at = times[k]!
+      const on = (n: string) =>
+        t.intervals.find((i) => i.name === n && i.startNs <= at && at < i.endNs)
+      let ma = c.suspendMa
+      if (on('screen') || on('wake_lock') || on('running')) ma += c.awakeMa
+      if (on('running')) ma += c.runningMa
+      if (on('screen')) {
+        const bin = bins.indexOf(on('brightness')?.value ?? '')
+        ma += c.screenOnMa + (c.screenFullMa * ((bin < 0 ? 2 : bin) + 0.5)) / 5
+      }
+      if (on('wifi_radio')) ma += c.wifiRadioMa
+      if (on('wifi_running')) ma += c.wifiOnMa
+      if (on('mobile_radio')) ma += c.mobileRadioMa
+      if (on('gps')) ma += c.gpsMa
+      if (on('audio')) ma += c.audioMa
+      if (on('video')) ma += c.videoMa
+      if (on('camera')) ma += c.cameraMa
+      if (on('flashlight')) ma += c.flashlightMa
+      const v =
+        [...t.battery].reverse().find((b) => b.tNs <= at && b.voltageV !== undefined)?.voltageV ??
+        t.battery.find((b) => b.voltageV !== undefined)?.voltageV ??
+        3.85
+      e += (ma / 1000) * v * ((times[k + 1]! - at) / 1e9)
+    }
+    return e
+  }
+
+  test.each(files)('%s: the sweep agrees with a brute-force reference', (file) => {
+    const t = historyTimeline(
+      parseBatterystatsHistory(readFileSync(join(CORPUS, '2_batterystats', file), 'utf8')),
+    )
+    const { samples } = batterystatsPowerSeries(t, nexus5, { offsetNs: 0 })
+    for (let i = 1; i < samples.length; i++)
+      expect(samples[i]!.tNs).toBeGreaterThan(samples[i - 1]!.tNs)
+    const j = trapezoidJ(samples)
+    expect(j).toBeGreaterThan(0)
+    expect(j).toBeCloseTo(referenceJ(t, nexus5), 6)
+  })
+})

@@ -21,7 +21,6 @@ import {
   parseBatterystatsHistory,
   summarizeBatterystatsCheckin,
   type HistoryTimeline,
-  type StateInterval,
 } from '../../formats/batterystats/index.js'
 import { parsePowerProfile, type PowerProfile } from '../../formats/power-profile/index.js'
 import {
@@ -182,7 +181,7 @@ export function batterystatsPowerSeries(
 ): { samples: PowerSample[]; usedNominalVoltage: boolean } {
   const currents = modelCurrents(profile, options.runningCpuMa)
   const nominal = options.nominalVoltageV ?? 3.85
-  const intervals = timeline.intervals.filter((i) => MODELLED.has(i.name))
+  const intervals = timeline.intervals.filter((i) => MODELLED.has(i.name) && i.endNs > i.startNs)
   const points = new Set<number>([timeline.startNs, timeline.endNs])
   for (const i of intervals) {
     points.add(i.startNs)
@@ -192,29 +191,41 @@ export function batterystatsPowerSeries(
   const times = [...points]
     .filter((t) => t >= timeline.startNs && t <= timeline.endNs)
     .sort((a, b) => a - b)
-  let usedNominalVoltage = false
-  const voltageAt = (t: number): number => {
-    let v: number | undefined
-    for (const b of timeline.battery) {
-      if (b.tNs > t) break
-      if (b.voltageV !== undefined) v = b.voltageV
-    }
-    if (v === undefined) {
-      // Before the first reading: the first reading there is, else the nominal voltage.
-      v = timeline.battery.find((b) => b.voltageV !== undefined)?.voltageV
-    }
-    if (v === undefined) usedNominalVoltage = true
-    return v ?? nominal
-  }
-  const stateAt = (t: number): Map<string, string | true> => {
-    const on = new Map<string, string | true>()
-    for (const i of intervals) if (covers(i, t)) on.set(i.name, i.value ?? true)
-    return on
-  }
+  // Sweep line: interval edges and voltage readings in time order (ends before starts at a tie,
+  // intervals are half-open).
+  const starts = [...intervals].sort((a, b) => a.startNs - b.startNs)
+  const ends = [...intervals].sort((a, b) => a.endNs - b.endNs)
+  const volts = timeline.battery.filter((b) => b.voltageV !== undefined)
+  const open = new Map<string, { count: number; value: string | true }>()
+  let si = 0
+  let ei = 0
+  let vi = 0
+  // Before the first reading: the first reading there is, else the nominal voltage.
+  let voltageV = volts[0]?.voltageV
+  const usedNominalVoltage = voltageV === undefined
   const samples: PowerSample[] = []
   let prevW: number | undefined
   for (const t of times) {
-    const powerW = (currentMa(stateAt(t), currents) / 1000) * voltageAt(t)
+    for (; ei < ends.length && (ends[ei]?.endNs ?? Infinity) <= t; ei++) {
+      const i = ends[ei]
+      const o = i === undefined ? undefined : open.get(i.name)
+      if (i !== undefined && o !== undefined && --o.count === 0) open.delete(i.name)
+    }
+    for (; si < starts.length && (starts[si]?.startNs ?? Infinity) <= t; si++) {
+      const i = starts[si]
+      if (i === undefined || i.endNs <= t) continue
+      const o = open.get(i.name)
+      if (o === undefined) open.set(i.name, { count: 1, value: i.value ?? true })
+      else {
+        o.count++
+        o.value = i.value ?? true
+      }
+    }
+    for (; vi < volts.length && (volts[vi]?.tNs ?? Infinity) <= t; vi++)
+      voltageV = volts[vi]?.voltageV
+    const on = new Map<string, string | true>()
+    for (const [name, o] of open) on.set(name, o.value)
+    const powerW = (currentMa(on, currents) / 1000) * (voltageV ?? nominal)
     const tNs = t + options.offsetNs
     const last = samples[samples.length - 1]
     if (prevW !== undefined && powerW !== prevW && last !== undefined && tNs - 1 > last.tNs) {
@@ -224,11 +235,6 @@ export function batterystatsPowerSeries(
     prevW = powerW
   }
   return { samples, usedNominalVoltage }
-}
-
-/** Whether state interval `i` holds at `t` (half-open [start, end)). */
-function covers(i: StateInterval, t: number): boolean {
-  return i.startNs <= t && t < i.endNs
 }
 
 export function batterystatsCollector(options: BatterystatsOptions = {}): PowerCollector {
