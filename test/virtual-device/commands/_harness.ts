@@ -20,6 +20,9 @@ export interface Harness {
 
 const profile = defaultPowerProfile()
 
+/** 2023-11-14 22:13:20 UTC: CLOCK_REALTIME when a harness phone is created, ns. */
+export const HARNESS_REALTIME_START_NS = 1_700_000_000_000_000_000
+
 export function harness(
   options: {
     app?: AppModel
@@ -29,7 +32,9 @@ export function harness(
     cpuJitter?: number
   } = {},
 ): Harness {
-  const clock = fastClock()
+  // Every device input fixed: the fast clock only moves when a command sleeps, the simulation is
+  // seeded, and the wall clock starts at a fixed instant instead of the host's Date.now().
+  const clock = fastClock({ realtimeStartNs: HARNESS_REALTIME_START_NS })
   const device = createDevice({ serial: 'vdev-test', clock })
   const phone = createSimPhone({
     app: options.app ?? DEMO_APP_MODEL,

@@ -206,16 +206,36 @@ describe('am profile', () => {
   })
 
   test('am start --start-profiler traces the cold start until am profile stop', async () => {
-    const h = harness()
-    const r = await h.sh(
-      'am start -W --start-profiler /data/local/tmp/start.trace -n com.example.trails/.MainActivity',
-    )
+    // Everything the trace depends on is fixed by the harness (fast clock that only moves when a
+    // command sleeps, seeded simulation, fixed wall clock), so the same session gives the same bytes.
+    const coldStart = async () => {
+      const h = harness()
+      const fromNs = h.clock.nowNs('boottime')
+      const r = await h.sh(
+        'am start -W --start-profiler /data/local/tmp/start.trace -n com.example.trails/.MainActivity',
+      )
+      const stopNs = h.clock.nowNs('boottime')
+      expect(await h.sh('am profile stop com.example.trails')).toEqual({
+        out: '',
+        err: '',
+        status: 0,
+      })
+      return { h, r, fromNs, stopNs, bytes: h.device.fs.readFile('/data/local/tmp/start.trace') }
+    }
+    const { h, r, fromNs, stopNs, bytes } = await coldStart()
     expect(r.status).toBe(0)
-    await h.sh('am profile stop com.example.trails')
-    const trace = parseArtTrace(h.device.fs.readFile('/data/local/tmp/start.trace'))
+    const totalMs = Math.round((stopNs - fromNs) / 1e6)
+    expect(r.out).toBe(
+      `Starting: Intent { cmp=com.example.trails/.MainActivity }\nStatus: ok\nLaunchState: COLD\nActivity: com.example.trails/.MainActivity\nTotalTime: ${totalMs}\nWaitTime: ${totalMs + 3}\nComplete\n`,
+    )
+    expect(bytes).toEqual(h.phone.lastArtProfile?.bytes)
+    const trace = parseArtTrace(bytes)
+    // From process start to the stop command, which ran right after `-W` returned.
+    expect(trace.elapsedTimeUs).toBe(Math.floor((stopNs - fromNs) / 1000))
     const names = trace.methods.map((m) => `${m.className}.${m.name}`)
     expect(names).toContain('com.example.trails.MainActivity.onResume')
     expect(names).toContain('com.example.trails.FeedRepository.load')
+    expect((await coldStart()).bytes).toEqual(bytes)
     const app = validateAppModel({ ...DEMO_APP_MODEL, profileable: false })
     const silent = harness({ app })
     await silent.sh(
