@@ -3,7 +3,6 @@
  * source measures a real-time virtual-device window, compared with the ground truth over the same
  * boottime window. Real time (not 'fast'): the window's edges are host instants mapped to boottime.
  */
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
