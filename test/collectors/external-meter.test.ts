@@ -90,6 +90,46 @@ describe('meter file', () => {
     expect(n).toBeLessThan(30_000)
   })
 
+  test('Battery Historian file (Unix seconds): placed by the host wall clock', async () => {
+    const file = join(tmp, 'historian.txt')
+    const nowS = Date.now() / 1000
+    const lines: string[] = []
+    // 0.25 A at 4 V (1 W) every 0.1 s from 2 s before to 30 s after now
+    for (let i = -20; i <= 300; i++) lines.push(`${(nowS + i / 10).toFixed(1)} 0.25 4`)
+    writeFileSync(file, `${lines.join('\n')}\n`)
+    const mapping: ClockMapping = { from: 'host', to: 'boottime', offsetNs: 1e9, uncertaintyNs: 0 }
+    const collector = externalMeterCollector({ file, hostToBoottime: mapping })
+    const startHost = hostNowNs()
+    await collector.start(contextFor(device))
+    await sleep(300)
+    const data = await collector.stop(contextFor(device))
+    const stopHost = hostNowNs()
+    if (data.kind !== 'series') throw new Error('expected a series')
+    const { samples } = data.series
+    for (const x of samples) expect(x.powerW).toBeCloseTo(1, 9)
+    // ≈ 0.3 s at 10 Hz plus one reading on each side; the edges are covered
+    expect(samples.length).toBeGreaterThanOrEqual(4)
+    expect(samples.length).toBeLessThan(300)
+    expect(samples[0]!.tNs).toBeLessThanOrEqual(startHost + 1e9 + 0.2e9)
+    expect(samples.at(-1)!.tNs).toBeGreaterThanOrEqual(stopHost + 1e9 - 0.2e9)
+  })
+
+  test('CSV without a voltage column: the nominal voltage, flagged', async () => {
+    const file = join(tmp, 'monsoon.csv')
+    writeFileSync(file, 'Time (s),Main Avg Current (mA)\n0,250\n1,500\n2,250\n')
+    const collector = externalMeterCollector({
+      file,
+      nominalVoltageV: 4,
+      clipToWindow: false,
+      hostToBoottime: { from: 'host', to: 'boottime', offsetNs: 0, uncertaintyNs: 0 },
+    })
+    await collector.start(contextFor(device))
+    const data = await collector.stop(contextFor(device))
+    if (data.kind !== 'series') throw new Error('expected a series')
+    expect(data.series.samples.map((x) => x.powerW)).toEqual([1, 2, 1])
+    expect(data.warnings.map((w) => w.code)).toEqual(['W_METER_NOMINAL_VOLTAGE'])
+  })
+
   test('a file that does not exist → E_COLLECTOR_METER_FAILED at stop', async () => {
     const collector = externalMeterCollector({ file: join(tmp, 'missing.csv') })
     await collector.start(contextFor(device))
