@@ -101,18 +101,16 @@ describe('batterystats collector on the virtual device', () => {
     },
   )
 
-  test('without a profile: the virtual device has no plain-text power_profile.xml → E_COLLECTOR_PROFILE_UNAVAILABLE', async () => {
+  test('without a profile: the virtual device has no plain-text power_profile.xml → E_COLLECTOR_PROFILE_UNAVAILABLE at start', async () => {
     const context = contextFor(device)
     const collector = batterystatsCollector()
-    await collector.start(context)
-    expect(await codeOf(collector.stop(context))).toBe(CollectorErrors.PROFILE_UNAVAILABLE)
+    expect(await codeOf(collector.start(context))).toBe(CollectorErrors.PROFILE_UNAVAILABLE)
   })
 
-  test('a profile path that does not exist → E_COLLECTOR_PROFILE_UNAVAILABLE', async () => {
+  test('a profile path that does not exist → E_COLLECTOR_PROFILE_UNAVAILABLE at start', async () => {
     const context = contextFor(device)
     const collector = batterystatsCollector({ profile: '/nonexistent/power_profile.xml' })
-    await collector.start(context)
-    expect(await codeOf(collector.stop(context))).toBe(CollectorErrors.PROFILE_UNAVAILABLE)
+    expect(await codeOf(collector.start(context))).toBe(CollectorErrors.PROFILE_UNAVAILABLE)
   })
 
   test('stop before start → E_COLLECTOR_NOT_STARTED', async () => {

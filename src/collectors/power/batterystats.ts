@@ -239,11 +239,14 @@ export function batterystatsPowerSeries(
 
 export function batterystatsCollector(options: BatterystatsOptions = {}): PowerCollector {
   let resetBootNs: number | undefined
+  let resolved: PowerProfile | undefined
 
   return {
     name: 'batterystats',
     async start(context) {
       resetBootNs = undefined
+      // Before the reset, so a missing profile fails the window before the test body runs.
+      resolved ??= await resolveProfile(options.profile, context)
       const out = await shellScript(
         context.device,
         'cat /proc/uptime; dumpsys batterystats --reset; cat /proc/uptime',
@@ -287,7 +290,7 @@ export function batterystatsCollector(options: BatterystatsOptions = {}): PowerC
           details: { serial: context.device.serial },
         })
       }
-      const profile = await resolveProfile(options.profile, context)
+      const profile = resolved ?? (await resolveProfile(options.profile, context))
       const { samples, usedNominalVoltage } = batterystatsPowerSeries(timeline, profile, {
         offsetNs,
         ...(options.nominalVoltageV === undefined
