@@ -164,7 +164,7 @@ describe('meter command', () => {
     const collector = externalMeterCollector({ command: [process.execPath, '-e', script] })
     const context = contextFor(device)
     await collector.start(context)
-    await sleep(500)
+    await sleep(1000) // leaves node time to start on a loaded machine
     const data = await collector.stop(context)
     if (data.kind !== 'series') throw new Error('expected a series')
     const { samples } = data.series
@@ -178,7 +178,8 @@ describe('meter command', () => {
 
   test('a command that dies early with an error → E_COLLECTOR_METER_FAILED with its stderr', async () => {
     const collector = externalMeterCollector({
-      command: [process.execPath, '-e', "process.stderr.write('meter unplugged'); process.exit(3)"],
+      // sh starts in milliseconds, so it has surely exited by the stop
+      command: ['/bin/sh', '-c', 'echo meter unplugged >&2; exit 3'],
     })
     await collector.start(contextFor(device))
     await sleep(500)

@@ -93,7 +93,7 @@ describe('a measured window with each new source', () => {
       capabilities,
     )
     const { result } = await s.measure('w', { kind: 'none' }, async () => {
-      await run(device, 'sleep 0.5')
+      await run(device, 'sleep 1.5') // leaves node time to start
     })
     expect(result.sources.power).toBe('external-meter')
     expect(result.grossEnergyJ).toBeCloseTo(result.durationS, 6)
