@@ -1,7 +1,7 @@
 /**
  * `dumpsys package <pkg>`: the `Packages:` section for one installed package, in the layout of
  * AOSP's Settings.dumpPackageLPr (what the capability probe reads: `flags=[ … ]` with DEBUGGABLE,
- * `privateFlags=[ … ]` with PROFILEABLE_BY_SHELL on Android 10+). Unknown packages print the
+ * `privateFlags=[ … ]`). Unknown packages print the
  * header sections only, as a real phone does.
  */
 import type { ShellInvocation } from '../contract.js'
@@ -31,10 +31,11 @@ export function dumpsysPackage(
       'ALLOW_BACKUP',
       ...(app.debuggable ? ['DEBUGGABLE'] : []),
     ]
+    // AOSP's privateFlags dump spec has no name for PRIVATE_FLAG_PROFILEABLE_BY_SHELL, so a
+    // profileable release build looks like any other here (tools learn it from `am profile`).
     const privateFlags = [
       'PRIVATE_FLAG_ACTIVITIES_RESIZE_MODE_RESIZEABLE_VIA_SDK_VERSION',
       'ALLOW_AUDIO_PLAYBACK_CAPTURE',
-      ...(app.profileable ? ['PROFILEABLE_BY_SHELL'] : []),
       'PRIVATE_FLAG_ALLOW_NATIVE_HEAP_POINTER_TAGGING',
     ]
     lines.push(
