@@ -6,7 +6,16 @@ import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
-const benches = ['virtual-device', 'art-trace', 'attribution', 'accuracy', 'fixture-overhead']
+const benches = [
+  'virtual-device',
+  'art-trace',
+  'attribution',
+  'reporter',
+  'power-formats',
+  'appium-driver',
+  'accuracy',
+  'fixture-overhead',
+]
 let failed = 0
 for (const name of benches) {
   const file = fileURLToPath(new URL(`./${name}.ts`, import.meta.url))
