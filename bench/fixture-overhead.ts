@@ -2,9 +2,10 @@
  * `npx tsx bench/fixture-overhead.ts [--quick] [--json]`: what the `energy` fixture costs in
  * test-level mode. Runs bench/fixtures/overhead-project (N one-second tests; 50, or 10 with
  * --quick) as a Vitest child process on the virtual device in real time: once without the fixture,
- * once with it (the plugin's defaults: measured 3 s idle baseline, ODPM + simpleperf), and once with
- * it and `baseline: 'none'`. Prints the suite wall-time ratio (target ≤ 1.05) and the added time
- * per test (target ≤ 50 ms). The project imports `vitest-energy` by name: run `npm run build` first.
+ * once with it (the plugin's defaults: measured 3 s idle baseline, ODPM + simpleperf), once with
+ * `baseline: 'none'`, and once more without the execution collector (power only). Prints the suite
+ * wall-time ratio (target ≤ 1.05) and the added time per test (target ≤ 50 ms). The project
+ * imports `vitest-energy` by name: run `npm run build` first.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -110,8 +111,14 @@ async function main(): Promise<void> {
     OVERHEAD_BASELINE: 'none',
   })
   log(`  with fixture (baseline none): ${(noBaseline.wallMs / 1000).toFixed(2)} s`)
+  const powerOnly = await runSuite("fixture, baseline: 'none', execution: 'none'", tests, {
+    OVERHEAD_FIXTURE: '1',
+    OVERHEAD_BASELINE: 'none',
+    OVERHEAD_EXECUTION: 'none',
+  })
+  log(`  with fixture (baseline none, power only): ${(powerOnly.wallMs / 1000).toFixed(2)} s`)
 
-  const rows = [measured, noBaseline].map((run) => {
+  const rows = [measured, noBaseline, powerOnly].map((run) => {
     const ratio = run.wallMs / plain.wallMs
     const addedMsPerTest = (run.wallMs - plain.wallMs) / tests
     // Steady state: the median test, so the one-off idle baseline in the first test is excluded.
