@@ -113,6 +113,8 @@ function splitMethod(method: string): { className: string; name: string } {
 /** Builds the trace of the app process `pid` for the window. */
 export function buildArtProfile(sim: Simulation, request: ArtProfileRequest): ArtProfileResult {
   const { startNs, stopNs } = request
+  // Periodic work that fell due before the stop is scheduled lazily: bring it in first.
+  sim.materialize(stopNs)
   const clock = request.clock ?? 'dual'
   const threads = sim.threadList()
   const byThread = new Map<number, CallRecord[]>()

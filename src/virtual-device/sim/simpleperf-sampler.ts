@@ -49,6 +49,8 @@ function tail(threadName: string): SimpleperfFrame[] {
 
 /** Samples of the app's threads in the window, time-ordered. */
 export function sampleTaskClock(sim: Simulation, request: SamplerRequest): SimpleperfSample[] {
+  // Periodic work that fell due before the stop is scheduled lazily: bring it in first.
+  sim.materialize(request.stopNs)
   const periodNs = Math.max(1, Math.round(1e9 / request.frequencyHz))
   const threads = new Map(sim.threadList().map((t) => [t.tid, t.name]))
   const acc = new Map<number, { cpuNs: number; next: number }>()
