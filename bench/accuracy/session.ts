@@ -8,7 +8,12 @@
  * same steps (start collectors → body → stop → attributeTest with the same arguments) with edges
  * read on the device clock instead.
  */
-import { attributeTest, type Baseline, type ExecutionInput } from '../../src/attribution/index.js'
+import {
+  attributeTest,
+  cpuMethodPower,
+  type Baseline,
+  type ExecutionInput,
+} from '../../src/attribution/index.js'
 import type {
   CollectorContext,
   ExecutionCollector,
@@ -147,11 +152,17 @@ export async function measureFastWindow(
   const executionInput =
     execution === undefined ? undefined : toExecutionInput(execution, extras?.monotonicToBoottimeNs)
   const warnings = [...power.warnings, ...(execution?.warnings ?? [])]
+  // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
+  const methodPower =
+    power.kind === 'rails'
+      ? cpuMethodPower(power.rails, { clock: 'boottime', startNs, endNs })
+      : undefined
   const attribute = (input: ExecutionInput | undefined): MeasuredEnergyResult =>
     attributeTest({
       label,
       window: { clock: 'boottime', startNs, endNs },
       power: power.kind === 'series' ? power.series : power.rails,
+      ...(methodPower === undefined ? {} : { methodPower }),
       edges: 'hold',
       baseline: plan.baseline,
       ...(input === undefined ? {} : { execution: input }),

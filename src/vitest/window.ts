@@ -6,10 +6,9 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
-  componentOfRail,
-  findInitiators,
+  cpuMethodPower,
   lowestRailPowerW,
-  railsCurve,
+  findInitiators,
   type Baseline,
   type ExecutionInput,
   type TailInvocation,
@@ -26,10 +25,8 @@ import {
   EnergyError,
   isEnergyError,
   type EnergyWarning,
-  type EnergyWindow,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
-  type RailSeries,
 } from '../model/index.js'
 
 export interface WindowPlan {
@@ -194,7 +191,8 @@ function attributeWindow(
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : []
-  const methodPower = power.kind === 'rails' ? cpuMethodPower(plan, power.rails, window) : undefined
+  const methodPower =
+    power.kind === 'rails' ? cpuMethodPower(power.rails, window, plan.railFloorsW) : undefined
   const result = attributeTest({
     label,
     window,
@@ -222,31 +220,6 @@ function attributeWindow(
     warnings,
   }).result
   return result
-}
-
-/**
- * With per-rail data, methods are charged the CPU rails' power above their idle level: screen and
- * radio power is not caused by whatever code happened to be sampled (radios are charged to their
- * initiators through tails instead).
- */
-function cpuMethodPower(
-  plan: WindowPlan,
-  rails: readonly RailSeries[],
-  window: EnergyWindow,
-): { curve: ReturnType<typeof railsCurve>; baselinePowerW: number } | undefined {
-  const cpu = rails.filter(
-    (r) =>
-      componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }) ===
-      'cpu',
-  )
-  if (cpu.length === 0) return undefined
-  let baselinePowerW = 0
-  for (const rail of cpu) {
-    const lowest = lowestRailPowerW(rail, window)
-    if (lowest === undefined) return undefined
-    baselinePowerW += Math.min(lowest, plan.railFloorsW?.get(rail.rail) ?? lowest)
-  }
-  return { curve: railsCurve(cpu, { edges: 'hold' }), baselinePowerW }
 }
 
 /**
@@ -315,7 +288,15 @@ function asyncTails(
       })
     else if (!stillOn.has(burst.component)) ended.push(burst.component)
   }
-  plan.onAsyncState?.(stillOn, ended, found.lowestW)
+  // Every rail's lowest level, so the session learns idle floors (CPU rails included: their floor
+  // is what per-method attribution subtracts) from its quietest windows, the idle baseline first.
+  const lowestW = new Map(found.lowestW)
+  for (const rail of rails) {
+    const lowest = lowestRailPowerW(rail, window)
+    if (lowest !== undefined)
+      lowestW.set(rail.rail, Math.min(lowest, lowestW.get(rail.rail) ?? lowest))
+  }
+  plan.onAsyncState?.(stillOn, ended, lowestW)
   return tails
 }
 
