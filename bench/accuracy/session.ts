@@ -11,6 +11,7 @@
 import {
   attributeTest,
   cpuMethodPower,
+  lowestRailPowerW,
   type Baseline,
   type ExecutionInput,
 } from '../../src/attribution/index.js'
@@ -48,6 +49,11 @@ export interface FastPhone {
 
   groundTruth(fromNs: number, toNs: number): Promise<GroundTruth>
   close(): Promise<void>
+  /**
+   * Lowest power seen on each rail over this phone's windows (its idle floor), W — kept as the
+   * product's DeviceSession keeps it, so per-method CPU power is measured above a real idle level.
+   */
+  readonly railFloorsW: Map<string, number>
 }
 
 export interface FastPhoneOptions {
@@ -86,6 +92,7 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
     device,
     capabilities,
     app: options.app,
+    railFloorsW: new Map(),
     sh,
     async nowNs() {
       return Number((await sh('vdev now')).trim())
@@ -155,8 +162,19 @@ export async function measureFastWindow(
   // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
   const methodPower =
     power.kind === 'rails'
-      ? cpuMethodPower(power.rails, { clock: 'boottime', startNs, endNs })
+      ? cpuMethodPower(power.rails, { clock: 'boottime', startNs, endNs }, phone.railFloorsW)
       : undefined
+  if (power.kind === 'rails') {
+    for (const rail of power.rails) {
+      const lowest = lowestRailPowerW(rail, { clock: 'boottime', startNs, endNs })
+      if (lowest !== undefined) {
+        phone.railFloorsW.set(
+          rail.rail,
+          Math.min(lowest, phone.railFloorsW.get(rail.rail) ?? lowest),
+        )
+      }
+    }
+  }
   const attribute = (input: ExecutionInput | undefined): MeasuredEnergyResult =>
     attributeTest({
       label,

@@ -1,27 +1,29 @@
 /**
- * The power that per-method attribution should divide when the source has per-rail data: the CPU
- * rails above their idle level. Screen and radio power is not caused by whatever code happened to
- * be sampled (radios are charged to their initiators through tails instead).
+ * The power that per-method attribution should divide when the source has per-rail data: the
+ * SoC's rails (CPU clusters, and the memory/interconnect/"System" domains that rise with them)
+ * above their idle level. Screen, radio, GPS, camera and audio power is not caused by whatever code
+ * happened to be sampled (radios and GPS are charged to their initiators through tails instead).
  */
-import type { EnergyWindow } from '../model/energy.js'
+import type { Component, EnergyWindow } from '../model/energy.js'
 import type { RailSeries } from '../model/samples.js'
 import { componentOfRail } from './components.js'
 import { railsCurve, type EnergyCurve } from './curve.js'
 import { lowestRailPowerW } from './initiators.js'
 
+/** Components whose power follows the code that runs on the CPU. */
+const SOC: ReadonlySet<Component> = new Set(['cpu', 'memory', 'other'])
+
 /**
- * The CPU rails' curve and their idle level (the lowest power each showed in the window, or lower
- * if `floorsW` knows it from earlier windows); `undefined` when the data has no CPU rail.
+ * The SoC rails' curve and their idle level (the lowest power each showed in the window, or lower
+ * if `floorsW` knows it from earlier windows); `undefined` when the data has no such rail.
  */
 export function cpuMethodPower(
   rails: readonly RailSeries[],
   window: EnergyWindow,
   floorsW?: ReadonlyMap<string, number>,
 ): { readonly curve: EnergyCurve; readonly baselinePowerW: number } | undefined {
-  const cpu = rails.filter(
-    (r) =>
-      componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }) ===
-      'cpu',
+  const cpu = rails.filter((r) =>
+    SOC.has(componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) })),
   )
   if (cpu.length === 0) return undefined
   let baselinePowerW = 0
