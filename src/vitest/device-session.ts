@@ -27,7 +27,13 @@ import {
   type DeviceClockMapping,
   type Lease,
 } from '../device/index.js'
-import { EnergyError, units, type EnergyWarning } from '../model/index.js'
+import { parseDumpsysPowerWakeLocks, type HeldWakeLock } from '../formats/dumpsys/index.js'
+import {
+  EnergyError,
+  units,
+  type EnergyWarning,
+  type MeasuredEnergyResult,
+} from '../model/index.js'
 import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
 import type { ResolvedEnergyOptions } from './options.js'
 import {
@@ -229,15 +235,42 @@ export class DeviceSession {
     const offset = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
     if (offset?.monotonicToBoottimeNs !== undefined)
       this.monotonicToBoottimeNs = offset.monotonicToBoottimeNs
-    const extra = this.choiceWarnings.filter(
-      (w) => !outcome.result.warnings.some((x) => x.code === w.code),
-    )
-    return extra.length === 0
-      ? outcome
-      : {
-          ...outcome,
-          result: { ...outcome.result, warnings: [...extra, ...outcome.result.warnings] },
-        }
+    return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
+  }
+
+  /** Adds the collector-choice warnings and the app's held wake locks to a window's result. */
+  private async finish(
+    result: MeasuredEnergyResult,
+    appPid: string | undefined,
+  ): Promise<MeasuredEnergyResult> {
+    const extra = [
+      ...this.choiceWarnings.filter((w) => !result.warnings.some((x) => x.code === w.code)),
+      ...(await this.wakeLockWarnings(appPid)),
+    ]
+    return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
+  }
+
+  /**
+   * Wake locks the app still holds when the window closes (`dumpsys power`): energy its own
+   * samples cannot show, since no app code runs while the CPU is merely kept awake.
+   */
+  private async wakeLockWarnings(appPid: string | undefined): Promise<EnergyWarning[]> {
+    if (appPid === undefined) return []
+    const dump = await shell(this.device, ['dumpsys', 'power']).catch(() => undefined)
+    if (dump === undefined || dump.exitCode !== 0) return []
+    let locks: HeldWakeLock[]
+    try {
+      locks = parseDumpsysPowerWakeLocks(dump.stdout)
+    } catch {
+      return [] // an unknown layout: say nothing rather than guess
+    }
+    return locks
+      .filter((l) => String(l.pid) === appPid)
+      .map((l) => ({
+        code: 'W_WAKELOCK_HELD' as const,
+        severity: 'warning' as const,
+        message: `${this.options.app} still holds ${l.level} '${l.tag}'${l.heldMs === undefined ? '' : ` (acquired ${(l.heldMs / 1000).toFixed(1)} s ago)`}: the CPU cannot suspend until it is released`,
+      }))
   }
 
   /** Opens a window that stays open until `close()` (the fixture's automatic window). */
@@ -252,13 +285,7 @@ export class DeviceSession {
     const window = await openWindow(plan, label)
     return {
       abort: () => window.abort(),
-      close: async () => {
-        const result = await window.close()
-        const extra = this.choiceWarnings.filter(
-          (w) => !result.warnings.some((x) => x.code === w.code),
-        )
-        return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
-      },
+      close: async () => this.finish(await window.close(), plan.appPid),
     }
   }
 

@@ -75,6 +75,7 @@ describe('one virtual phone shared by two workers', () => {
     expect(run.code).toBe(1)
     expect(run.report.tests.map((t) => [t.name, t.state]).sort()).toEqual([
       ['a budget the feed cannot meet', 'failed'],
+      ['exporting a track', 'passed'],
       ['idle feed, automatic window', 'passed'],
       ['refreshing the feed', 'passed'],
       ['repeated refreshes', 'passed'],
@@ -86,7 +87,7 @@ describe('one virtual phone shared by two workers', () => {
 
   test('measures every window on ODPM rails, with per-method energy from simpleperf', () => {
     const all = windows(run.report)
-    expect(all).toHaveLength(7) // 1 + auto + 1 + 1 + 3 repetitions
+    expect(all).toHaveLength(8) // 1 + auto + 1 + 1 + 3 repetitions + export
     for (const w of all) {
       expect(w.sources.power, w.label).toBe('odpm')
       expect(w.grossEnergyJ, w.label).toBeGreaterThan(0)
@@ -96,6 +97,14 @@ describe('one virtual phone shared by two workers', () => {
     expect(scroll?.sources.execution).toBe('simpleperf')
     const bind = scroll?.methods.find((m) => m.method === 'com.example.trails.FeedAdapter.bind')
     expect(bind?.inclusiveEnergyJ).toBeGreaterThan(0)
+  })
+
+  test('flags the wake lock the export leaves held', () => {
+    const exporting = windows(run.report).find((w) => w.label === 'exporting a track')
+    expect(exporting?.warnings.map((w) => w.code)).toContain('W_WAKELOCK_HELD')
+    expect(exporting?.warnings.find((w) => w.code === 'W_WAKELOCK_HELD')?.message).toContain(
+      "'trails:export'",
+    )
   })
 
   test('never overlaps two windows on the phone, although two workers ran', () => {

@@ -1,4 +1,4 @@
-/** Error codes of the dumpsys battery / powerstats parsers (docs/formats/dumpsys.md). */
+/** Error codes of the dumpsys battery / powerstats / power parsers (docs/formats/dumpsys.md). */
 export const DumpsysErrors = {
   /** No `Current Battery Service state:` block in the input. */
   BATTERY_NOT_FOUND: 'E_DUMPSYS_BATTERY_NOT_FOUND',
@@ -12,4 +12,8 @@ export const DumpsysErrors = {
   POWERSTATS_BAD_LINE: 'E_DUMPSYS_POWERSTATS_BAD_LINE',
   /** The energy-meter table started but its end marker is missing (truncated output). */
   POWERSTATS_TRUNCATED: 'E_DUMPSYS_POWERSTATS_TRUNCATED',
+  /** No `Wake Locks: size=N` section in a `dumpsys power` dump. */
+  POWER_WAKE_LOCKS_NOT_FOUND: 'E_DUMPSYS_POWER_WAKE_LOCKS_NOT_FOUND',
+  /** Fewer wake lock lines than `size=N` announced, or a line of an unknown shape. */
+  POWER_BAD_WAKE_LOCK: 'E_DUMPSYS_POWER_BAD_WAKE_LOCK',
 } as const satisfies Record<string, `E_${string}`>

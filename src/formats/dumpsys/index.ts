@@ -25,3 +25,5 @@ export {
   meterReadingFromUws,
   parseDumpsysPowerstats,
 } from './powerstats.js'
+export type { HeldWakeLock } from './power.js'
+export { parseDumpsysPowerWakeLocks } from './power.js'
