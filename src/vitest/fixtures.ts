@@ -8,9 +8,10 @@
  *   })
  *
  * - `device` (worker): the connection to this worker's phone, probed once.
- * - `energy` (test): holds the phone's lease for the whole test; opens a window around the test
- *   automatically (unless the test measures explicit windows), and writes every window's result
- *   to `task.meta.energy` for the reporter. The lease is released whatever happens.
+ * - `phone` (test, automatic): the phone's lease for the whole test, its hooks included, so tests
+ *   sharing a phone never overlap. Released whatever happens.
+ * - `energy` (test): opens a window around the test automatically (unless the test measures
+ *   explicit windows), and writes every window's result to `task.meta.energy` for the reporter.
  */
 import { expect, test as baseTest } from 'vitest'
 import { configureEnergyMatchers } from '../../matchers/index.js'
@@ -60,6 +61,11 @@ interface WorkerFixtures {
 
 interface TestFixtures {
   energy: EnergyApi
+  /**
+   * Exclusive use of this worker's phone for the whole test, hooks included (automatic): tests
+   * that share a phone never drive it, or measure, inside each other.
+   */
+  phone: Lease
 }
 
 export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
@@ -102,7 +108,19 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     },
     { scope: 'worker' },
   ],
-  energy: async ({ device, task }, use) => {
+  phone: [
+    async ({ device, task }, use) => {
+      const lease = await device.lease(`${task.file.name} › ${task.name}`)
+      try {
+        await use(lease)
+      } finally {
+        await lease.release()
+      }
+    },
+    { auto: true },
+  ],
+  // `phone` is listed so the lease is held before the first window opens.
+  energy: async ({ device, task, phone: _phone }, use) => {
     // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
     configureEnergyMatchers({
       budgetsFile: device.options.budgets,
@@ -111,11 +129,9 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     const results: EnergyResult[] = []
     const progress = (message: string): void =>
       void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
-    let lease: Lease | undefined
     let auto: OpenWindow | undefined
     let testBaseline: Baseline | undefined
     try {
-      lease = await device.lease(`${task.file.name} › ${task.name}`)
       const baseline = async (): Promise<Baseline> =>
         testBaseline ?? (await device.baseline(progress))
       if (device.options.autoWindow) {
@@ -203,7 +219,6 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     } finally {
       await auto?.abort().catch(() => undefined)
       task.meta.energy = summarize(results)
-      await lease?.release()
     }
   },
 })
