@@ -83,7 +83,7 @@ export function odpmCollector(
       if (s === undefined) throw notStarted()
       // Let one more poll land after the window's end, so the counters cover the whole window
       // (perfetto does not take a last reading when it stops).
-      await new Promise((resolve) => setTimeout(resolve, Math.ceil(pollMs * 1.5)))
+      await new Promise((resolve) => setTimeout(resolve, pollMs + 10))
       await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
       const bytes = await pull(context.device, s.file)
       await shell(context.device, ['rm', '-f', s.file])
@@ -124,7 +124,7 @@ async function stopPerfetto(
   while (Date.now() < deadline) {
     const alive = await shell(context.device, ['kill', '-0', pid])
     if (alive.exitCode !== 0) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new EnergyError({
     code: CollectorErrors.RECORDER_FAILED,
