@@ -4,7 +4,7 @@
  * what `task.meta` carried: methods trimmed from the meta count as not executed (see
  * docs/classifier.md), so raise the fixture's `topMethods` when colours matter.
  */
-import type { MethodColor } from '../src/model/index.js'
+import { methodOrigin, type MethodColor } from '../src/model/index.js'
 import {
   classify,
   spectrumFromResults,
@@ -60,8 +60,6 @@ export function testId(entry: Pick<ReportEntry, 'file' | 'name'>): string {
   return `${entry.file} › ${entry.name}`
 }
 
-const JAVA_METHOD = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*){2,}$/
-
 /** Classifies the run; `undefined` when no test measured methods. Throws the classifier's EnergyErrors. */
 export function classifyEntries(
   entries: readonly ReportEntry[],
@@ -77,7 +75,10 @@ export function classifyEntries(
         id: testId(e),
         result:
           result.status === 'measured'
-            ? { ...result, methods: result.methods.filter((m) => JAVA_METHOD.test(m.method)) }
+            ? {
+                ...result,
+                methods: result.methods.filter((m) => methodOrigin(m.method) !== 'native'),
+              }
             : result,
       })),
     ),

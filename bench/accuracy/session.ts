@@ -28,7 +28,7 @@ import {
   type AdbDevice,
   type Capabilities,
 } from '../../src/device/index.js'
-import type { MeasuredEnergyResult } from '../../src/model/index.js'
+import { shiftCallTrace, type MeasuredEnergyResult } from '../../src/model/index.js'
 import {
   startVirtualDevice,
   type AppModel,
@@ -218,15 +218,7 @@ function toExecutionInput(
   if (monotonicToBoottimeNs === undefined) {
     throw new Error('an ART trace on the monotonic clock needs ODPM (Perfetto clock snapshot)')
   }
-  const shift = monotonicToBoottimeNs
-  return {
-    kind: 'trace',
-    trace: {
-      ...trace,
-      clock: 'boottime',
-      calls: trace.calls.map((c) => ({ ...c, startNs: c.startNs + shift, endNs: c.endNs + shift })),
-    },
-  }
+  return { kind: 'trace', trace: shiftCallTrace(trace, monotonicToBoottimeNs, 'boottime') }
 }
 
 /**

@@ -3,6 +3,8 @@
  * the trace start, ODPM/Perfetto use CLOCK_BOOTTIME, simpleperf uses what --clockid says), and the
  * host is another clock altogether, so data is mapped explicitly, never by assuming simultaneous starts.
  */
+import type { CallTrace } from './samples.js'
+
 export type ClockName =
   | 'boottime'
   | 'monotonic'
@@ -32,5 +34,25 @@ export function invertMapping(mapping: ClockMapping): ClockMapping {
     to: mapping.from,
     offsetNs: -mapping.offsetNs,
     uncertaintyNs: mapping.uncertaintyNs,
+  }
+}
+
+/**
+ * A call trace moved onto another clock by a constant offset (e.g. an ART trace's CLOCK_MONOTONIC
+ * wall times onto CLOCK_BOOTTIME). Thread-CPU times are per thread and stay as they are.
+ */
+export function shiftCallTrace<T extends CallTrace>(
+  trace: T,
+  offsetNs: number,
+  clock: ClockName,
+): T {
+  return {
+    ...trace,
+    clock,
+    calls: trace.calls.map((c) => ({
+      ...c,
+      startNs: c.startNs + offsetNs,
+      endNs: c.endNs + offsetNs,
+    })),
   }
 }

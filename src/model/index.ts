@@ -1,6 +1,6 @@
 import type {} from './task-meta.js'
 export type { ClockMapping, ClockName } from './clock.js'
-export { invertMapping, mapTime } from './clock.js'
+export { invertMapping, mapTime, shiftCallTrace } from './clock.js'
 export type {
   AttributionMethod,
   BatteryContext,

@@ -24,6 +24,7 @@ import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../device/in
 import {
   EnergyError,
   isEnergyError,
+  shiftCallTrace,
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
@@ -290,11 +291,10 @@ function asyncTails(
   }
   // Every rail's lowest level, so the session learns idle floors (CPU rails included: their floor
   // is what per-method attribution subtracts) from its quietest windows, the idle baseline first.
-  const lowestW = new Map(found.lowestW)
+  const lowestW = new Map<string, number>()
   for (const rail of rails) {
     const lowest = lowestRailPowerW(rail, window)
-    if (lowest !== undefined)
-      lowestW.set(rail.rail, Math.min(lowest, lowestW.get(rail.rail) ?? lowest))
+    if (lowest !== undefined) lowestW.set(rail.rail, lowest)
   }
   plan.onAsyncState?.(stillOn, ended, lowestW)
   return tails
@@ -335,15 +335,7 @@ function toExecutionInput(
       message: `the method trace is on the ${trace.clock} clock and its offset to boottime could not be read (needs root for /proc/timer_list); assumed 0`,
     })
   }
-  const shift = offsetNs
-  return {
-    kind: 'trace',
-    trace: {
-      ...trace,
-      clock: 'boottime',
-      calls: trace.calls.map((c) => ({ ...c, startNs: c.startNs + shift, endNs: c.endNs + shift })),
-    },
-  }
+  return { kind: 'trace', trace: shiftCallTrace(trace, offsetNs, 'boottime') }
 }
 
 async function abortAll(

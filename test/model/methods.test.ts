@@ -26,3 +26,31 @@ test('puts app methods first and keeps the order within each group', () => {
     '__start_thread',
   ])
 })
+
+test('shiftCallTrace moves wall times onto another clock and keeps thread-CPU times', async () => {
+  const { shiftCallTrace } = await import('../../src/model/index.js')
+  const trace = {
+    clock: 'monotonic' as const,
+    threads: [{ id: 1, name: 'main' }],
+    overflowed: false,
+    mode: 'sampling' as const,
+    calls: [
+      {
+        threadId: 1,
+        method: 'a.B.c',
+        startNs: 10,
+        endNs: 30,
+        cpuStartNs: 1,
+        cpuEndNs: 5,
+        depth: 0,
+        clippedStart: false,
+        clippedEnd: false,
+        unwound: false,
+      },
+    ],
+  }
+  const moved = shiftCallTrace(trace, 1000, 'boottime')
+  expect(moved.clock).toBe('boottime')
+  expect(moved.calls[0]).toMatchObject({ startNs: 1010, endNs: 1030, cpuStartNs: 1, cpuEndNs: 5 })
+  expect(trace.calls[0]!.startNs, 'input untouched').toBe(10)
+})
