@@ -106,6 +106,10 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
   }
 }
 
+export type Reattribution =
+  | { readonly power: 'reading' | 'split' | 'regression'; readonly minSamplesPerGroup?: number }
+  | { readonly split: 'activity' | 'time' }
+
 export interface FastWindowPlan {
   readonly power: PowerCollector
   readonly execution?: ExecutionCollector
@@ -115,10 +119,10 @@ export interface FastWindowPlan {
 export interface FastWindow {
   readonly result: MeasuredEnergyResult
   /**
-   * Attributes the same collected data again with stack samples' power estimated another way
-   * (`power: 'regression'`, attributeSamplesByRegression); undefined without stack samples.
+   * Attributes the same collected data again with another estimator: stack samples' `power`
+   * (and group size), or the interval method's `split`; undefined without such execution data.
    */
-  readonly reattribute: (power: 'reading' | 'regression') => MeasuredEnergyResult | undefined
+  readonly reattribute: (how: Reattribution) => MeasuredEnergyResult | undefined
   readonly startNs: number
   readonly endNs: number
   readonly truth: GroundTruth
@@ -200,10 +204,16 @@ export async function measureFastWindow(
     startNs,
     endNs,
     truth,
-    reattribute: (samplingPower) =>
-      executionInput?.kind === 'samples'
-        ? attribute({ ...executionInput, power: samplingPower })
-        : undefined,
+    reattribute: (how) => {
+      if ('split' in how) {
+        return executionInput?.kind === 'trace'
+          ? attribute({ ...executionInput, split: how.split })
+          : undefined
+      }
+      return executionInput?.kind === 'samples'
+        ? attribute({ ...executionInput, ...how })
+        : undefined
+    },
   }
 }
 

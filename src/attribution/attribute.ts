@@ -15,8 +15,13 @@ import { measuredResult, methodEnergy } from '../model/build.js'
 import type { CallTrace, StackSampleSet } from '../model/samples.js'
 import { componentsFromRails } from './components.js'
 import type { EnergyCurve } from './curve.js'
-import { attributeIntervals, type IntervalAttribution, type ThreadShare } from './interval.js'
-import { attributeSamples, type SamplingAttribution } from './sampling.js'
+import {
+  attributeIntervals,
+  type IntervalAttribution,
+  type IntervalSplit,
+  type ThreadShare,
+} from './interval.js'
+import { attributeSamples, type SamplingAttribution, type SamplingPower } from './sampling.js'
 import {
   attributeSamplesByRegression,
   type SamplingRegressionAttribution,
@@ -38,6 +43,8 @@ export type ExecutionInput =
       readonly trace: CallTrace
       /** @default 'auto' */
       readonly threadShare?: ThreadShare
+      /** @default 'auto' (see `IntervalSplit`) */
+      readonly split?: IntervalSplit
     }
   | {
       readonly kind: 'samples'
@@ -50,11 +57,15 @@ export type ExecutionInput =
       readonly threadShare?: 'equal' | 'device'
       /**
        * How a method's power is estimated.
-       * - `reading` (default, EDATA Eq. 3.7): mean power in effect at its samples.
+       * - `split` (default): each group of sensor intervals' net energy divided among its samples
+       *   (`SamplingPower`); conserves energy and does not charge idle time to busy methods.
+       * - `reading` (EDATA Eq. 3.7): mean power in effect at its samples.
        * - `regression`: fitted over sensor intervals (`attributeSamplesByRegression`); for
        *   counters and averaging sensors, resolves methods that switch faster than the sensor.
        */
-      readonly power?: 'reading' | 'regression'
+      readonly power?: SamplingPower | 'regression'
+      /** With `power: 'split'`. @default 10 */
+      readonly minSamplesPerGroup?: number
       /** Own regression columns with `power: 'regression'`. @default 20 */
       readonly maxMethods?: number
       /** Fit a background power with `power: 'regression'`. @default false */
@@ -139,6 +150,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       baselinePowerW: methodBaselineW,
       tails: methodTails,
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
+      ...(execution.split === undefined ? {} : { split: execution.split }),
     })
     methods = [...interval.methods]
   } else if (execution?.kind === 'samples' && execution.power === 'regression') {
@@ -166,6 +178,12 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         : { samplePeriodNs: execution.samplePeriodNs }),
       ...(execution.level === undefined ? {} : { level: execution.level }),
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
+      ...(execution.power === undefined || execution.power === 'regression'
+        ? {}
+        : { power: execution.power }),
+      ...(execution.minSamplesPerGroup === undefined
+        ? {}
+        : { minSamplesPerGroup: execution.minSamplesPerGroup }),
     })
     methods = [...sampling.methods]
   }

@@ -10,7 +10,13 @@ export type { CurveOptions, EdgePolicy, EnergyCurve, Integration } from './curve
 export { powerCurve, railCurve, railsCurve } from './curve.js'
 export type { AttributionErrorCode } from './errors.js'
 export { AttributionErrors } from './errors.js'
-export type { CallEnergy, IntervalAttribution, IntervalOptions, ThreadShare } from './interval.js'
+export type {
+  CallEnergy,
+  IntervalAttribution,
+  IntervalOptions,
+  IntervalSplit,
+  ThreadShare,
+} from './interval.js'
 export { attributeIntervals } from './interval.js'
 export type {
   RegressionAttribution,
@@ -25,6 +31,7 @@ export type {
   SamplingDetail,
   SamplingEstimate,
   SamplingOptions,
+  SamplingPower,
 } from './sampling.js'
 export { attributeSamples } from './sampling.js'
 export type {

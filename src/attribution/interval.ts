@@ -9,8 +9,8 @@ import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
 import type { CallInterval, CallTrace } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
-import type { EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
+import { lastAtOrBefore, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
 /**
@@ -21,6 +21,21 @@ import { tailCumulativeJ, type TailCharge } from './tails.js'
  */
 export type ThreadShare = 'auto' | 'equal'
 
+/**
+ * How the energy of one sensor interval (between two readings) is divided in time.
+ * - `auto` (default): `activity` for cumulative counters (ODPM, energy counters: the energy between
+ *   two readings is all they tell), `time` for instantaneous power readings (which say what the
+ *   power was at their instant, and the curve interpolates between them).
+ * - `activity`: in proportion to the traced threads' activity inside it — thread-CPU time
+ *   with a dual clock, else the time each thread has a call open. The sensor cannot say when inside
+ *   its interval the energy was spent, and the trace can: a 5 ms call in a 100 ms ODPM interval
+ *   whose only activity it is gets the interval's whole net energy. Intervals without traced
+ *   activity stay unattributed (`idleEnergyJ`).
+ * - `time`: ∫P over each call with the curve's own interpolation (PETrA): a call shorter than the
+ *   sensor's interval gets the interval's average power, idle time included.
+ */
+export type IntervalSplit = 'auto' | 'activity' | 'time'
+
 export interface IntervalOptions {
   readonly window: EnergyWindow
   /** Subtracted from the power before sharing, W. @default 0 */
@@ -29,6 +44,8 @@ export interface IntervalOptions {
   readonly tails?: readonly TailCharge[]
   /** @default 'auto' */
   readonly threadShare?: ThreadShare
+  /** @default 'auto' (see `IntervalSplit`) */
+  readonly split?: IntervalSplit
 }
 
 /** Energy of one call (PETrA reports per call). */
@@ -56,7 +73,10 @@ interface Node {
   readonly startNs: number
   readonly endNs: number
   readonly parent: number
-  /** Thread-CPU ns per wall ns over the call, or NaN when the trace has no CPU clock. */
+  /**
+   * Thread-CPU ns per wall ns while the call is innermost (its children's times removed), or NaN
+   * when the trace has no CPU clock.
+   */
   readonly cpuRate: number
   exclusiveJ: number
   inclusiveJ: number
@@ -81,6 +101,12 @@ export function attributeIntervals(
   const baselineW = options.baselinePowerW ?? 0
   const tails = options.tails ?? []
   const share = options.threadShare ?? 'auto'
+  const split =
+    (options.split ?? 'auto') === 'auto'
+      ? curve.kind === 'cumulative'
+        ? 'activity'
+        : 'time'
+      : options.split
 
   // 1. Clip to the window, sort per thread, rebuild the nesting from time containment.
   const clipped: Array<{ call: CallInterval; startNs: number; endNs: number; index: number }> = []
@@ -108,6 +134,7 @@ export function attributeIntervals(
       b.endNs - a.endNs ||
       a.call.depth - b.call.depth,
   )
+  const ownRate = ownCpuRates(trace.calls)
   const nodes: Node[] = []
   const stack: number[] = []
   let thread = Number.NaN
@@ -134,10 +161,7 @@ export function attributeIntervals(
     }
     let recursive = false
     for (const s of stack) if ((nodes[s] as Node).call.method === c.call.method) recursive = true
-    const cpu =
-      c.call.cpuStartNs !== undefined && c.call.cpuEndNs !== undefined
-        ? (c.call.cpuEndNs - c.call.cpuStartNs) / (c.call.endNs - c.call.startNs || 1)
-        : Number.NaN
+    const cpu = ownRate[c.index] as number
     nodes.push({
       call: c.call,
       startNs: c.startNs,
@@ -173,55 +197,88 @@ export function attributeIntervals(
     (baselineW * (b - a)) / NS_PER_S -
     (tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a))
 
-  const innermost = new Map<number, number[]>() // thread → stack of node indices
-  const active: number[] = [] // innermost node of each active thread (rebuilt per segment)
-  let idleEnergyJ = 0
-  let prevT = window.startNs
-  let k = 0
-  while (k <= events.length) {
-    const tNs = k < events.length ? (events[k] as Event).tNs : window.endNs
-    if (tNs > prevT) {
-      const e = netJ(prevT, tNs)
-      active.length = 0
-      for (const s of innermost.values()) {
-        const top = s[s.length - 1]
-        if (top !== undefined) active.push(top)
-      }
-      if (active.length === 0) {
-        idleEnergyJ += e
-      } else {
-        let useCpu = share === 'auto'
+  // Segments between event times, each with the innermost open call of every active thread
+  // (flat lists: segment i's calls are segNodes[segFrom[i] .. segFrom[i + 1])).
+  const segT0: number[] = []
+  const segT1: number[] = []
+  const segFrom: number[] = [0]
+  const segNodes: number[] = []
+  /** Activity of each call in the segment: its own CPU rate with a dual clock, else 1. */
+  const segRate: number[] = []
+  {
+    const innermost = new Map<number, number[]>() // thread → stack of node indices
+    let prevT = window.startNs
+    let k = 0
+    while (k <= events.length) {
+      const tNs = k < events.length ? (events[k] as Event).tNs : window.endNs
+      if (tNs > prevT) {
+        const from = segNodes.length
+        let dual = true
+        for (const st of innermost.values()) {
+          const top = st[st.length - 1]
+          if (top === undefined) continue
+          segNodes.push(top)
+          if (Number.isNaN((nodes[top] as Node).cpuRate)) dual = false
+        }
         let rateSum = 0
-        for (const a of active) {
-          const r = (nodes[a] as Node).cpuRate
-          if (Number.isNaN(r)) useCpu = false
-          else rateSum += r
+        for (let i = from; i < segNodes.length; i++) {
+          rateSum += (nodes[segNodes[i] as number] as Node).cpuRate
         }
-        if (!(rateSum > 0)) useCpu = false
-        for (const a of active) {
-          const node = nodes[a] as Node
-          node.exclusiveJ += useCpu ? (e * node.cpuRate) / rateSum : e / active.length
+        // 1/N when the rates are unknown, or all zero (in `time`, which gives every segment energy).
+        const useCpu = share === 'auto' && dual && (split === 'activity' || rateSum > 0)
+        for (let i = from; i < segNodes.length; i++) {
+          segRate.push(useCpu ? (nodes[segNodes[i] as number] as Node).cpuRate : 1)
         }
+        segT0.push(prevT)
+        segT1.push(tNs)
+        segFrom.push(segNodes.length)
+        prevT = tNs
       }
-      prevT = tNs
+      if (k === events.length) break
+      // Apply every event at this instant.
+      while (k < events.length && (events[k] as Event).tNs === tNs) {
+        const ev = events[k] as Event
+        const node = nodes[ev.node] as Node
+        let st = innermost.get(node.call.threadId)
+        if (st === undefined) {
+          st = []
+          innermost.set(node.call.threadId, st)
+        }
+        if (ev.open) st.push(ev.node)
+        else {
+          const at = st.lastIndexOf(ev.node)
+          if (at >= 0) st.splice(at, 1)
+        }
+        k++
+      }
     }
-    if (k === events.length) break
-    // Apply every event at this instant.
-    while (k < events.length && (events[k] as Event).tNs === tNs) {
-      const ev = events[k] as Event
-      const node = nodes[ev.node] as Node
-      let s = innermost.get(node.call.threadId)
-      if (s === undefined) {
-        s = []
-        innermost.set(node.call.threadId, s)
+  }
+  const segments = segT0.length
+
+  let idleEnergyJ = 0
+  if (split === 'time') {
+    for (let g = 0; g < segments; g++) {
+      const e = netJ(segT0[g] as number, segT1[g] as number)
+      const from = segFrom[g] as number
+      const to = segFrom[g + 1] as number
+      if (to === from) {
+        idleEnergyJ += e
+        continue
       }
-      if (ev.open) s.push(ev.node)
-      else {
-        const at = s.lastIndexOf(ev.node)
-        if (at >= 0) s.splice(at, 1)
+      let rateSum = 0
+      for (let i = from; i < to; i++) rateSum += segRate[i] as number
+      for (let i = from; i < to; i++) {
+        ;(nodes[segNodes[i] as number] as Node).exclusiveJ += (e * (segRate[i] as number)) / rateSum
       }
-      k++
     }
+  } else {
+    idleEnergyJ += splitByActivity({ curve, baselinePowerW: baselineW, tails }, window, nodes, {
+      t0: segT0,
+      t1: segT1,
+      from: segFrom,
+      nodes: segNodes,
+      rate: segRate,
+    })
   }
 
   // 3. Inclusive = exclusive + children (children come after parents in the sorted order).
@@ -288,4 +345,133 @@ export function attributeIntervals(
     idleEnergyJ,
     attributedEnergyJ,
   }
+}
+
+/**
+ * Each call's own thread-CPU rate: its CPU time minus its children's over its wall time minus
+ * theirs (the rate while it is innermost); NaN without a CPU clock. Nesting is taken from the
+ * whole trace, so the rate of a call does not depend on the window that clips it.
+ */
+function ownCpuRates(calls: readonly CallInterval[]): Float64Array {
+  const rate = new Float64Array(calls.length).fill(Number.NaN)
+  const order = calls
+    .map((_, i) => i)
+    .sort((i, j) => {
+      const a = calls[i] as CallInterval
+      const b = calls[j] as CallInterval
+      return (
+        a.threadId - b.threadId || a.startNs - b.startNs || b.endNs - a.endNs || a.depth - b.depth
+      )
+    })
+  const childCpuNs = new Float64Array(calls.length)
+  const childWallNs = new Float64Array(calls.length)
+  const stack: number[] = []
+  let thread = Number.NaN
+  for (const i of order) {
+    const c = calls[i] as CallInterval
+    if (c.threadId !== thread) {
+      stack.length = 0
+      thread = c.threadId
+    }
+    while (
+      stack.length > 0 &&
+      (calls[stack[stack.length - 1] as number] as CallInterval).endNs <= c.startNs
+    ) {
+      stack.pop()
+    }
+    const parent = stack[stack.length - 1]
+    if (parent !== undefined && c.cpuStartNs !== undefined && c.cpuEndNs !== undefined) {
+      childCpuNs[parent] = (childCpuNs[parent] as number) + (c.cpuEndNs - c.cpuStartNs)
+      childWallNs[parent] = (childWallNs[parent] as number) + (c.endNs - c.startNs)
+    }
+    stack.push(i)
+  }
+  calls.forEach((c, i) => {
+    if (c.cpuStartNs === undefined || c.cpuEndNs === undefined) return
+    const wallNs = c.endNs - c.startNs
+    const ownWallNs = wallNs - (childWallNs[i] as number)
+    const ownCpuNs = c.cpuEndNs - c.cpuStartNs - (childCpuNs[i] as number)
+    const r = ownWallNs > 0 ? ownCpuNs / ownWallNs : (c.cpuEndNs - c.cpuStartNs) / (wallNs || 1)
+    rate[i] = Number.isFinite(r) ? Math.max(0, r) : Number.NaN
+  })
+  return rate
+}
+
+interface Segments {
+  readonly t0: readonly number[]
+  readonly t1: readonly number[]
+  readonly from: readonly number[]
+  readonly nodes: readonly number[]
+  readonly rate: readonly number[]
+}
+
+/**
+ * `split: 'activity'`: each sensor interval's net energy goes to the calls active in it, in
+ * proportion to their activity (own thread-CPU time, or open time without a CPU clock). Returns the
+ * energy of intervals without traced activity, J.
+ */
+function splitByActivity(
+  power: {
+    readonly curve: EnergyCurve
+    readonly baselinePowerW: number
+    readonly tails: readonly TailCharge[]
+  },
+  window: EnergyWindow,
+  nodes: Node[],
+  seg: Segments,
+): number {
+  const { curve, baselinePowerW, tails } = power
+  const bounds = Float64Array.from([
+    window.startNs,
+    ...curve
+      .readingTimesIn(window.startNs, window.endNs)
+      .filter((t) => t > window.startNs && t < window.endNs),
+    window.endNs,
+  ])
+  const readings = bounds.length - 1
+  const forEachReading = (
+    t0: number,
+    t1: number,
+    fn: (j: number, overlapNs: number) => void,
+  ): void => {
+    let j = Math.max(0, lastAtOrBefore(bounds, t0))
+    for (; j < readings && (bounds[j] as number) < t1; j++) {
+      const overlap = Math.min(t1, bounds[j + 1] as number) - Math.max(t0, bounds[j] as number)
+      if (overlap > 0) fn(j, overlap)
+    }
+  }
+  const segments = seg.t0.length
+  const activity = new Float64Array(readings)
+  for (let g = 0; g < segments; g++) {
+    let rate = 0
+    for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
+      rate += seg.rate[i] as number
+    }
+    if (!(rate > 0)) continue
+    forEachReading(seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
+      activity[j] = (activity[j] as number) + rate * overlap
+    })
+  }
+  const energy = new Float64Array(readings)
+  let idleJ = 0
+  for (let j = 0; j < readings; j++) {
+    const a = bounds[j] as number
+    const b = bounds[j + 1] as number
+    energy[j] =
+      curve.energyJ(a, b) -
+      (baselinePowerW * (b - a)) / NS_PER_S -
+      (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
+    if (!((activity[j] as number) > 0)) idleJ += energy[j] as number
+  }
+  for (let g = 0; g < segments; g++) {
+    for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
+      const rate = seg.rate[i] as number
+      if (!(rate > 0)) continue
+      const node = nodes[seg.nodes[i] as number] as Node
+      forEachReading(seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
+        node.exclusiveJ += ((energy[j] as number) * rate * overlap) / (activity[j] as number)
+      })
+    }
+  }
+  return idleJ
 }

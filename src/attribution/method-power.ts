@@ -11,7 +11,23 @@ import { railsCurve, type EnergyCurve } from './curve.js'
 import { lowestRailPowerW } from './initiators.js'
 
 /** Components whose power follows the code that runs on the CPU. */
-const SOC: ReadonlySet<Component> = new Set(['cpu', 'memory', 'other'])
+const SOC: ReadonlySet<Component> = new Set(['cpu', 'memory'])
+/**
+ * The SoC's shared domains that rise with CPU work: Pixel's `INFRASTRUCTURE`, the virtual
+ * device's `System` (`S5M_VDD_INT`). Not the other rails that fall under `other` (sensor hub/AOC,
+ * TPU, UFS): their power follows sensors and I/O that stay on whatever code runs.
+ */
+const SOC_SHARED = /INFRA|\bSYSTEM\b|VDD_INT\b/i
+
+/** Whether a rail's power follows the code that runs on the CPU. */
+export function followsCpu(rail: Pick<RailSeries, 'rail' | 'subsystem'>): boolean {
+  const r = { rail: rail.rail, ...(rail.subsystem ? { subsystem: rail.subsystem } : {}) }
+  return (
+    SOC.has(componentOfRail(r)) ||
+    SOC_SHARED.test(rail.subsystem ?? '') ||
+    SOC_SHARED.test(rail.rail)
+  )
+}
 
 /**
  * The SoC rails' curve and their idle level (the lowest power each showed in the window, or lower
@@ -22,9 +38,7 @@ export function cpuMethodPower(
   window: EnergyWindow,
   floorsW?: ReadonlyMap<string, number>,
 ): { readonly curve: EnergyCurve; readonly baselinePowerW: number } | undefined {
-  const cpu = rails.filter((r) =>
-    SOC.has(componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) })),
-  )
+  const cpu = rails.filter(followsCpu)
   if (cpu.length === 0) return undefined
   let baselinePowerW = 0
   for (const rail of cpu) {

@@ -13,7 +13,7 @@ import type { StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import type { EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { tailPowerW, type TailCharge } from './tails.js'
+import { tailCumulativeJ, tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
 
 export interface SamplingOptions {
@@ -38,7 +38,23 @@ export interface SamplingOptions {
    *   thread at a time); multi-threaded work is then over-counted.
    */
   readonly threadShare?: 'equal' | 'device'
+  /** How each sample's power is found. @default 'split' (see `SamplingPower`) */
+  readonly power?: SamplingPower
+  /** With `power: 'split'`: sensor intervals are merged until a group holds this many samples. @default 10 */
+  readonly minSamplesPerGroup?: number
 }
+
+/**
+ * - `reading` (EDATA Eq. 3.7): the power in effect at the sample's time. With a sensor slower than
+ *   the code (100 ms ODPM, 10 ms methods) that is the interval's average, idle time included, so
+ *   busy methods are charged too little.
+ * - `split`: consecutive sensor intervals are grouped until each group holds enough samples, and
+ *   each group's net energy is divided among its samples (by thread share). Energy is conserved
+ *   (Σ local = net energy of the groups), idle time inside an interval is not charged to anyone
+ *   else, and methods whose power differs are still told apart at the group's resolution.
+ *   `powerW` is then the group's energy per second of sampled CPU time.
+ */
+export type SamplingPower = 'reading' | 'split'
 
 /** One of EDATA's per-method estimates (Table 3.2): local, non-local or inclusive. */
 export interface SamplingEstimate {
@@ -168,6 +184,8 @@ export function attributeSamples(
 
   const acc = new Accumulators()
   const names = acc.names
+  const at = (k: number): StackSample | undefined =>
+    samples[picked === undefined ? from + k : (picked[k] as number)]
 
   let execNs = 0
   let emptySamples = 0
@@ -176,8 +194,20 @@ export function attributeSamples(
     options.threadShare === 'device'
       ? undefined
       : threadShares(samples, picked, from, n, defaultPeriodNs)
+  const minSamples = options.minSamplesPerGroup ?? 10
+  if (!(Number.isInteger(minSamples) && minSamples >= 1)) {
+    throw attributionError(
+      AttributionErrors.INVALID_OPTION,
+      `minSamplesPerGroup must be an integer ≥ 1, got ${minSamples}`,
+      'Use e.g. 10: fewer makes each group noisier, more blurs methods whose power differs.',
+    )
+  }
+  const split =
+    (options.power ?? 'split') === 'split'
+      ? splitGroups(at, n, curve, window, baselineW, tails, share, defaultPeriodNs, minSamples)
+      : undefined
   for (let k = 0; k < n; k++) {
-    const s = samples[picked === undefined ? from + k : (picked[k] as number)]
+    const s = at(k)
     if (s === undefined) continue
     const frames = s.frames
     const leaf = frames[0]
@@ -188,10 +218,13 @@ export function attributeSamples(
     used++
     execNs += s.periodNs ?? defaultPeriodNs
     const powerW =
-      (curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)) *
-      (share === undefined ? 1 : (share[k] as number))
-    // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
-    const reading = curve.readingIdAt(s.tNs)
+      split !== undefined
+        ? (split.powerW[k] as number)
+        : (curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)) *
+          (share === undefined ? 1 : (share[k] as number))
+    // EDATA de-duplicates on the power sensor's readings (samples between two updates share one);
+    // with `split`, a group's samples share one value.
+    const reading = split !== undefined ? (split.group[k] as number) : curve.readingIdAt(s.tNs)
     const ids = acc.frameIds(s.threadId, frames)
     const leafId = ids[0] as number
     acc.stamp[leafId] = k
@@ -207,13 +240,15 @@ export function attributeSamples(
   }
 
   const execTimeS = execNs / NS_PER_S
-  const { count, powerSum, readCount, readSum, readSq } = acc
+  const { count, powerSum, powerSq, readCount, readSum, readSq } = acc
   for (let id = 0; id < names.length; id++) {
     const j = 3 * id
     count[j + Kind.Inclusive] =
       (count[j + Kind.Local] as number) + (count[j + Kind.NonLocal] as number)
     powerSum[j + Kind.Inclusive] =
       (powerSum[j + Kind.Local] as number) + (powerSum[j + Kind.NonLocal] as number)
+    powerSq[j + Kind.Inclusive] =
+      (powerSq[j + Kind.Local] as number) + (powerSq[j + Kind.NonLocal] as number)
   }
   const estimate = (id: number, kind: Kind): SamplingEstimate => {
     const j = 3 * id + kind
@@ -229,7 +264,18 @@ export function attributeSamples(
         ? meanInterval(k, readSum[j] as number, (readSq[j] as number) / (k - 1), level)
         : undefined
     let energyIntervalJ: Interval | undefined
-    if (p !== undefined && pw !== undefined) {
+    if (split !== undefined) {
+      // ê = Σ over all n samples of yᵢ (a sample's energy, 0 when it is not the method's): the
+      // t interval of a sum of n draws, n·ȳ ± t·√(n·s²).
+      if (nm > 0 && used >= 2) {
+        const perSampleS = execTimeS / used
+        const sumY = energyJ
+        const sumY2 = (powerSq[j] as number) * perSampleS * perSampleS
+        const variance = Math.max(0, (sumY2 - (sumY * sumY) / used) / (used - 1))
+        const m = meanInterval(used, sumY / used, variance, level)
+        energyIntervalJ = { low: m.low * used, high: m.high * used, level }
+      }
+    } else if (p !== undefined && pw !== undefined) {
       const products = [p.low * pw.low, p.low * pw.high, p.high * pw.low, p.high * pw.high].map(
         (x) => x * execTimeS,
       )
@@ -281,6 +327,83 @@ export function attributeSamples(
     (a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ || a.method.localeCompare(b.method),
   )
   return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
+}
+
+/**
+ * `power: 'split'`: sensor intervals (window edges and every reading inside) are merged in time
+ * order until a group holds `minSamples` samples with frames (a short last group joins the one
+ * before); each sample gets its group's net energy × its weight / the group's total weight, as a
+ * power over its period (weight = thread share × period).
+ */
+function splitGroups(
+  at: (k: number) => StackSample | undefined,
+  n: number,
+  curve: EnergyCurve,
+  window: EnergyWindow,
+  baselineW: number,
+  tails: readonly TailCharge[],
+  share: Float64Array | undefined,
+  defaultPeriodNs: number,
+  minSamples: number,
+): { readonly powerW: Float64Array; readonly group: Int32Array } {
+  const bounds = [
+    window.startNs,
+    ...curve
+      .readingTimesIn(window.startNs, window.endNs)
+      .filter((t) => t > window.startNs && t < window.endNs),
+    window.endNs,
+  ]
+  const netJ = (a: number, b: number): number =>
+    curve.energyJ(a, b) -
+    (baselineW * (b - a)) / NS_PER_S -
+    (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
+  const group = new Int32Array(n).fill(-1)
+  // Groups as [first sample, end sample) and [start, end) times.
+  const groups: Array<{ from: number; to: number; startNs: number; endNs: number }> = []
+  let k = 0
+  let startNs = window.startNs
+  let first = 0
+  let count = 0
+  for (let j = 1; j < bounds.length; j++) {
+    const endNs = bounds[j] as number
+    const last = j === bounds.length - 1
+    for (; k < n; k++) {
+      const s = at(k)
+      if (s === undefined) continue
+      if (!last && s.tNs >= endNs) break
+      if (s.frames.length > 0) count++
+    }
+    if (count >= minSamples || last) {
+      const short = count < minSamples && groups.length > 0
+      const prev = groups[groups.length - 1]
+      if (short && prev !== undefined) {
+        prev.to = k
+        prev.endNs = endNs
+      } else groups.push({ from: first, to: k, startNs, endNs })
+      first = k
+      startNs = endNs
+      count = 0
+    }
+  }
+  const powerW = new Float64Array(n)
+  groups.forEach((g, id) => {
+    let weight = 0
+    for (let i = g.from; i < g.to; i++) {
+      const s = at(i)
+      if (s === undefined || s.frames.length === 0) continue
+      weight += (share === undefined ? 1 : (share[i] as number)) * (s.periodNs ?? defaultPeriodNs)
+    }
+    const energyJ = netJ(g.startNs, g.endNs)
+    for (let i = g.from; i < g.to; i++) {
+      group[i] = id
+      // energy × (share × period) / weight, per second of the sample's period.
+      powerW[i] =
+        weight > 0
+          ? (energyJ * (share === undefined ? 1 : (share[i] as number)) * NS_PER_S) / weight
+          : 0
+    }
+  })
+  return { powerW, group }
 }
 
 /**
@@ -342,6 +465,8 @@ class Accumulators {
   readonly names: string[] = []
   count = new Float64Array(3 * 64)
   powerSum = new Float64Array(3 * 64)
+  /** Σ power² (for the `split` interval). */
+  powerSq = new Float64Array(3 * 64)
   readCount = new Float64Array(3 * 64)
   readSum = new Float64Array(3 * 64)
   readSq = new Float64Array(3 * 64)
@@ -398,6 +523,7 @@ class Accumulators {
   add(j: number, powerW: number, reading: number): void {
     this.count[j] = (this.count[j] as number) + 1
     this.powerSum[j] = (this.powerSum[j] as number) + powerW
+    this.powerSq[j] = (this.powerSq[j] as number) + powerW * powerW
     this.addReading(j, powerW, reading)
   }
 
@@ -421,6 +547,7 @@ class Accumulators {
     }
     this.count = widen(this.count)
     this.powerSum = widen(this.powerSum)
+    this.powerSq = widen(this.powerSq)
     this.readCount = widen(this.readCount)
     this.readSum = widen(this.readSum)
     this.readSq = widen(this.readSq)

@@ -103,17 +103,26 @@ describe('conservation: attributed + unattributed + baseline = measured', () => 
           const frames = Array.from({ length: depth }, () => `m${Math.floor(w.rand() * 6)}`)
           samples.push(sample(w.rand() * 10 * S, frames, MS))
         }
-        const a = attributeTest({
-          label: 't',
-          window: win(0.5 * S, 9.5 * S),
-          power: w.power,
-          baseline: { kind: 'idle-window', startNs: 0, endNs: 0.5 * S },
-          execution: { kind: 'samples', samples: stacks(samples) },
-        })
+        const run = (power: 'reading' | 'split') =>
+          attributeTest({
+            label: 't',
+            window: win(0.5 * S, 9.5 * S),
+            power: w.power,
+            baseline: { kind: 'idle-window', startNs: 0, endNs: 0.5 * S },
+            execution: { kind: 'samples', samples: stacks(samples), power },
+          })
+        // split (default): Σ local ê = the window's net energy, every joule once.
+        const split = run('split')
+        expect(invariantViolations(split.result)).toEqual([])
+        expect(split.sampling?.attributedEnergyJ).toBeCloseTo(
+          split.test.grossEnergyJ - split.test.baselinePowerW * split.test.durationS,
+          9,
+        )
+        const a = run('reading')
         expect(invariantViolations(a.result)).toEqual([])
         const s = a.sampling
         if (s === undefined) throw new Error('no sampling result')
-        // Σ local ê = t_exec × mean net power at the samples.
+        // reading (EDATA): Σ local ê = t_exec × mean net power at the samples.
         let meanW = 0
         let n = 0
         for (const x of samples) {

@@ -126,6 +126,7 @@ describe('interval attribution (PETrA Eq. 3)', () => {
     )
     const r = attributeIntervals(trace([call(1, 'short', t1, t2)]), counter, {
       window: win(t3, t4),
+      split: 'time',
     })
     expect(byName(r, 'short').inclusiveEnergyJ).toBeCloseTo(((t2 - t1) / (t4 - t3)) * 0.8, 12)
     // Same with a held reading (PETrA's frames).
@@ -141,6 +142,59 @@ describe('interval attribution (PETrA Eq. 3)', () => {
       ((t2 - t1) / (t4 - t3)) * held.energyJ(t3, t4),
       12,
     )
+  })
+
+  describe("split: 'activity' (the default for counters)", () => {
+    const [t3, t4] = [0, 1 * S]
+    const counter = railCurve(
+      rail('VDD', [
+        [t3, 10],
+        [0.5 * S, 10.6],
+        [t4, 10.8],
+      ]),
+    )
+
+    test("a counter interval's energy goes to the only activity inside it, however short", () => {
+      const r = attributeIntervals(trace([call(1, 'short', 0.3 * S, 0.35 * S)]), counter, {
+        window: win(t3, t4),
+      })
+      expect(byName(r, 'short').inclusiveEnergyJ, 'all of [0, 0.5 s]').toBeCloseTo(0.6, 12)
+      expect(r.idleEnergyJ, '[0.5 s, 1 s] had no traced activity').toBeCloseTo(0.2, 12)
+    })
+
+    test('inside one counter interval, calls share by thread-CPU time (dual clock)', () => {
+      // 'a' runs 50 ms on CPU, 'b' is open 200 ms but on CPU for 10 ms of it.
+      const r = attributeIntervals(
+        trace([
+          call(1, 'a', 0.1 * S, 0.15 * S, 0, [0, 0.05 * S]),
+          call(2, 'b', 0.2 * S, 0.4 * S, 0, [0, 0.01 * S]),
+        ]),
+        counter,
+        { window: win(t3, 0.5 * S) },
+      )
+      expect(byName(r, 'a').localEnergyJ).toBeCloseTo((0.6 * 50) / 60, 12)
+      expect(byName(r, 'b').localEnergyJ).toBeCloseTo((0.6 * 10) / 60, 12)
+      expect(r.idleEnergyJ).toBeCloseTo(0, 12)
+    })
+
+    test("a parent's own CPU rate excludes its children's, whatever the window clips", () => {
+      // P runs 0.1–0.4 s: 0.2 s of its own on CPU at full rate; its child C (0.2–0.3 s) sleeps.
+      const calls = [
+        call(1, 'P', 0.1 * S, 0.4 * S, 0, [0, 0.2 * S]),
+        call(1, 'C', 0.2 * S, 0.3 * S, 1, [0.1 * S, 0.1 * S]),
+      ]
+      const r = attributeIntervals(trace(calls), counter, { window: win(t3, 0.5 * S) })
+      expect(byName(r, 'C').localEnergyJ, 'no CPU, no energy').toBeCloseTo(0, 12)
+      expect(byName(r, 'P').localEnergyJ).toBeCloseTo(0.6, 12)
+    })
+
+    test("split: 'time' spreads a counter interval evenly over time instead (PETrA)", () => {
+      const r = attributeIntervals(trace([call(1, 'short', 0.3 * S, 0.35 * S)]), counter, {
+        window: win(t3, t4),
+        split: 'time',
+      })
+      expect(byName(r, 'short').inclusiveEnergyJ).toBeCloseTo((0.05 / 0.5) * 0.6, 12)
+    })
   })
 
   test('baseline is subtracted and calls are clipped to the window', () => {

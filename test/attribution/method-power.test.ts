@@ -2,6 +2,7 @@
 // whatever code happened to be sampled, and the accounting still conserves energy.
 import { expect, test } from 'vitest'
 import { attributeTest, railsCurve } from '../../src/attribution/index.js'
+import { followsCpu } from '../../src/attribution/method-power.js'
 import { invariantViolations, type RailSeries, type StackSampleSet } from '../../src/model/index.js'
 
 const MS = 1e6
@@ -58,6 +59,26 @@ test('without it, the brighter screen is spread over the sampled code', () => {
     execution: { kind: 'samples', samples },
   })
   const bind = result.methods.find((m) => m.method === 'com.example.Feed.bind')
-  // (0.55 + 1.2 − 0.5) W × 0.2 s = 0.25 J: screen energy wrongly charged to bind.
-  expect(bind?.localEnergyJ).toBeCloseTo(0.25, 9)
+  // The window's net energy (1.35 J gross − 0.5 J baseline) all lands on the only sampled code,
+  // the screen's 1.2 J included.
+  expect(bind?.localEnergyJ).toBeCloseTo(0.85, 9)
+})
+
+test('the SoC rails are the CPU clusters, memory and the interconnect; not sensors, TPU or disk', () => {
+  const names: Array<[string, string | undefined, boolean]> = [
+    ['S4M_VDD_CPUCL0', 'CPU(LITTLE)', true],
+    ['CPU_BIG', undefined, true],
+    ['L21S_VDD2L_MEM', 'Memory', true],
+    ['S5M_VDD_INT', 'System', true],
+    ['S10M_VDD_TPU', 'INFRASTRUCTURE', true],
+    ['L2S_VDD_AOC_RET', 'AOC', false],
+    ['S1M_VDD_SENSOR', 'Sensor', false],
+    ['S12S_VDD_TPU', 'TPU', false],
+    ['UFS', 'UFS(Disk)', false],
+    ['VSYS_PWR_DISPLAY', 'Display', false],
+    ['L9S_GNSS_CORE', 'GPS', false],
+  ]
+  for (const [rail, subsystem, expected] of names) {
+    expect(followsCpu({ rail, ...(subsystem ? { subsystem } : {}) }), rail).toBe(expected)
+  }
 })

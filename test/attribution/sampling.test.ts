@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { powerCurve } from '../../src/attribution/curve.js'
+import { powerCurve, railCurve } from '../../src/attribution/curve.js'
 import { AttributionErrors } from '../../src/attribution/errors.js'
 import { attributeSamples } from '../../src/attribution/sampling.js'
 import { studentTQuantile } from '../../src/stats/index.js'
-import { MS, S, codeOf, sample, series, stacks, win } from './_helpers.js'
+import { MS, S, codeOf, rail, sample, series, stacks, win } from './_helpers.js'
 
 const Z95 = 1.959963984540054
 
@@ -35,7 +35,7 @@ const worked = stacks([
 ])
 
 describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
-  const r = attributeSamples(worked, gauge, { window: win(0, 40 * MS) })
+  const r = attributeSamples(worked, gauge, { power: 'reading', window: win(0, 40 * MS) })
   const d = (m: string) => {
     const x = r.details.find((e) => e.method === m)
     if (x === undefined) throw new Error(m)
@@ -99,7 +99,7 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
         sample(i * 10 * MS, i % 4 === 0 ? ['X'] : ['Y', 'Z'], 10 * MS),
       ),
     )
-    const x = attributeSamples(set, c, { window: win(0, 1 * S) }).details.find(
+    const x = attributeSamples(set, c, { power: 'reading', window: win(0, 1 * S) }).details.find(
       (e) => e.method === 'X',
     )
     expect(x?.local.probability).toBe(0.25)
@@ -119,22 +119,25 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
     for (let i = 0; i <= 10; i++) pts.push([i * 10 * MS, i < 5 ? 1 : 2])
     const c = powerCurve(series(pts), { integration: 'zero-order-hold' })
     const set = stacks(Array.from({ length: 10 }, (_, i) => sample(i * 10 * MS + MS, ['M'], MS)))
-    const m = attributeSamples(set, c, { window: win(0, 100 * MS) }).details[0]
+    const m = attributeSamples(set, c, { power: 'reading', window: win(0, 100 * MS) }).details[0]
     expect(m?.local.samples).toBe(10)
     expect(m?.local.distinctReadings).toBe(2)
   })
 
   test('periods: from the sample, from options, else window / n; unsorted input is sorted', () => {
     const noPeriod = stacks([sample(20 * MS, ['a']), sample(10 * MS, ['b'])])
-    expect(attributeSamples(noPeriod, gauge, { window: win(0, 40 * MS) }).execTimeS).toBeCloseTo(
-      0.04,
-      12,
-    )
     expect(
-      attributeSamples(noPeriod, gauge, { window: win(0, 40 * MS), samplePeriodNs: MS }).execTimeS,
+      attributeSamples(noPeriod, gauge, { power: 'reading', window: win(0, 40 * MS) }).execTimeS,
+    ).toBeCloseTo(0.04, 12)
+    expect(
+      attributeSamples(noPeriod, gauge, {
+        power: 'reading',
+        window: win(0, 40 * MS),
+        samplePeriodNs: MS,
+      }).execTimeS,
     ).toBeCloseTo(0.002, 12)
     const outside = stacks([sample(50 * MS, ['late'], MS), sample(5 * MS, [], MS)])
-    const r2 = attributeSamples(outside, gauge, { window: win(0, 40 * MS) })
+    const r2 = attributeSamples(outside, gauge, { power: 'reading', window: win(0, 40 * MS) })
     expect(r2.sampleCount).toBe(0)
     expect(r2.emptySamples).toBe(1)
     expect(r2.methods).toHaveLength(0)
@@ -152,7 +155,7 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
       both.push({ ...sample(i * MS + 0.5 * MS, ['ui'], MS), threadId: 1 })
       both.push({ ...sample(i * MS + 0.5 * MS, ['worker'], MS), threadId: 2 })
     }
-    const shared = attributeSamples(stacks(both), c, { window: win(0, 10 * MS) })
+    const shared = attributeSamples(stacks(both), c, { power: 'reading', window: win(0, 10 * MS) })
     expect(shared.execTimeS, 'two threads × 10 ms of CPU').toBeCloseTo(0.02, 12)
     expect(shared.attributedEnergyJ, '∫P over the 10 ms the app ran').toBeCloseTo(0.02, 12)
     expect(shared.methods.map((m) => m.localEnergyJ)).toEqual([
@@ -160,6 +163,7 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
       expect.closeTo(0.01, 12),
     ])
     const device = attributeSamples(stacks(both), c, {
+      power: 'reading',
       window: win(0, 10 * MS),
       threadShare: 'device',
     })
@@ -167,24 +171,105 @@ describe('sampling attribution (EDATA Eqs. 3.5–3.8)', () => {
   })
 
   test('baseline is subtracted from the power at each sample', () => {
-    const r2 = attributeSamples(worked, gauge, { window: win(0, 40 * MS), baselinePowerW: 1 })
+    const r2 = attributeSamples(worked, gauge, {
+      power: 'reading',
+      window: win(0, 40 * MS),
+      baselinePowerW: 1,
+    })
     expect(r2.attributedEnergyJ).toBeCloseTo(0.04, 12)
   })
 
   test('rejects mismatched clocks, non-finite times and bad levels', () => {
     expect(
       codeOf(() =>
-        attributeSamples({ ...worked, clock: 'monotonic' }, gauge, { window: win(0, S) }),
+        attributeSamples({ ...worked, clock: 'monotonic' }, gauge, {
+          power: 'reading',
+          window: win(0, S),
+        }),
       ),
     ).toBe(AttributionErrors.CLOCK_MISMATCH)
     expect(
       codeOf(() =>
-        attributeSamples(stacks([sample(Number.NaN, ['a'])]), gauge, { window: win(0, S) }),
+        attributeSamples(stacks([sample(Number.NaN, ['a'])]), gauge, {
+          power: 'reading',
+          window: win(0, S),
+        }),
       ),
     ).toBe(AttributionErrors.NOT_FINITE)
-    expect(codeOf(() => attributeSamples(worked, gauge, { window: win(0, S), level: 1 }))).toBe(
-      AttributionErrors.INVALID_OPTION,
-    )
+    expect(
+      codeOf(() =>
+        attributeSamples(worked, gauge, { power: 'reading', window: win(0, S), level: 1 }),
+      ),
+    ).toBe(AttributionErrors.INVALID_OPTION)
+  })
+})
+
+describe("power: 'split' (the default)", () => {
+  // An ODPM-like counter read every 100 ms: 0.5 J in [0, 100 ms) (a 20 ms burst of A, then idle),
+  // 0.2 J in [100, 200 ms) (B busy for 50 ms).
+  const counter = railCurve(
+    rail('VDD_CPU', [
+      [0, 0],
+      [100 * MS, 0.5],
+      [200 * MS, 0.7],
+    ]),
+  )
+  const burst = stacks([
+    ...Array.from({ length: 20 }, (_, i) => sample(i * MS, ['A'], MS)),
+    ...Array.from({ length: 50 }, (_, i) => sample((100 + i) * MS, ['B'], MS)),
+  ])
+
+  test("a sensor interval's energy goes to the samples inside it, not to the idle time around them", () => {
+    const reading = attributeSamples(burst, counter, { power: 'reading', window: win(0, 200 * MS) })
+    const split = attributeSamples(burst, counter, {
+      window: win(0, 200 * MS),
+      minSamplesPerGroup: 1,
+    })
+    const local = (r: typeof split, m: string) => r.details.find((d) => d.method === m)?.local
+    // EDATA: 5 W average power × 20 ms = 0.1 J; the counter says the burst cost 0.5 J.
+    expect(local(reading, 'A')?.energyJ).toBeCloseTo(0.1, 12)
+    expect(local(split, 'A')?.energyJ).toBeCloseTo(0.5, 12)
+    expect(local(split, 'B')?.energyJ).toBeCloseTo(0.2, 12)
+    expect(split.attributedEnergyJ, 'every joule once').toBeCloseTo(0.7, 12)
+  })
+
+  test('intervals are merged until a group has enough samples; one group splits by sample count', () => {
+    const one = attributeSamples(burst, counter, {
+      window: win(0, 200 * MS),
+      minSamplesPerGroup: 70,
+    })
+    const a = one.details.find((d) => d.method === 'A')?.local
+    expect(a?.energyJ, '0.7 J × 20/70').toBeCloseTo((0.7 * 20) / 70, 12)
+    // 60 needed: the second interval (50 samples) is too short on its own and joins the first.
+    const merged = attributeSamples(burst, counter, {
+      window: win(0, 200 * MS),
+      minSamplesPerGroup: 60,
+    })
+    expect(merged.details.find((d) => d.method === 'B')?.local.energyJ).toBeCloseTo(0.5, 12)
+    expect(merged.details.find((d) => d.method === 'B')?.local.distinctReadings).toBe(1)
+  })
+
+  test('the energy interval is that of a sum of n sampled values, and covers a fair draw', () => {
+    const r = attributeSamples(burst, counter, { window: win(0, 200 * MS), minSamplesPerGroup: 70 })
+    const a = r.details.find((d) => d.method === 'A')?.inclusive
+    // yᵢ = 0.01 J for A's 20 samples, 0 for the other 50: n·ȳ ± t(69)·√(n·s²).
+    const n = 70
+    const y = 0.7 / 70
+    const mean = (20 * y) / n
+    const variance = (20 * (y - mean) ** 2 + 50 * mean ** 2) / (n - 1)
+    const half = studentTQuantile(0.975, n - 1) * Math.sqrt(n * variance)
+    expect(a?.energyIntervalJ?.low).toBeCloseTo(0.2 - half, 12)
+    expect(a?.energyIntervalJ?.high).toBeCloseTo(0.2 + half, 12)
+  })
+
+  test('rejects a group size that is not a positive integer', () => {
+    for (const bad of [0, 1.5, Number.NaN]) {
+      expect(
+        codeOf(() =>
+          attributeSamples(burst, counter, { window: win(0, 200 * MS), minSamplesPerGroup: bad }),
+        ),
+      ).toBe(AttributionErrors.INVALID_OPTION)
+    }
   })
 })
 
@@ -209,7 +294,7 @@ describe('sample counts against a naive count (property)', () => {
         const set = stacks(
           stacksList.map((f, i) => ({ ...sample(i * MS, f, MS), threadId: 1 + (i % 3) })),
         )
-        const r = attributeSamples(set, gauge, { window: win(0, 100 * MS) })
+        const r = attributeSamples(set, gauge, { power: 'reading', window: win(0, 100 * MS) })
         const local = new Map<string, number>()
         const nonLocal = new Map<string, number>()
         for (const f of stacksList.slice(0, 61)) {
