@@ -84,9 +84,12 @@ function renderTest(
   }
   for (const result of test.results) {
     if (result.status === 'failed') {
+      // EnergyError messages start with their own `[CODE] `; the code is printed once.
+      const message = (result.error.message.split('\n')[0] ?? '').replace(/^\[[A-Z0-9_]+\] /, '')
       lines.push(
-        `       ${c.red(`energy window '${result.label}' failed: ${result.error.code}`)} ${result.error.message.split('\n')[0] ?? ''}`,
+        `       ${c.red(`energy window '${result.label}' failed: ${result.error.code}`)} ${message}`,
       )
+      if (result.error.hint !== '') lines.push(`         ${c.dim(result.error.hint)}`)
       continue
     }
     if (result.status === 'skipped') {

@@ -157,12 +157,29 @@ export async function startVirtualDevice(
     port: options.port ?? 0,
     devices: phones.map((p) => p.device),
   })
+  const timers = new Set<NodeJS.Timeout>()
+  const later = (ms: number, fn: () => void): void => {
+    const t = setTimeout(() => {
+      timers.delete(t)
+      fn()
+    }, ms)
+    timers.add(t)
+  }
+  for (const p of phones) {
+    p.phone.unplug = (afterMs, forMs) => {
+      later(afterMs, () => {
+        server.removeDevice(p.serial)
+        if (forMs !== undefined) later(forMs, () => server.addDevice(p.device))
+      })
+    }
+  }
   return {
     host: server.host,
     port: server.port,
     serials: phones.map((p) => p.serial),
     devices: phones,
     async close() {
+      for (const t of timers) clearTimeout(t)
       for (const p of phones) p.phone.appProcess?.kill('KILL')
       await server.close()
     },

@@ -120,7 +120,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     { auto: true },
   ],
   // `phone` is listed so the lease is held before the first window opens.
-  energy: async ({ device, task, phone: _phone }, use) => {
+  energy: async ({ device, task, phone }, use) => {
     // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
     configureEnergyMatchers({
       budgetsFile: device.options.budgets,
@@ -219,6 +219,10 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     } finally {
       await auto?.abort().catch(() => undefined)
       task.meta.energy = summarize(results)
+      // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
+      // teardowns at the first that throws, and this one throws to fail the test (a window that
+      // could not close, a budget exceeded). Hooks have all run by now.
+      await phone.release()
     }
   },
 })

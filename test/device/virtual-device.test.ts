@@ -337,6 +337,36 @@ describe('a device that vanishes', () => {
     }
   })
 
+  test("`vdev unplug` drops the phone's connections and takes it off the list; --for brings it back", async () => {
+    const vd = await startVirtualDevice({ serialPrefix: 'vdev-unplug' })
+    try {
+      const client = await connectAdb({ host: vd.host, port: vd.port })
+      const serial = vd.serials[0] as string
+      const device = client.device(serial)
+      const running = shell(device, ['sleep', '30'])
+      expect(
+        (await shell(device, ['vdev', 'unplug', '--after', '50', '--for', '400'])).exitCode,
+      ).toBe(0)
+      expect(await codeOf(running), 'the open command drops').toBe('E_DEVICE_DISCONNECTED')
+      expect((await listDevices(client)).map((d) => d.serial)).not.toContain(serial)
+      expect(await codeOf(shell(device, ['true'])), 'new commands fail while unplugged').toBe(
+        'E_NO_DEVICE',
+      )
+      let serials: string[] = []
+      for (let i = 0; i < 100 && !serials.includes(serial); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        serials = (await listDevices(client)).map((d) => d.serial)
+      }
+      expect(serials, 'back after --for').toContain(serial)
+      expect((await shell(device, ['echo', 'back'])).stdout).toBe('back\n')
+      const bad = await shell(device, ['vdev', 'unplug', '--after', 'soon'])
+      expect(bad.exitCode).toBe(1)
+      expect(bad.stdout).toContain('--after takes milliseconds')
+    } finally {
+      await vd.close()
+    }
+  })
+
   test('after the server is gone → E_ADB_UNREACHABLE on connect', async () => {
     const server4 = await startAdbServer({ port: 0 })
     const port = server4.port

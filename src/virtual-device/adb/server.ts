@@ -36,7 +36,10 @@ export interface AdbServer {
   readonly closed: Promise<void>
   /** Serves another device (its serial must be new on this server); returns its transport id. */
   addDevice(device: VirtualDeviceHandle): number
-  /** Stops serving a device; false when no device has that serial. */
+  /**
+   * Stops serving a device and drops its open connections (as pulling its cable does); false when
+   * no device has that serial.
+   */
   removeDevice(serial: string): boolean
   /** Devices currently served, in transport-id order. */
   devices(): VirtualDeviceHandle[]
@@ -85,6 +88,8 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
   let nextTransportId = 1
   const sockets = new Set<Socket>()
   const trackers = new Set<Socket>()
+  /** Connections serving each device (closed when the device is removed, as an unplug does). */
+  const deviceSockets = new Map<string, Set<Socket>>()
   let resolveClosed: () => void = () => undefined
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve
@@ -318,6 +323,14 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     socket: Socket,
     reader: SocketReader,
   ): Promise<void> {
+    let open = deviceSockets.get(device.serial)
+    if (open === undefined) {
+      open = new Set()
+      deviceSockets.set(device.serial, open)
+    }
+    const mine = open
+    mine.add(socket)
+    socket.once('close', () => mine.delete(socket))
     const request = await readRequest(reader)
     if (request === undefined) return
     if (!request.ok) {
@@ -435,7 +448,11 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     addDevice,
     removeDevice(serial: string): boolean {
       const removed = served.delete(serial)
-      if (removed) notifyTrackers()
+      if (removed) {
+        for (const socket of deviceSockets.get(serial) ?? []) socket.destroy()
+        deviceSockets.delete(serial)
+        notifyTrackers()
+      }
       return removed
     },
     devices: () => [...served.values()].map((s) => s.device),

@@ -1,7 +1,9 @@
 /**
  * `vdev ground-truth --from <boottime ns> --to <boottime ns>`: the virtual device's ground truth
  * for a window, as JSON. Only the virtual device has this command; product code never calls it,
- * tests and benchmarks do. `vdev actions` prints the simulator's action log.
+ * tests and benchmarks do. `vdev actions` prints the simulator's action log. `vdev unplug [--after
+ * <ms>] [--for <ms>]` takes the phone off the ADB server as a pulled cable would (after 100 ms by
+ * default, so the command's own reply gets out), and back after `--for` if given.
  */
 import { isEnergyError } from '../../model/index.js'
 import type { ShellCommand } from '../contract.js'
@@ -10,7 +12,7 @@ import { bootNowNs } from '../sim/phone.js'
 import { err, out } from './_util.js'
 
 const USAGE =
-  'usage: vdev ground-truth --from <boottime ns> --to <boottime ns>\n       vdev actions\n       vdev now\n'
+  'usage: vdev ground-truth --from <boottime ns> --to <boottime ns>\n       vdev actions\n       vdev now\n       vdev unplug [--after <ms>] [--for <ms>]\n'
 
 export function vdevCommand(phone: SimPhone): ShellCommand {
   return (inv) => {
@@ -23,14 +25,28 @@ export function vdevCommand(phone: SimPhone): ShellCommand {
       out(inv, phone.sim.actionLog.map((line) => `${line}\n`).join(''))
       return 0
     }
-    if (sub !== 'ground-truth') {
-      err(inv, USAGE)
-      return 1
-    }
     const read = (name: string): number | undefined => {
       const i = args.indexOf(name)
       const v = i >= 0 ? args[i + 1] : undefined
       return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined
+    }
+    if (sub === 'unplug') {
+      const bad = ['--after', '--for'].find((f) => args.includes(f) && read(f) === undefined)
+      if (bad !== undefined || phone.unplug === undefined) {
+        err(
+          inv,
+          bad !== undefined
+            ? `vdev: ${bad} takes milliseconds (an integer)\n${USAGE}`
+            : 'vdev: this phone is not served by an ADB server\n',
+        )
+        return 1
+      }
+      phone.unplug(read('--after') ?? 100, read('--for'))
+      return 0
+    }
+    if (sub !== 'ground-truth') {
+      err(inv, USAGE)
+      return 1
     }
     const from = read('--from')
     const to = read('--to')

@@ -59,6 +59,12 @@ export interface SimPhone {
   batterystatsResetNs: number
   /** Packages compiled with `cmd package compile -m speed -f`. */
   readonly compiled: Map<string, string>
+  /**
+   * Takes the phone off its ADB server after `afterMs` (its open connections drop, as when the
+   * cable is pulled) and, with `forMs`, brings it back that much later. Set by the server that
+   * serves the phone; `vdev unplug` calls it.
+   */
+  unplug?: (afterMs: number, forMs?: number) => void
 }
 
 /** Boottime now, ns. */

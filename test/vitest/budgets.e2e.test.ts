@@ -1,0 +1,85 @@
+// `checkBudgets: true` and a phone that vanishes mid-window, end to end: a real Vitest child process
+// runs test/fixtures/budget-project against the virtual device it starts itself (one worker, one
+// phone). The phone is taken off the ADB server mid-window by `vdev unplug`, as a pulled cable.
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { beforeAll, describe, expect, test } from 'vitest'
+import type { EnergyReport } from '../../reporter/report.js'
+
+const root = fileURLToPath(new URL('../fixtures/budget-project/', import.meta.url))
+const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+
+describe('checkBudgets and an unplugged phone', () => {
+  /** stdout and stderr (Vitest prints failures on stderr). */
+  let stdout = ''
+  let code = 0
+  let report: EnergyReport
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-budgets-'))
+    const out = join(dir, 'energy.json')
+    try {
+      const result = await promisify(execFile)(
+        process.execPath,
+        [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
+        { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1' }, timeout: 240_000 },
+      )
+      stdout = result.stdout + result.stderr
+    } catch (error) {
+      const e = error as { stdout: string; stderr: string; code: number }
+      stdout = e.stdout + e.stderr
+      code = e.code
+    }
+    try {
+      report = JSON.parse(await readFile(out, 'utf8')) as EnergyReport
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
+
+  const state = (name: string) => report.tests.find((t) => t.name === name)
+
+  test('fails the over-budget test with E_BUDGET_EXCEEDED, and passes the others', () => {
+    expect(code).toBe(1)
+    expect(stdout).toMatch(
+      /E_BUDGET_EXCEEDED\] budget\.test\.ts › a bright screen over a tiny budget used [\d.]+ mJ, over its budget of 1\.00 µJ/,
+    )
+    expect(state('a bright screen over a tiny budget')?.state).toBe('failed')
+    expect(state('scrolling within a generous budget')?.state).toBe('passed')
+    expect(state('a test without a budget')?.state, 'no budget: not failed, counted').toBe('passed')
+    expect(report.budgets).toMatchObject({ within: 1, over: 1, inconclusive: 0, missing: 2 })
+  })
+
+  test('a phone unplugged mid-window fails that test with the device error', () => {
+    const t = state('the phone is unplugged mid-window')
+    expect(t?.state).toBe('failed')
+    const failed = t?.results.find((r) => r.status === 'failed')
+    expect(failed?.status === 'failed' && failed.error.code).toBe('E_NO_DEVICE')
+    expect(stdout).toContain(
+      "energy window 'the phone is unplugged mid-window' failed: E_NO_DEVICE",
+    )
+  })
+
+  test('the lease is released: the next tests run at once and measure when the phone is back', () => {
+    // Before the fix, a throwing energy teardown skipped the lease's release and every later test
+    // of the worker hung until its timeout.
+    expect(stdout).not.toContain('timed out')
+    const again = state('measuring again once the phone is back')
+    expect(again?.state).toBe('passed')
+    expect(again?.results.map((r) => r.status)).toEqual(['measured'])
+  })
+
+  test('the other tests keep their measured results in the report', () => {
+    for (const name of [
+      'scrolling within a generous budget',
+      'a bright screen over a tiny budget',
+    ]) {
+      const r = state(name)?.results[0]
+      expect(r?.status, name).toBe('measured')
+      expect(r?.status === 'measured' && r.grossEnergyJ > 0, name).toBe(true)
+    }
+  })
+})
