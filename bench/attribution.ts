@@ -4,7 +4,7 @@
  * method on 100 k calls. Target: ≤ 1 s for the sampling case. Prints the median of several runs.
  *
  *   npx tsx bench/attribution.ts [--runs 5] [--json] [--stacks random|walk]
- *   npx tsx bench/attribution.ts --estimators   # noise-free bias check of the two sampling estimators
+ *   npx tsx bench/attribution.ts --estimators   # noise-free bias check of the three sampling estimators
  */
 import {
   attributeSamples,
@@ -165,10 +165,11 @@ function estimators(): void {
           s + Math.abs((ms.find((x) => x.method === `m${m}`)?.localEnergyJ ?? 0) - t) / t,
         0,
       ) / truth.length
-    const edata = mmre(attributeSamples(set, curve, { window }).methods)
+    const edata = mmre(attributeSamples(set, curve, { window, power: 'reading' }).methods)
+    const split = mmre(attributeSamples(set, curve, { window }).methods)
     const regression = mmre(attributeSamplesByRegression(set, curve, { window }).methods)
     console.log(
-      `${sliceMs} ms slices, counter ${hz} Hz: MMRE EDATA Eq. 3.7 ${edata.toFixed(3)}, regression ${regression.toFixed(3)}`,
+      `${sliceMs} ms slices, counter ${hz} Hz: MMRE EDATA Eq. 3.7 ${edata.toFixed(3)}, split (default) ${split.toFixed(3)}, regression ${regression.toFixed(3)}`,
     )
   }
 }

@@ -231,23 +231,26 @@ function renderClassification(report: EnergyReport, screen: Screen, topMethods: 
   const k = report.classification
   if (k === undefined) return []
   const c = screen.colors
+  // The app's own code first: platform frames (Looper.loop) are on every stack and cannot be changed.
+  const first = <T extends { readonly name: string }>(items: readonly T[], n: number): T[] =>
+    appMethodsFirst(
+      items.map((item) => ({ item, method: item.name })),
+      n,
+    ).map((x) => x.item)
   const lines = [
-    ` ${c.bold('Methods')}   ${k.methods
-      .slice(0, Math.max(topMethods, 5))
+    ` ${c.bold('Methods')}   ${first(k.methods, Math.max(topMethods, 5))
       .map(
         (m) =>
           `${m.energyJ === null ? '' : `${formatJoules(m.energyJ)} `}${shortName(m.name)}${colorTag(m.color, screen)}`,
       )
       .join(c.dim(' · '))}`,
-    ` ${c.bold('Classes')}   ${k.classes
-      .slice(0, 5)
+    ` ${c.bold('Classes')}   ${first(k.classes, 5)
       .map(
         (x) =>
           `${x.name.slice(x.name.lastIndexOf('.') + 1)} ${formatJoules(x.energyJ)}${colorTag(x.color, screen)}`,
       )
       .join(c.dim(' · '))}`,
-    ` ${c.bold('Packages')}  ${k.packages
-      .slice(0, 5)
+    ` ${c.bold('Packages')}  ${first(k.packages, 5)
       .map((x) => `${x.name || '(default)'} ${formatJoules(x.energyJ)}${colorTag(x.color, screen)}`)
       .join(c.dim(' · '))}` +
       c.dim(

@@ -3,7 +3,7 @@
  * fast-mode virtual phone(s), measures through the product's collectors over adb, and compares
  * with `vdev ground-truth` for the same window.
  */
-import type { Baseline } from '../../src/attribution/index.js'
+import { idlePowerW, type Baseline } from '../../src/attribution/index.js'
 import {
   artTracingCollector,
   fuelGaugeCollector,
@@ -48,7 +48,7 @@ async function passTime(phone: FastPhone, source: PowerSource, untilNs: number):
   else await waitUntil(phone, untilNs)
 }
 
-/** The product's measured baseline: mean power of an idle window before the tests (2 s). */
+/** The product's measured baseline: the idle level (`idlePowerW`) of a 2 s idle window before the tests. */
 export async function idleBaseline(phone: FastPhone, source: PowerSource): Promise<Baseline> {
   const idle = await measureFastWindow(
     phone,
@@ -56,7 +56,8 @@ export async function idleBaseline(phone: FastPhone, source: PowerSource): Promi
     'idle baseline',
     async (start) => passTime(phone, source, start + 2e9),
   )
-  return { kind: 'configured', powerW: idle.result.averagePowerW }
+  const power = idle.power.kind === 'series' ? idle.power.series : idle.power.rails
+  return { kind: 'configured', powerW: idlePowerW({ window: idle.result.window, power }) }
 }
 
 // ── per-test energy ────────────────────────────────────────────────────────────────────────────

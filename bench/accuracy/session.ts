@@ -20,6 +20,7 @@ import type {
   ExecutionCollector,
   ExecutionData,
   PowerCollector,
+  PowerData,
 } from '../../src/collectors/index.js'
 import {
   connectAdb,
@@ -118,6 +119,7 @@ export interface FastWindowPlan {
 
 export interface FastWindow {
   readonly result: MeasuredEnergyResult
+  readonly power: PowerData
   /**
    * Attributes the same collected data again with another estimator: stack samples' `power`
    * (and group size), or the interval method's `split`; undefined without such execution data.
@@ -201,6 +203,7 @@ export async function measureFastWindow(
   const truth = await phone.groundTruth(startNs, endNs)
   return {
     result,
+    power,
     startNs,
     endNs,
     truth,

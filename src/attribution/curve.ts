@@ -68,6 +68,23 @@ export interface EnergyCurve {
 }
 
 /** Index of the last element `≤ t` in a sorted array, −1 if none. */
+/**
+ * The window's sensor intervals as boundaries: the window's edges and every reading strictly
+ * inside it (interval j is [bounds[j], bounds[j + 1])).
+ */
+export function sensorIntervalBounds(
+  curve: EnergyCurve,
+  window: { readonly startNs: number; readonly endNs: number },
+): Float64Array {
+  return Float64Array.from([
+    window.startNs,
+    ...curve
+      .readingTimesIn(window.startNs, window.endNs)
+      .filter((t) => t > window.startNs && t < window.endNs),
+    window.endNs,
+  ])
+}
+
 export function lastAtOrBefore(times: Float64Array, t: number): number {
   let lo = 0
   let hi = times.length - 1

@@ -10,7 +10,7 @@ import { methodEnergy } from '../model/build.js'
 import type { CallInterval, CallTrace } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { lastAtOrBefore, type EnergyCurve } from './curve.js'
+import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
 /**
@@ -421,13 +421,7 @@ function splitByActivity(
   seg: Segments,
 ): number {
   const { curve, baselinePowerW, tails } = power
-  const bounds = Float64Array.from([
-    window.startNs,
-    ...curve
-      .readingTimesIn(window.startNs, window.endNs)
-      .filter((t) => t > window.startNs && t < window.endNs),
-    window.endNs,
-  ])
+  const bounds = sensorIntervalBounds(curve, window)
   const readings = bounds.length - 1
   const forEachReading = (
     t0: number,

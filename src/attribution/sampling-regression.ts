@@ -11,7 +11,7 @@ import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
 import type { StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
-import type { EnergyCurve } from './curve.js'
+import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { attributeRegression, type RegressionAttribution } from './regression.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
@@ -77,13 +77,7 @@ export function attributeSamplesByRegression(
     p ?? options.samplePeriodNs ?? (window.endNs - window.startNs) / Math.max(1, inWindow.length)
 
   // Sensor intervals: window edges plus every reading inside.
-  const bounds = [
-    window.startNs,
-    ...curve
-      .readingTimesIn(window.startNs, window.endNs)
-      .filter((t) => t > window.startNs && t < window.endNs),
-    window.endNs,
-  ]
+  const bounds = sensorIntervalBounds(curve, window)
   // Local time per method overall, to pick the columns.
   const localNs = new Map<string, number>()
   for (const s of inWindow) {

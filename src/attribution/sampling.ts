@@ -11,7 +11,7 @@ import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
 import type { StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
-import type { EnergyCurve } from './curve.js'
+import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { tailCumulativeJ, tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
@@ -346,13 +346,7 @@ function splitGroups(
   defaultPeriodNs: number,
   minSamples: number,
 ): { readonly powerW: Float64Array; readonly group: Int32Array } {
-  const bounds = [
-    window.startNs,
-    ...curve
-      .readingTimesIn(window.startNs, window.endNs)
-      .filter((t) => t > window.startNs && t < window.endNs),
-    window.endNs,
-  ]
+  const bounds = sensorIntervalBounds(curve, window)
   const netJ = (a: number, b: number): number =>
     curve.energyJ(a, b) -
     (baselineW * (b - a)) / NS_PER_S -

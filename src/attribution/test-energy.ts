@@ -10,6 +10,7 @@ import {
   powerCurve,
   railCurve,
   railsCurve,
+  sensorIntervalBounds,
   type EdgePolicy,
   type EnergyCurve,
   type Integration,
@@ -183,4 +184,33 @@ function baselinePower(baseline: Baseline, curve: EnergyCurve): number {
       return (e * NS_PER_S) / (baseline.endNs - baseline.startNs)
     }
   }
+}
+
+/**
+ * The idle level of a window, W: the time-weighted median of the average power over its sensor
+ * intervals (between consecutive readings, clipped to the window). Unlike the mean, a burst of
+ * work inside an otherwise idle window — the app still finishing its start-up, a periodic job —
+ * does not raise it, so a measured idle baseline is what the phone draws when nothing happens.
+ */
+export function idlePowerW(
+  input: Pick<TestEnergyInput, 'power' | 'integration' | 'window'>,
+): number {
+  checkWindow(input.window, 'idle window')
+  const { window } = input
+  const curve = curveFor({ ...input, edges: 'hold' })
+  const bounds = sensorIntervalBounds(curve, window)
+  const intervals: Array<{ powerW: number; ns: number }> = []
+  for (let j = 0; j + 1 < bounds.length; j++) {
+    const a = bounds[j] as number
+    const b = bounds[j + 1] as number
+    intervals.push({ powerW: (curve.energyJ(a, b) * NS_PER_S) / (b - a), ns: b - a })
+  }
+  intervals.sort((x, y) => x.powerW - y.powerW)
+  const half = (window.endNs - window.startNs) / 2
+  let seen = 0
+  for (const i of intervals) {
+    seen += i.ns
+    if (seen >= half) return i.powerW
+  }
+  return intervals[intervals.length - 1]?.powerW ?? 0
 }

@@ -15,8 +15,8 @@ function withPrefix(value: number, unit: string, digits: number): string {
   if (!Number.isFinite(value)) return `${value} ${unit}`
   if (value === 0) return `0 ${unit}`
   const magnitude = Math.abs(value)
-  // Below a nano-unit the figure is rounding noise around zero: say so in scientific notation.
-  if (magnitude < SMALLEST[0]) return `${value.toExponential(1)} ${unit}`
+  // Below a nano-unit the figure is rounding noise around zero (a net energy of an idle test).
+  if (magnitude < SMALLEST[0]) return `≈ 0 ${unit}`
   const [scale, prefix] = PREFIXES.find(([s]) => magnitude >= s) ?? SMALLEST
   const scaled = value / scale
   const decimals = Math.max(0, digits - 1 - Math.floor(Math.log10(Math.abs(scaled))))

@@ -4,7 +4,7 @@
  * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
  */
 import { inject } from 'vitest'
-import type { Baseline } from '../attribution/index.js'
+import { idlePowerW, type Baseline } from '../attribution/index.js'
 import {
   artTracingCollector,
   batterystatsCollector,
@@ -211,7 +211,12 @@ export class DeviceSession {
         'idle baseline',
         () => sleep(this.options.baselineMs),
       )
-      this.baselineW = idle.result.averagePowerW
+      // The median over the window's sensor intervals: start-up work still running at the
+      // beginning of the idle window would raise the mean (and make every net figure negative).
+      this.baselineW = idlePowerW({
+        window: idle.result.window,
+        power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
+      })
     }
     return { kind: 'configured', powerW: this.baselineW }
   }

@@ -83,6 +83,8 @@ export interface AsyncOrigin {
 export interface WindowOutcome<T> {
   readonly result: MeasuredEnergyResult
   readonly value: T
+  /** The power data the result was computed from (on the window's clock). */
+  readonly power: PowerData
 }
 
 /** An open energy window: collectors are recording. */
@@ -93,8 +95,13 @@ export interface OpenWindow {
   abort(): Promise<void>
 }
 
+/** An open window that can also hand back its power data when it closes. */
+interface RecordingWindow extends OpenWindow {
+  closeWithData(): Promise<{ readonly result: MeasuredEnergyResult; readonly power: PowerData }>
+}
+
 /** Starts the collectors; the window's start is the moment they are all recording. */
-export async function openWindow(plan: WindowPlan, label: string): Promise<OpenWindow> {
+export async function openWindow(plan: WindowPlan, label: string): Promise<RecordingWindow> {
   const context: CollectorContext = {
     device: plan.device,
     app: plan.app,
@@ -116,13 +123,16 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<OpenW
   }
   const startHostNs = hostNowNs()
   let done = false
-  return {
+  const window: RecordingWindow = {
     async abort() {
       if (done) return
       done = true
       await abortAll(started, context)
     },
     async close() {
+      return (await window.closeWithData()).result
+    },
+    async closeWithData() {
       if (done) throw closedTwice(label)
       done = true
       const endHostNs = hostNowNs()
@@ -144,11 +154,16 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<OpenW
       }
       const power: PowerData = await plan.power.stop(context)
       const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
-      return degraded.length === 0
-        ? result
-        : { ...result, warnings: [...degraded, ...result.warnings] }
+      return {
+        result:
+          degraded.length === 0
+            ? result
+            : { ...result, warnings: [...degraded, ...result.warnings] },
+        power,
+      }
     },
   }
+  return window
 }
 
 /** Runs `body` inside an energy window and returns its measured result. */
@@ -165,7 +180,7 @@ export async function measureWindow<T>(
     await window.abort()
     throw error
   }
-  return { result: await window.close(), value }
+  return { ...(await window.closeWithData()), value }
 }
 
 function attributeWindow(

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { AttributionErrors } from '../../src/attribution/errors.js'
-import { testEnergy } from '../../src/attribution/test-energy.js'
+import { idlePowerW, testEnergy } from '../../src/attribution/test-energy.js'
 import { mAhToJ } from '../../src/model/units.js'
 import { MS, S, codeOf, rail, series, win } from './_helpers.js'
 
@@ -128,6 +128,45 @@ describe('per-test energy', () => {
     )
     expect(codeOf(() => testEnergy({ window: win(0, Number.POSITIVE_INFINITY), power: s }))).toBe(
       AttributionErrors.NOT_FINITE,
+    )
+  })
+})
+
+describe('idlePowerW (the measured baseline)', () => {
+  test('a burst of start-up work in the idle window does not raise it (median, not mean)', () => {
+    // 0.5 W idle, 3 W for the first 200 ms of a 1 s window; readings every 100 ms.
+    const readings: Array<[number, number]> = [[0, 0]]
+    for (let t = 100; t <= 1000; t += 100) {
+      const w = t <= 200 ? 3 : 0.5
+      readings.push([t * MS, (readings[readings.length - 1] as [number, number])[1] + w * 0.1])
+    }
+    const power = [rail('VDD', readings)]
+    const window = win(0, 1000 * MS)
+    expect(idlePowerW({ window, power })).toBeCloseTo(0.5, 12)
+    const mean = testEnergy({ window, power }).averagePowerW
+    expect(mean, 'the mean would say 1 W').toBeCloseTo(1, 12)
+  })
+
+  test('intervals count by their duration; an instantaneous series works too', () => {
+    // 1 W for 700 ms, then 2 W: the time-weighted median is 1 W.
+    const s = series([
+      [0, 1],
+      [700 * MS, 1],
+      [701 * MS, 2],
+      [1000 * MS, 2],
+    ])
+    expect(
+      idlePowerW({ window: win(0, 1000 * MS), power: s, integration: 'zero-order-hold' }),
+    ).toBe(1)
+  })
+
+  test('rejects an empty window', () => {
+    const s = series([
+      [0, 1],
+      [S, 1],
+    ])
+    expect(codeOf(() => idlePowerW({ window: win(5, 5), power: s }))).toBe(
+      AttributionErrors.EMPTY_WINDOW,
     )
   })
 })

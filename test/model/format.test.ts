@@ -9,7 +9,8 @@ describe('human units', () => {
     expect(formatJoules(123.4), '123 J').toBe('123 J')
     expect(formatJoules(0), 'zero').toBe('0 J')
     expect(formatJoules(-0.05), 'negative').toBe('-50.0 mJ')
-    expect(formatJoules(9.57e-14), 'below a nanojoule').toBe('9.6e-14 J')
+    expect(formatJoules(9.57e-14), 'below a nanojoule').toBe('≈ 0 J')
+    expect(formatJoules(-3.6e-12)).toBe('≈ 0 J')
   })
 
   test('watts, seconds and percentages', () => {
