@@ -41,6 +41,8 @@ export type {
   RailSeries,
   StackSample,
   StackSampleSet,
+  CpuSchedule,
+  CpuSlice,
 } from './samples.js'
 export * as units from './units.js'
 export type {

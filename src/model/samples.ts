@@ -86,3 +86,28 @@ export interface StackSampleSet {
   /** Samples the kernel reported as lost. */
   readonly lostCount: number
 }
+
+/** One stretch of a thread running on one CPU, from the scheduler's `sched_switch` events. */
+export interface CpuSlice {
+  readonly cpu: number
+  /** Linux thread id (the process's main thread has tid = pid). */
+  readonly tid: number
+  /** Thread name at the switch (`next_comm`), when the trace has it. */
+  readonly comm?: string
+  /** On `CpuSchedule.clock`; a slice runs over [startNs, endNs). */
+  readonly startNs: number
+  readonly endNs: number
+}
+
+/** What ran on each CPU over a window (idle time, tid 0, is left out). */
+export interface CpuSchedule {
+  /** e.g. `perfetto.sched_switch`. */
+  readonly source: string
+  readonly clock: ClockName
+  /** Sorted by CPU, then start. */
+  readonly slices: readonly CpuSlice[]
+  /** CPUs that reported events at all (a CPU without a slice here was idle or offline). */
+  readonly cpus: readonly number[]
+  /** Some per-CPU buffer lost events: slices there may be missing or too long. */
+  readonly lostEvents: boolean
+}
