@@ -12,7 +12,7 @@ import type {
   MethodEnergy,
 } from '../model/energy.js'
 import { measuredResult, methodEnergy } from '../model/build.js'
-import type { CallTrace, StackSampleSet } from '../model/samples.js'
+import type { CallTrace, CpuSchedule, StackSampleSet } from '../model/samples.js'
 import { componentsFromRails } from './components.js'
 import type { EnergyCurve } from './curve.js'
 import {
@@ -21,6 +21,7 @@ import {
   type IntervalSplit,
   type ThreadShare,
 } from './interval.js'
+import type { PowerPart } from './_parts.js'
 import { attributeSamples, type SamplingAttribution, type SamplingPower } from './sampling.js'
 import {
   attributeSamplesByRegression,
@@ -106,7 +107,18 @@ export interface AttributeTestInput extends TestEnergyInput {
    * causes, are not spread over whatever code happened to run). Tails are then charged only
    * through `tails`, never subtracted from this curve. @default the window's own curve and baseline
    */
-  readonly methodPower?: { readonly curve: EnergyCurve; readonly baselinePowerW: number }
+  readonly methodPower?: {
+    readonly curve: EnergyCurve
+    readonly baselinePowerW: number
+    /** The same power per rail (`cpuMethodPower`); the interval method divides them one by one. */
+    readonly parts?: readonly PowerPart[]
+  }
+  /**
+   * What ran on each CPU (Perfetto sched_switch), on the window's clock. With rail `parts` that
+   * name their CPUs, the interval method and sampling's `split` give each cluster rail's energy to
+   * the threads that ran on it.
+   */
+  readonly schedule?: CpuSchedule
 }
 
 export interface TestAttribution {
@@ -151,6 +163,8 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       tails: methodTails,
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
       ...(execution.split === undefined ? {} : { split: execution.split }),
+      ...(input.methodPower?.parts === undefined ? {} : { parts: input.methodPower.parts }),
+      ...(input.schedule === undefined ? {} : { schedule: input.schedule }),
     })
     methods = [...interval.methods]
   } else if (execution?.kind === 'samples' && execution.power === 'regression') {
@@ -184,6 +198,8 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       ...(execution.minSamplesPerGroup === undefined
         ? {}
         : { minSamplesPerGroup: execution.minSamplesPerGroup }),
+      ...(input.methodPower?.parts === undefined ? {} : { parts: input.methodPower.parts }),
+      ...(input.schedule === undefined ? {} : { schedule: input.schedule }),
     })
     methods = [...sampling.methods]
   }

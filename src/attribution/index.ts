@@ -17,6 +17,7 @@ export type {
   IntervalSplit,
   ThreadShare,
 } from './interval.js'
+export type { PowerPart } from './_parts.js'
 export { attributeIntervals } from './interval.js'
 export type {
   RegressionAttribution,
@@ -47,4 +48,5 @@ export type { WarningFacts, WarningThresholds } from './warnings.js'
 export { AttributionWarnings, attributionWarnings } from './warnings.js'
 export type { InitiatedBurst, InitiatorOptions, Initiators, OngoingBurst } from './initiators.js'
 export { findInitiators, lowestRailPowerW } from './initiators.js'
-export { cpuMethodPower } from './method-power.js'
+export { clusterOfRail, cpuMethodPower, followsCpu } from './method-power.js'
+export type { MethodPower } from './method-power.js'

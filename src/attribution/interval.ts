@@ -7,10 +7,11 @@
  */
 import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
-import type { CallInterval, CallTrace } from '../model/samples.js'
+import type { CallInterval, CallTrace, CpuSchedule } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
+import { forEachInterval, partIntervals, type PowerPart } from './_parts.js'
+import { lastAtOrBefore, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
 /**
@@ -46,6 +47,17 @@ export interface IntervalOptions {
   readonly threadShare?: ThreadShare
   /** @default 'auto' (see `IntervalSplit`) */
   readonly split?: IntervalSplit
+  /**
+   * With `activity`: divide these instead of `curve` minus `baselinePowerW` and `tails` — e.g. each
+   * SoC rail above its floor, cluster rails with their CPUs. Their sum should be that same power.
+   */
+  readonly parts?: readonly PowerPart[]
+  /**
+   * What ran on each CPU (sched_switch), on the trace's clock and thread ids. With `activity`, each
+   * part's interval energy then goes to the threads that ran on its CPUs, by running time: a big
+   * core's rail to the thread on the big core, a share to other processes (left unattributed).
+   */
+  readonly schedule?: CpuSchedule
 }
 
 /** Energy of one call (PETrA reports per call). */
@@ -272,13 +284,15 @@ export function attributeIntervals(
       }
     }
   } else {
-    idleEnergyJ += splitByActivity({ curve, baselinePowerW: baselineW, tails }, window, nodes, {
-      t0: segT0,
-      t1: segT1,
-      from: segFrom,
-      nodes: segNodes,
-      rate: segRate,
-    })
+    const seg = { t0: segT0, t1: segT1, from: segFrom, nodes: segNodes, rate: segRate }
+    const parts = options.parts ?? [{ curve, baselinePowerW: baselineW, tails }]
+    const schedule = options.schedule
+    for (const part of parts) {
+      idleEnergyJ +=
+        schedule === undefined
+          ? splitByActivity(part, window, nodes, seg)
+          : splitBySchedule(part, window, nodes, seg, schedule)
+    }
   }
 
   // 3. Inclusive = exclusive + children (children come after parents in the sorted order).
@@ -406,64 +420,104 @@ interface Segments {
 }
 
 /**
- * `split: 'activity'`: each sensor interval's net energy goes to the calls active in it, in
- * proportion to their activity (own thread-CPU time, or open time without a CPU clock). Returns the
- * energy of intervals without traced activity, J.
+ * `activity` with a CPU schedule: each sensor interval's energy of the part goes to whatever ran on
+ * the part's CPUs in it, by running time. A traced thread's running time goes to its innermost
+ * open call; other processes' and untraced time stay unattributed. Returns the unattributed J.
+ */
+function splitBySchedule(
+  part: PowerPart,
+  window: EnergyWindow,
+  nodes: Node[],
+  seg: Segments,
+  schedule: CpuSchedule,
+): number {
+  const { bounds, energyJ } = partIntervals(part, window)
+  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+  // Each traced thread's timeline: segments [t0, t1) with its innermost open call.
+  const timeline = new Map<number, { t0: number[]; t1: number[]; node: number[] }>()
+  for (let g = 0; g < seg.t0.length; g++) {
+    for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
+      const node = seg.nodes[i] as number
+      const tid = (nodes[node] as Node).call.threadId
+      let line = timeline.get(tid)
+      if (line === undefined) {
+        line = { t0: [], t1: [], node: [] }
+        timeline.set(tid, line)
+      }
+      line.t0.push(seg.t0[g] as number)
+      line.t1.push(seg.t1[g] as number)
+      line.node.push(node)
+    }
+  }
+  const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
+  const running = new Float64Array(energyJ.length)
+  const pieces: Array<{ node: number; t0: number; t1: number }> = []
+  for (const slice of schedule.slices) {
+    if (cpus !== undefined && !cpus.has(slice.cpu)) continue
+    const a = Math.max(slice.startNs, window.startNs)
+    const b = Math.min(slice.endNs, window.endNs)
+    if (!(b > a)) continue
+    forEachInterval(bounds, a, b, (j, overlap) => {
+      running[j] = (running[j] as number) + overlap
+    })
+    const line = timeline.get(slice.tid)
+    const lineStarts = starts.get(slice.tid)
+    if (line === undefined || lineStarts === undefined) continue
+    let k = Math.max(0, lastAtOrBefore(lineStarts, a))
+    for (; k < line.t0.length && (line.t0[k] as number) < b; k++) {
+      const t0 = Math.max(a, line.t0[k] as number)
+      const t1 = Math.min(b, line.t1[k] as number)
+      if (t1 > t0) pieces.push({ node: line.node[k] as number, t0, t1 })
+    }
+  }
+  let attributedJ = 0
+  for (const p of pieces) {
+    forEachInterval(bounds, p.t0, p.t1, (j, overlap) => {
+      const share = ((energyJ[j] as number) * overlap) / (running[j] as number)
+      ;(nodes[p.node] as Node).exclusiveJ += share
+      attributedJ += share
+    })
+  }
+  let totalJ = 0
+  for (const e of energyJ) totalJ += e
+  return totalJ - attributedJ
+}
+
+/**
+ * `activity` without a schedule: each sensor interval's net energy goes to the calls active in it,
+ * in proportion to their activity (own thread-CPU time, or open time without a CPU clock).
+ * Returns the energy of intervals without traced activity, J.
  */
 function splitByActivity(
-  power: {
-    readonly curve: EnergyCurve
-    readonly baselinePowerW: number
-    readonly tails: readonly TailCharge[]
-  },
+  part: PowerPart,
   window: EnergyWindow,
   nodes: Node[],
   seg: Segments,
 ): number {
-  const { curve, baselinePowerW, tails } = power
-  const bounds = sensorIntervalBounds(curve, window)
-  const readings = bounds.length - 1
-  const forEachReading = (
-    t0: number,
-    t1: number,
-    fn: (j: number, overlapNs: number) => void,
-  ): void => {
-    let j = Math.max(0, lastAtOrBefore(bounds, t0))
-    for (; j < readings && (bounds[j] as number) < t1; j++) {
-      const overlap = Math.min(t1, bounds[j + 1] as number) - Math.max(t0, bounds[j] as number)
-      if (overlap > 0) fn(j, overlap)
-    }
-  }
+  const { bounds, energyJ } = partIntervals(part, window)
   const segments = seg.t0.length
-  const activity = new Float64Array(readings)
+  const activity = new Float64Array(energyJ.length)
   for (let g = 0; g < segments; g++) {
     let rate = 0
     for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
       rate += seg.rate[i] as number
     }
     if (!(rate > 0)) continue
-    forEachReading(seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
+    forEachInterval(bounds, seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
       activity[j] = (activity[j] as number) + rate * overlap
     })
   }
-  const energy = new Float64Array(readings)
   let idleJ = 0
-  for (let j = 0; j < readings; j++) {
-    const a = bounds[j] as number
-    const b = bounds[j + 1] as number
-    energy[j] =
-      curve.energyJ(a, b) -
-      (baselinePowerW * (b - a)) / NS_PER_S -
-      (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
-    if (!((activity[j] as number) > 0)) idleJ += energy[j] as number
+  for (let j = 0; j < energyJ.length; j++) {
+    if (!((activity[j] as number) > 0)) idleJ += energyJ[j] as number
   }
   for (let g = 0; g < segments; g++) {
     for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
       const rate = seg.rate[i] as number
       if (!(rate > 0)) continue
       const node = nodes[seg.nodes[i] as number] as Node
-      forEachReading(seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
-        node.exclusiveJ += ((energy[j] as number) * rate * overlap) / (activity[j] as number)
+      forEachInterval(bounds, seg.t0[g] as number, seg.t1[g] as number, (j, overlap) => {
+        node.exclusiveJ += ((energyJ[j] as number) * rate * overlap) / (activity[j] as number)
       })
     }
   }

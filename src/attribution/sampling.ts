@@ -9,9 +9,10 @@
  */
 import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
-import type { StackSample, StackSampleSet } from '../model/samples.js'
+import type { CpuSchedule, CpuSlice, StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
-import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
+import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
+import { forEachInterval, partIntervals, type PowerPart } from './_parts.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { tailCumulativeJ, tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
@@ -42,6 +43,19 @@ export interface SamplingOptions {
   readonly power?: SamplingPower
   /** With `power: 'split'`: sensor intervals are merged until a group holds this many samples. @default 10 */
   readonly minSamplesPerGroup?: number
+  /**
+   * With `power: 'split'` and a `schedule`: the power divided part by part (e.g. each SoC rail
+   * above its floor, cluster rails with their CPUs) instead of `curve` minus the baseline.
+   */
+  readonly parts?: readonly PowerPart[]
+  /**
+   * What ran on each CPU (sched_switch), same clock and thread ids as the samples. With
+   * `power: 'split'`, a sample is worth its period × each part's energy per second of running
+   * time on the part's CPUs in that sensor interval (other processes' running time included, so
+   * their share stays unattributed), on the CPU its thread was running on. No grouping is needed:
+   * the running time comes from the scheduler, not from sample counts.
+   */
+  readonly schedule?: CpuSchedule
 }
 
 /**
@@ -203,9 +217,18 @@ export function attributeSamples(
     )
   }
   const split =
-    (options.power ?? 'split') === 'split'
-      ? splitGroups(at, n, curve, window, baselineW, tails, share, defaultPeriodNs, minSamples)
-      : undefined
+    (options.power ?? 'split') !== 'split'
+      ? undefined
+      : options.schedule !== undefined
+        ? scheduleSplit(
+            at,
+            n,
+            options.parts ?? [{ curve, baselinePowerW: baselineW, tails }],
+            window,
+            options.schedule,
+            defaultPeriodNs,
+          )
+        : splitGroups(at, n, curve, window, baselineW, tails, share, defaultPeriodNs, minSamples)
   for (let k = 0; k < n; k++) {
     const s = at(k)
     if (s === undefined) continue
@@ -327,6 +350,87 @@ export function attributeSamples(
     (a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ || a.method.localeCompare(b.method),
   )
   return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
+}
+
+/**
+ * `power: 'split'` with a CPU schedule: for each part, each sensor interval's net energy per
+ * second of running time on the part's CPUs (all processes); a sample gets, per part, that rate
+ * in its interval if its thread ran on one of the part's CPUs at the sample's time. Samples whose
+ * thread is not in the schedule at that time get only the parts that follow every CPU.
+ */
+function scheduleSplit(
+  at: (k: number) => StackSample | undefined,
+  n: number,
+  parts: readonly PowerPart[],
+  window: EnergyWindow,
+  schedule: CpuSchedule,
+  defaultPeriodNs: number,
+): { readonly powerW: Float64Array; readonly group: Int32Array } {
+  // Each thread's slices in time order, to find the CPU it ran on at a sample.
+  const byTid = new Map<number, CpuSlice[]>()
+  for (const slice of schedule.slices) {
+    let list = byTid.get(slice.tid)
+    if (list === undefined) {
+      list = []
+      byTid.set(slice.tid, list)
+    }
+    list.push(slice)
+  }
+  for (const list of byTid.values()) list.sort((a, b) => a.startNs - b.startNs)
+  const cpuAt = (tid: number, tNs: number, toleranceNs: number): number | undefined => {
+    const list = byTid.get(tid)
+    if (list === undefined) return undefined
+    let lo = 0
+    let hi = list.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if ((list[mid] as CpuSlice).startNs <= tNs) lo = mid
+      else hi = mid - 1
+    }
+    // The slice that contains the sample, else the nearest within the tolerance.
+    let best: CpuSlice | undefined
+    let bestGap = toleranceNs
+    for (const c of [list[lo - 1], list[lo], list[lo + 1]]) {
+      if (c === undefined) continue
+      const gap = tNs < c.startNs ? c.startNs - tNs : tNs >= c.endNs ? tNs - c.endNs : 0
+      if (gap <= bestGap) {
+        best = c
+        bestGap = gap
+      }
+    }
+    return best?.cpu
+  }
+  const powerW = new Float64Array(n)
+  const group = new Int32Array(n)
+  parts.forEach((part, index) => {
+    const { bounds, energyJ } = partIntervals(part, window)
+    const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+    const running = new Float64Array(energyJ.length)
+    for (const slice of schedule.slices) {
+      if (cpus !== undefined && !cpus.has(slice.cpu)) continue
+      const a = Math.max(slice.startNs, window.startNs)
+      const b = Math.min(slice.endNs, window.endNs)
+      if (b > a) {
+        forEachInterval(bounds, a, b, (j, overlap) => {
+          running[j] = (running[j] as number) + overlap
+        })
+      }
+    }
+    for (let k = 0; k < n; k++) {
+      const s = at(k)
+      if (s === undefined || s.frames.length === 0) continue
+      const j = Math.min(energyJ.length - 1, Math.max(0, lastAtOrBefore(bounds, s.tNs)))
+      if (index === 0) group[k] = j
+      if (cpus !== undefined) {
+        const cpu = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2)
+        if (cpu === undefined || !cpus.has(cpu)) continue
+      }
+      const r = running[j] as number
+      // Energy per second of running time on the part, W.
+      if (r > 0) powerW[k] = (powerW[k] as number) + ((energyJ[j] as number) * NS_PER_S) / r
+    }
+  })
+  return { powerW, group }
 }
 
 /**

@@ -114,6 +114,11 @@ export interface Capabilities {
   readonly simpleperf: ToolCapability
   /** Present when `app` was given. */
   readonly app?: AppCapability
+  /**
+   * The CPUs of each cluster (cpufreq policies' `related_cpus`, sorted by first CPU: little first);
+   * empty when sysfs does not say. Lets a CPU schedule be matched to the clusters' power rails.
+   */
+  readonly cpuClusters: ReadonlyArray<readonly number[]>
   readonly evidence: readonly Evidence[]
 }
 
@@ -150,6 +155,7 @@ export async function probeCapabilities(
     const viaPerfetto = await probePerfettoRails(device)
     odpm = { ...viaPerfetto, evidence: [...odpm.evidence, ...viaPerfetto.evidence] }
   }
+  const clusters = await probeCpuClusters(device)
   const capabilities: Capabilities = {
     serial: device.serial,
     model: model.value,
@@ -160,10 +166,44 @@ export async function probeCapabilities(
     charging,
     perfetto,
     simpleperf: await probeTool(device, '/system/bin/simpleperf'),
-    evidence: [model, manufacturer, sdk].map((p) => evidence(props, p.line)),
+    cpuClusters: clusters.clusters,
+    evidence: [
+      ...[model, manufacturer, sdk].map((p) => evidence(props, p.line)),
+      clusters.evidence,
+    ],
   }
   if (options.app === undefined) return capabilities
   return { ...capabilities, app: await probeApp(device, options.app, sdkLevel) }
+}
+
+const CPUFREQ = '/sys/devices/system/cpu/cpufreq'
+
+/**
+ * CPU clusters from sysfs: one cpufreq policy per cluster (`policy<first cpu>`), its
+ * `related_cpus` a space-separated list. World-readable on user builds.
+ */
+async function probeCpuClusters(
+  device: AdbDevice,
+): Promise<{ clusters: number[][]; evidence: Evidence }> {
+  const listed = await run(device, ['ls', CPUFREQ])
+  const policies = listed.stdout
+    .split(/\s+/)
+    .filter((name) => /^policy\d+$/.test(name))
+    .sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)))
+  if (listed.exitCode !== 0 || policies.length === 0) {
+    return { clusters: [], evidence: evidence(listed, firstLine(listed.stdout)) }
+  }
+  const read = await run(device, ['cat', ...policies.map((p) => `${CPUFREQ}/${p}/related_cpus`)])
+  const lines = read.stdout.split('\n').filter((l) => l.trim() !== '')
+  const clusters = lines.map((l) => l.trim().split(/\s+/).map(Number))
+  const valid =
+    read.exitCode === 0 &&
+    clusters.length === policies.length &&
+    clusters.every((c) => c.length > 0 && c.every((n) => Number.isInteger(n) && n >= 0))
+  return {
+    clusters: valid ? clusters.sort((a, b) => (a[0] as number) - (b[0] as number)) : [],
+    evidence: evidence(read, lines.join(' | ') || firstLine(read.stdout)),
+  }
 }
 
 /** Channels of `dumpsys powerstats` (parsed by src/formats/dumpsys), or the parser's error. */

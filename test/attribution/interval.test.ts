@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest'
 import { powerCurve, railCurve } from '../../src/attribution/curve.js'
 import { AttributionErrors } from '../../src/attribution/errors.js'
 import { attributeIntervals } from '../../src/attribution/interval.js'
-import { S, call, codeOf, rail, series, trace, win } from './_helpers.js'
+import { MS, S, call, codeOf, rail, series, trace, win } from './_helpers.js'
 
 const flat = (w: number, endS = 10) =>
   powerCurve(
@@ -235,5 +235,58 @@ describe('interval attribution (PETrA Eq. 3)', () => {
         attributeIntervals({ ...trace([]), clock: 'monotonic' }, flat(1), { window: win(0, S) }),
       ),
     ).toBe(AttributionErrors.CLOCK_MISMATCH)
+  })
+})
+
+describe('split by a CPU schedule (sched_switch)', () => {
+  // Two 100 ms counter intervals. The little cluster (CPUs 0–3) rail draws 0.1 J in the first, the
+  // big cluster (CPUs 6–7) rail 0.4 J; the system rail 0.1 J, following work on any CPU.
+  const counter = (name: string, j: number) =>
+    railCurve(
+      rail(name, [
+        [0, 0],
+        [100 * MS, j],
+        [200 * MS, j],
+      ]),
+    )
+  const little = { curve: counter('CPUCL0', 0.1), baselinePowerW: 0, cpus: [0, 1, 2, 3] }
+  const big = { curve: counter('CPUCL2', 0.4), baselinePowerW: 0, cpus: [6, 7] }
+  const system = { curve: counter('INT', 0.1), baselinePowerW: 0 }
+  // Main thread (tid 100) runs `bind` on CPU 6 for 40 ms; a pool thread (101) runs `decode` on CPU 1
+  // for 40 ms at the same time; another process (tid 500) runs 20 ms on CPU 2.
+  const calls = trace([call(100, 'bind', 10 * MS, 60 * MS), call(101, 'decode', 10 * MS, 60 * MS)])
+  const schedule = {
+    source: 'test',
+    clock: 'boottime' as const,
+    cpus: [0, 1, 2, 3, 6, 7],
+    lostEvents: false,
+    slices: [
+      { cpu: 1, tid: 101, startNs: 15 * MS, endNs: 55 * MS },
+      { cpu: 2, tid: 500, startNs: 60 * MS, endNs: 80 * MS },
+      { cpu: 6, tid: 100, startNs: 12 * MS, endNs: 52 * MS },
+    ],
+  }
+
+  test("each cluster rail goes to the threads that ran on its CPUs; other processes' share stays unattributed", () => {
+    const r = attributeIntervals(calls, counter('sum', 0.6), {
+      window: win(0, 200 * MS),
+      parts: [little, big, system],
+      schedule,
+    })
+    // little: 40 ms of decode + 20 ms of another process → decode 0.1 × 40/60.
+    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.1 * (40 / 60) + 0.1 * (40 / 100), 12)
+    // big: only bind ran there. system: 100 ms of running in all, bind's 40 ms.
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.4 + 0.1 * (40 / 100), 12)
+    expect(r.attributedEnergyJ + r.idleEnergyJ, 'every joule once').toBeCloseTo(0.6, 12)
+    expect(r.idleEnergyJ).toBeCloseTo(0.1 * (20 / 60) + 0.1 * (20 / 100), 12)
+  })
+
+  test('without the schedule the same data is shared by CPU time (the limit it fixes)', () => {
+    const r = attributeIntervals(calls, counter('sum', 0.6), {
+      window: win(0, 200 * MS),
+      parts: [little, big, system],
+    })
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.3, 12)
+    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.3, 12)
   })
 })

@@ -1,7 +1,12 @@
 // Per-method energy from the CPU rails only: a bright screen and a busy radio are not spread over
 // whatever code happened to be sampled, and the accounting still conserves energy.
 import { expect, test } from 'vitest'
-import { attributeTest, railsCurve } from '../../src/attribution/index.js'
+import {
+  attributeTest,
+  clusterOfRail,
+  cpuMethodPower,
+  railsCurve,
+} from '../../src/attribution/index.js'
 import { followsCpu } from '../../src/attribution/method-power.js'
 import { invariantViolations, type RailSeries, type StackSampleSet } from '../../src/model/index.js'
 
@@ -81,4 +86,31 @@ test('the SoC rails are the CPU clusters, memory and the interconnect; not senso
   for (const [rail, subsystem, expected] of names) {
     expect(followsCpu({ rail, ...(subsystem ? { subsystem } : {}) }), rail).toBe(expected)
   }
+})
+
+test('cluster rails are matched to cpufreq clusters by CPUCL<n>, else LITTLE/MID/BIG', () => {
+  expect(clusterOfRail({ rail: 'S4M_VDD_CPUCL0', subsystem: 'CPU(LITTLE)' }, 3)).toBe(0)
+  expect(clusterOfRail({ rail: 'S2M_VDD_CPUCL2', subsystem: 'CPU(BIG)' }, 3)).toBe(2)
+  expect(clusterOfRail({ rail: 'CPU_BIG' }, 3)).toBe(2)
+  expect(clusterOfRail({ rail: 'CPU_MID' }, 3)).toBe(1)
+  expect(clusterOfRail({ rail: 'CPU_MID' }, 2), 'no middle cluster on a 2-cluster SoC').toBe(
+    undefined,
+  )
+  expect(clusterOfRail({ rail: 'X_BIG', subsystem: 'CPU(BIG)' }, 2)).toBe(1)
+  expect(clusterOfRail({ rail: 'S2M_VDD_CPUCL2' }, 2), 'no such cluster').toBe(undefined)
+  expect(clusterOfRail({ rail: 'S5M_VDD_INT', subsystem: 'System' }, 3)).toBe(undefined)
+})
+
+test('cpuMethodPower names each cluster rail’s CPUs when the layout is known', () => {
+  const big = rail('S2M_VDD_CPUCL2', 'CPU(BIG)', () => 0.3)
+  const system = rail('S5M_VDD_INT', 'System', () => 0.1)
+  const mp = cpuMethodPower([cpu, big, system, display], window, undefined, [
+    [0, 1, 2, 3],
+    [4, 5],
+    [6, 7],
+  ])
+  expect(mp?.parts.map((p) => p.cpus)).toEqual([[0, 1, 2, 3], [6, 7], undefined])
+  expect(mp?.baselinePowerW).toBeCloseTo(0.05 + 0.3 + 0.1, 12)
+  const noLayout = cpuMethodPower([cpu, big], window)
+  expect(noLayout?.parts.map((p) => p.cpus)).toEqual([undefined, undefined])
 })

@@ -314,3 +314,61 @@ describe('sample counts against a naive count (property)', () => {
     )
   })
 })
+
+describe("power: 'split' with a CPU schedule", () => {
+  const counter = (name: string, j: number) =>
+    railCurve(
+      rail(name, [
+        [0, 0],
+        [100 * MS, j],
+      ]),
+    )
+  // In one 100 ms interval: the big cluster rail 0.4 J, the little one 0.1 J. The main thread
+  // (tid 100) ran 40 ms on CPU 6, a pool thread (101) 40 ms on CPU 1, another process 10 ms on CPU 2.
+  const parts = [
+    { curve: counter('CPUCL0', 0.1), baselinePowerW: 0, cpus: [0, 1, 2, 3] },
+    { curve: counter('CPUCL2', 0.4), baselinePowerW: 0, cpus: [6, 7] },
+  ]
+  const schedule = {
+    source: 'test',
+    clock: 'boottime' as const,
+    cpus: [0, 1, 2, 3, 6, 7],
+    lostEvents: false,
+    slices: [
+      { cpu: 1, tid: 101, startNs: 10 * MS, endNs: 50 * MS },
+      { cpu: 2, tid: 500, startNs: 50 * MS, endNs: 60 * MS },
+      { cpu: 6, tid: 100, startNs: 10 * MS, endNs: 50 * MS },
+    ],
+  }
+  const s = (tNs: number, tid: number, leaf: string) => ({
+    tNs,
+    threadId: tid,
+    frames: [leaf],
+    periodNs: 10 * MS,
+  })
+  const set = stacks([
+    ...[15, 25, 35, 45].map((t) => s(t * MS, 100, 'bind')),
+    ...[15, 25, 35, 45].map((t) => s(t * MS, 101, 'decode')),
+  ])
+
+  test("each sample is worth its period at the energy per running second of its CPU's rail", () => {
+    const r = attributeSamples(set, counter('sum', 0.5), {
+      window: win(0, 100 * MS),
+      parts,
+      schedule,
+    })
+    const local = (m: string) => r.details.find((d) => d.method === m)?.local.energyJ
+    expect(local('bind'), 'the whole big-cluster rail').toBeCloseTo(0.4, 12)
+    expect(local('decode'), "little rail minus the other process's 10 ms").toBeCloseTo(0.08, 12)
+  })
+
+  test('without the schedule both threads share one power', () => {
+    const r = attributeSamples(set, counter('sum', 0.5), {
+      window: win(0, 100 * MS),
+      minSamplesPerGroup: 1,
+    })
+    const local = (m: string) => r.details.find((d) => d.method === m)?.local.energyJ
+    expect(local('bind')).toBeCloseTo(0.25, 12)
+    expect(local('decode')).toBeCloseTo(0.25, 12)
+  })
+})
