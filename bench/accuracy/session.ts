@@ -168,8 +168,14 @@ export async function measureFastWindow(
   // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
   const methodPower =
     power.kind === 'rails'
-      ? cpuMethodPower(power.rails, { clock: 'boottime', startNs, endNs }, phone.railFloorsW)
+      ? cpuMethodPower(
+          power.rails,
+          { clock: 'boottime', startNs, endNs },
+          phone.railFloorsW,
+          phone.capabilities.cpuClusters,
+        )
       : undefined
+  const schedule = power.kind === 'rails' ? power.schedule : undefined
   if (power.kind === 'rails') {
     for (const rail of power.rails) {
       const lowest = lowestRailPowerW(rail, { clock: 'boottime', startNs, endNs })
@@ -187,6 +193,7 @@ export async function measureFastWindow(
       window: { clock: 'boottime', startNs, endNs },
       power: power.kind === 'series' ? power.series : power.rails,
       ...(methodPower === undefined ? {} : { methodPower }),
+      ...(schedule === undefined ? {} : { schedule }),
       edges: 'hold',
       baseline: plan.baseline,
       ...(input === undefined ? {} : { execution: input }),

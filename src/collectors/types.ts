@@ -6,6 +6,7 @@
 import type { AdbDevice } from '../device/index.js'
 import type {
   CallTrace,
+  CpuSchedule,
   EnergyWarning,
   PowerSeries,
   RailSeries,
@@ -34,6 +35,8 @@ export type PowerData =
   | {
       readonly kind: 'rails'
       readonly rails: readonly RailSeries[]
+      /** What ran on each CPU, when the session recorded `sched_switch` (ODPM via Perfetto). */
+      readonly schedule?: CpuSchedule
       readonly warnings: readonly EnergyWarning[]
     }
 

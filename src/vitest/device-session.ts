@@ -338,6 +338,7 @@ export class DeviceSession {
       ...(onProgress === undefined ? {} : { onProgress }),
       carriedOver: new Map(this.asyncOrigins),
       railFloorsW: new Map(this.railFloorsW),
+      cpuClusters: this.capabilities.cpuClusters,
       onAsyncState: (stillOn, ended, lowestW) => {
         for (const component of ended) this.asyncOrigins.delete(component)
         for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)

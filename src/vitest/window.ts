@@ -64,6 +64,8 @@ export interface WindowPlan {
   ) => void
   /** Idle level of each asynchronous rail learned from earlier windows on this phone, W. */
   readonly railFloorsW?: ReadonlyMap<string, number>
+  /** The CPUs of each cluster (little first), to match a CPU schedule to the cluster rails. */
+  readonly cpuClusters?: ReadonlyArray<readonly number[]>
   /** The app's process id when the window opened (`pidof`), if it was running. */
   readonly appPid?: string
 }
@@ -208,12 +210,16 @@ function attributeWindow(
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : []
   const methodPower =
-    power.kind === 'rails' ? cpuMethodPower(power.rails, window, plan.railFloorsW) : undefined
+    power.kind === 'rails'
+      ? cpuMethodPower(power.rails, window, plan.railFloorsW, plan.cpuClusters)
+      : undefined
+  const schedule = power.kind === 'rails' ? power.schedule : undefined
   const result = attributeTest({
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
     ...(methodPower === undefined ? {} : { methodPower }),
+    ...(schedule === undefined ? {} : { schedule }),
     tails,
     tailPolicy: 'charge-to-initiator',
     edges: 'hold',
