@@ -3,6 +3,7 @@
  * intervals, shared by the interval and sampling estimators.
  */
 import type { EnergyWindow } from '../model/energy.js'
+import type { CpuSlice } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
@@ -52,5 +53,64 @@ export function forEachInterval(
     if ((bounds[j] as number) >= t1) break
     const overlap = Math.min(t1, bounds[j + 1] as number) - Math.max(t0, bounds[j] as number)
     if (overlap > 0) fn(j, overlap)
+  }
+}
+
+/**
+ * How much of a part one stretch of running on its CPUs weighs, as ∫ weight dt over [a, b):
+ * - a CPU cluster's rail (`cpus` given): running time (each core draws its own power);
+ * - a shared domain (memory, interconnect: no `cpus`): running time divided by the number of CPUs
+ *   busy at that moment — the domain's power while busy is shared by whatever runs then (vLens
+ *   Fig. 4's 1/N), so a thread running alone is charged more per second than one running beside
+ *   others.
+ * Over an interval, Σ of the weights of every slice is the total the part's energy is divided by.
+ */
+export function runningWeight(
+  part: PowerPart,
+  slices: readonly CpuSlice[],
+): {
+  /** ∫ weight dt over [startNs, endNs), ns. */
+  readonly between: (startNs: number, endNs: number) => number
+  /** The weight at one instant (1, or 1/N for a shared domain). */
+  readonly at: (tNs: number) => number
+} {
+  if (part.cpus !== undefined) return { between: (a, b) => b - a, at: () => 1 }
+  // Number of busy CPUs as a step function: breakpoints and 1/N after each.
+  const edges: Array<[number, number]> = []
+  for (const s of slices) {
+    if (s.endNs > s.startNs) edges.push([s.startNs, 1], [s.endNs, -1])
+  }
+  edges.sort((x, y) => x[0] - y[0] || x[1] - y[1])
+  const times: number[] = []
+  const inverse: number[] = []
+  let busy = 0
+  for (const [t, d] of edges) {
+    busy += d
+    if (times.length > 0 && times[times.length - 1] === t)
+      inverse[inverse.length - 1] = busy > 0 ? 1 / busy : 0
+    else {
+      times.push(t)
+      inverse.push(busy > 0 ? 1 / busy : 0)
+    }
+  }
+  const at = Float64Array.from(times)
+  // Prefix integral of 1/N up to each breakpoint.
+  const prefix = new Float64Array(at.length)
+  for (let i = 1; i < at.length; i++) {
+    prefix[i] =
+      (prefix[i - 1] as number) +
+      (inverse[i - 1] as number) * ((at[i] as number) - (at[i - 1] as number))
+  }
+  const integral = (t: number): number => {
+    const i = lastAtOrBefore(at, t)
+    if (i < 0) return 0
+    return (prefix[i] as number) + (inverse[i] as number) * (t - (at[i] as number))
+  }
+  return {
+    between: (a, b) => integral(b) - integral(a),
+    at: (t) => {
+      const i = lastAtOrBefore(at, t)
+      return i < 0 ? 0 : (inverse[i] as number)
+    },
   }
 }

@@ -10,7 +10,7 @@ import { methodEnergy } from '../model/build.js'
 import type { CallInterval, CallTrace, CpuSchedule } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { forEachInterval, partIntervals, type PowerPart } from './_parts.js'
+import { forEachInterval, partIntervals, runningWeight, type PowerPart } from './_parts.js'
 import { lastAtOrBefore, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
@@ -450,15 +450,17 @@ function splitBySchedule(
     }
   }
   const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
+  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
+  const weight = runningWeight(part, slices)
   const running = new Float64Array(energyJ.length)
   const pieces: Array<{ node: number; t0: number; t1: number }> = []
-  for (const slice of schedule.slices) {
-    if (cpus !== undefined && !cpus.has(slice.cpu)) continue
+  for (const slice of slices) {
     const a = Math.max(slice.startNs, window.startNs)
     const b = Math.min(slice.endNs, window.endNs)
     if (!(b > a)) continue
     forEachInterval(bounds, a, b, (j, overlap) => {
-      running[j] = (running[j] as number) + overlap
+      const from = Math.max(a, bounds[j] as number)
+      running[j] = (running[j] as number) + weight.between(from, from + overlap)
     })
     const line = timeline.get(slice.tid)
     const lineStarts = starts.get(slice.tid)
@@ -473,7 +475,9 @@ function splitBySchedule(
   let attributedJ = 0
   for (const p of pieces) {
     forEachInterval(bounds, p.t0, p.t1, (j, overlap) => {
-      const share = ((energyJ[j] as number) * overlap) / (running[j] as number)
+      const from = Math.max(p.t0, bounds[j] as number)
+      const share =
+        ((energyJ[j] as number) * weight.between(from, from + overlap)) / (running[j] as number)
       ;(nodes[p.node] as Node).exclusiveJ += share
       attributedJ += share
     })

@@ -12,7 +12,7 @@ import { methodEnergy } from '../model/build.js'
 import type { CpuSchedule, CpuSlice, StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
-import { forEachInterval, partIntervals, type PowerPart } from './_parts.js'
+import { forEachInterval, partIntervals, runningWeight, type PowerPart } from './_parts.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { tailCumulativeJ, tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
@@ -354,8 +354,8 @@ export function attributeSamples(
 
 /**
  * `power: 'split'` with a CPU schedule: for each part, each sensor interval's net energy per
- * second of running time on the part's CPUs (all processes); a sample gets, per part, that rate
- * in its interval if its thread ran on one of the part's CPUs at the sample's time. Samples whose
+ * second of running time on the part's CPUs (all processes; `runningWeight`); a sample gets, per
+ * part, that rate in its interval if its thread ran on one of the part's CPUs at the sample's time. Samples whose
  * thread is not in the schedule at that time get only the parts that follow every CPU.
  */
 function scheduleSplit(
@@ -405,14 +405,16 @@ function scheduleSplit(
   parts.forEach((part, index) => {
     const { bounds, energyJ } = partIntervals(part, window)
     const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+    const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
+    const weight = runningWeight(part, slices)
     const running = new Float64Array(energyJ.length)
-    for (const slice of schedule.slices) {
-      if (cpus !== undefined && !cpus.has(slice.cpu)) continue
+    for (const slice of slices) {
       const a = Math.max(slice.startNs, window.startNs)
       const b = Math.min(slice.endNs, window.endNs)
       if (b > a) {
         forEachInterval(bounds, a, b, (j, overlap) => {
-          running[j] = (running[j] as number) + overlap
+          const from = Math.max(a, bounds[j] as number)
+          running[j] = (running[j] as number) + weight.between(from, from + overlap)
         })
       }
     }
@@ -426,8 +428,11 @@ function scheduleSplit(
         if (cpu === undefined || !cpus.has(cpu)) continue
       }
       const r = running[j] as number
-      // Energy per second of running time on the part, W.
-      if (r > 0) powerW[k] = (powerW[k] as number) + ((energyJ[j] as number) * NS_PER_S) / r
+      // Energy per second of (weighted) running time on the part, W.
+      if (r > 0) {
+        powerW[k] =
+          (powerW[k] as number) + ((energyJ[j] as number) * weight.at(s.tNs) * NS_PER_S) / r
+      }
     }
   })
   return { powerW, group }

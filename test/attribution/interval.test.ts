@@ -273,12 +273,14 @@ describe('split by a CPU schedule (sched_switch)', () => {
       parts: [little, big, system],
       schedule,
     })
-    // little: 40 ms of decode + 20 ms of another process → decode 0.1 × 40/60.
-    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.1 * (40 / 60) + 0.1 * (40 / 100), 12)
-    // big: only bind ran there. system: 100 ms of running in all, bind's 40 ms.
-    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.4 + 0.1 * (40 / 100), 12)
+    // little: 40 ms of decode + 20 ms of another process → decode 0.1 × 40/60. The system rail
+    // (no CPUs) is shared 1/N among what runs at each moment: bind and decode overlap 37 ms and
+    // each runs 3 ms alone, the other process 20 ms alone: weights 21.5, 21.5, 20 of 63.
+    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.1 * (40 / 60) + 0.1 * (21.5 / 63), 12)
+    // big: only bind ran there.
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.4 + 0.1 * (21.5 / 63), 12)
     expect(r.attributedEnergyJ + r.idleEnergyJ, 'every joule once').toBeCloseTo(0.6, 12)
-    expect(r.idleEnergyJ).toBeCloseTo(0.1 * (20 / 60) + 0.1 * (20 / 100), 12)
+    expect(r.idleEnergyJ).toBeCloseTo(0.1 * (20 / 60) + 0.1 * (20 / 63), 12)
   })
 
   test('without the schedule the same data is shared by CPU time (the limit it fixes)', () => {

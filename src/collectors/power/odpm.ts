@@ -19,6 +19,11 @@ export interface OdpmOptions {
   readonly traceDir?: string
   /** How long to wait for perfetto to flush after SIGTERM. @default 20 000 ms */
   readonly stopTimeoutMs?: number
+  /**
+   * Also record the scheduler's `sched_switch` events (`linux.ftrace`, compact form) in the same
+   * session, so per-method attribution knows which CPU cluster each thread ran on. @default true
+   */
+  readonly schedule?: boolean
 }
 
 /** The clock offsets Perfetto recorded (boottime − monotonic), for method traces on CLOCK_MONOTONIC. */
@@ -57,6 +62,21 @@ export function odpmCollector(
             unknownFields: [],
             dataSourceUnknownFields: [],
           },
+          ...(options.schedule === false
+            ? []
+            : [
+                {
+                  name: 'linux.ftrace',
+                  ftraceConfig: {
+                    ftraceEvents: ['sched/sched_switch'],
+                    atraceCategories: [],
+                    compactSched: true,
+                    unknownFields: [],
+                  },
+                  unknownFields: [],
+                  dataSourceUnknownFields: [],
+                },
+              ]),
         ],
         writeIntoFile: true,
         fileWritePeriodMs: 1000,
@@ -102,7 +122,12 @@ export function odpmCollector(
         severity: 'info',
         message,
       }))
-      return { kind: 'rails', rails: trace.rails, warnings }
+      return {
+        kind: 'rails',
+        rails: trace.rails,
+        ...(trace.schedule === undefined ? {} : { schedule: trace.schedule }),
+        warnings,
+      }
     },
     async abort(context) {
       const s = session

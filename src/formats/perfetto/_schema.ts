@@ -4,7 +4,12 @@
  * power/power_rails.proto @515cd212, power/battery_counters.proto @7e831a6c,
  * clock_snapshot.proto @246b14de, config/trace_config.proto @010da55c,
  * config/power/android_power_config.proto @1bc7c76b; DataSourceConfig.android_power_config = 106).
- * Every other TracePacket member is unknown here and skipped by the decoder.
+ * Scheduler data: TracePacket.ftrace_events = 1 (trace_packet.proto @a8dd0bc7),
+ * trace/ftrace/ftrace_event_bundle.proto @4958e3c3, trace/ftrace/ftrace_event.proto @0145ae5b
+ * (FtraceEvent.sched_switch = 4), trace/ftrace/sched.proto @6a5c9a49,
+ * config/ftrace/ftrace_config.proto @c65180f5, config/data_source_config.proto @adaf7a1d
+ * (DataSourceConfig.ftrace_config = 100); only the fields this tool reads or writes.
+ * Every other TracePacket member (and every other ftrace event) is unknown here and skipped.
  */
 import protobuf from 'protobufjs'
 
@@ -65,9 +70,20 @@ message AndroidPowerConfig {
   optional bool collect_entity_state_residency = 5;
 }
 
+message FtraceConfig {
+  repeated string ftrace_events = 1;
+  repeated string atrace_categories = 2;
+  optional uint32 buffer_size_kb = 10;
+  message CompactSchedConfig {
+    optional bool enabled = 1;
+  }
+  optional CompactSchedConfig compact_sched = 12;
+}
+
 message DataSourceConfig {
   optional string name = 1;
   optional uint32 target_buffer = 2;
+  optional FtraceConfig ftrace_config = 100;
   optional AndroidPowerConfig android_power_config = 106;
 }
 
@@ -93,11 +109,58 @@ message TraceConfig {
   optional uint32 flush_period_ms = 13;
 }
 
+message SchedSwitchFtraceEvent {
+  optional string prev_comm = 1;
+  optional int32 prev_pid = 2;
+  optional int32 prev_prio = 3;
+  optional int64 prev_state = 4;
+  optional string next_comm = 5;
+  optional int32 next_pid = 6;
+  optional int32 next_prio = 7;
+}
+
+message FtraceEvent {
+  optional uint64 timestamp = 1;
+  optional uint32 pid = 2;
+  oneof event {
+    SchedSwitchFtraceEvent sched_switch = 4;
+  }
+}
+
+enum FtraceClock {
+  FTRACE_CLOCK_UNSPECIFIED = 0;
+  FTRACE_CLOCK_UNKNOWN = 1;
+  FTRACE_CLOCK_GLOBAL = 2;
+  FTRACE_CLOCK_LOCAL = 3;
+  FTRACE_CLOCK_MONO_RAW = 4;
+}
+
+message FtraceEventBundle {
+  optional uint32 cpu = 1;
+  repeated FtraceEvent event = 2;
+  optional bool lost_events = 3;
+  message CompactSched {
+    repeated string intern_table = 5;
+    repeated uint64 switch_timestamp = 1 [packed = true];
+    repeated int64 switch_prev_state = 2 [packed = true];
+    repeated int32 switch_next_pid = 3 [packed = true];
+    repeated int32 switch_next_prio = 4 [packed = true];
+    repeated uint32 switch_next_comm_index = 6 [packed = true];
+  }
+  optional CompactSched compact_sched = 4;
+  optional FtraceClock ftrace_clock = 5;
+  optional int64 ftrace_timestamp = 6;
+  optional int64 boot_timestamp = 7;
+  optional uint64 last_read_event_timestamp = 9;
+  optional uint64 previous_bundle_end_timestamp = 10;
+}
+
 message TracePacketDefaults {
   optional uint32 timestamp_clock_id = 58;
 }
 
 message TracePacket {
+  optional FtraceEventBundle ftrace_events = 1;
   optional uint64 timestamp = 8;
   optional uint32 timestamp_clock_id = 58;
   optional int32 trusted_uid = 3;

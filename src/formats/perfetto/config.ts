@@ -6,8 +6,8 @@
  * or `,`; scalars are numbers, identifiers (enum values, true/false) and "strings" (adjacent
  * strings concatenate); `#` starts a comment; `name: [a, b]` lists repeat a field.
  * Known fields are typed; everything else is kept verbatim in `unknownFields` and written back.
- * Field semantics: google/perfetto protos/perfetto/config/trace_config.proto @010da55c and
- * config/power/android_power_config.proto @1bc7c76b.
+ * Field semantics: google/perfetto protos/perfetto/config/trace_config.proto @010da55c,
+ * config/power/android_power_config.proto @1bc7c76b and config/ftrace/ftrace_config.proto @c65180f5.
  */
 import { EnergyError } from '../../model/errors.js'
 import { PerfettoErrors } from './errors.js'
@@ -53,13 +53,31 @@ export interface AndroidPowerConfig {
   readonly unknownFields: readonly TextProtoField[]
 }
 
+/** `FtraceConfig` of the `linux.ftrace` data source (the fields this tool uses). */
+export interface FtraceConfig {
+  /** Kernel events as `group/name`, e.g. `sched/sched_switch`, `power/cpu_frequency`. */
+  readonly ftraceEvents: readonly string[]
+  /** Android atrace categories, e.g. `sched`, `gfx` (each turns on its own kernel events). */
+  readonly atraceCategories: readonly string[]
+  /** Size of each per-CPU kernel ring buffer, KiB. */
+  readonly bufferSizeKb?: number
+  /**
+   * `compact_sched { enabled }`: write sched_switch in the dense `compact_sched` form. Unset means
+   * the service default (enabled since perfetto v42). A `compact_sched` block holding anything
+   * but one `enabled` stays verbatim in `unknownFields` instead.
+   */
+  readonly compactSched?: boolean
+  readonly unknownFields: readonly TextProtoField[]
+}
+
 /** One `data_sources { config { ... } }` entry. */
 export interface PerfettoDataSource {
   /** Data source name, e.g. `android.power`, `linux.ftrace`. */
   readonly name: string
   readonly targetBuffer?: number
   readonly androidPowerConfig?: AndroidPowerConfig
-  /** Fields of `config { }` this parser does not model (e.g. `ftrace_config`), verbatim. */
+  readonly ftraceConfig?: FtraceConfig
+  /** Fields of `config { }` this parser does not model (e.g. `process_stats_config`), verbatim. */
   readonly unknownFields: readonly TextProtoField[]
   /** Fields next to `config { }` (e.g. `producer_name_filter`), verbatim. */
   readonly dataSourceUnknownFields: readonly TextProtoField[]
@@ -371,11 +389,53 @@ function powerConfig(m: TextProtoMessage): AndroidPowerConfig {
   }
 }
 
+function ftraceConfig(m: TextProtoMessage): FtraceConfig {
+  rejectDuplicates(m, ['buffer_size_kb', 'compact_sched'])
+  const ftraceEvents: string[] = []
+  const atraceCategories: string[] = []
+  let bufferSizeKb: number | undefined
+  let compactSched: boolean | undefined
+  const unknownFields: TextProtoField[] = []
+  for (const f of m.fields) {
+    if (f.name === 'ftrace_events') ftraceEvents.push(asString(f))
+    else if (f.name === 'atrace_categories') atraceCategories.push(asString(f))
+    else if (f.name === 'buffer_size_kb') bufferSizeKb = asUint(f)
+    else if (f.name === 'compact_sched') {
+      const inner = asMessage(f)
+      const only = inner.fields.length === 1 ? inner.fields[0] : undefined
+      // Only the plain `{ enabled: x }` form is typed, so formatting writes back what was read.
+      if (only?.name === 'enabled') compactSched = asBool(only)
+      else unknownFields.push(f)
+    } else unknownFields.push(f)
+  }
+  return {
+    ftraceEvents,
+    atraceCategories,
+    ...(bufferSizeKb === undefined ? {} : { bufferSizeKb }),
+    ...(compactSched === undefined ? {} : { compactSched }),
+    unknownFields,
+  }
+}
+
+/**
+ * Whether an ftrace config records `sched_switch`: the event named as `sched/sched_switch` or
+ * `sched_switch`, the whole `sched/*` group, or the atrace `sched` category (which perfetto expands
+ * to the scheduler events).
+ */
+export function requestsSchedSwitch(config: FtraceConfig): boolean {
+  return (
+    config.ftraceEvents.some(
+      (e) => e === 'sched/sched_switch' || e === 'sched_switch' || e === 'sched/*',
+    ) || config.atraceCategories.includes('sched')
+  )
+}
+
 function dataSource(m: TextProtoMessage): PerfettoDataSource {
   rejectDuplicates(m, ['config'])
   let name = ''
   let targetBuffer: number | undefined
   let androidPowerConfig: AndroidPowerConfig | undefined
+  let ftrace: FtraceConfig | undefined
   const unknownFields: TextProtoField[] = []
   const dataSourceUnknownFields: TextProtoField[] = []
   for (const f of m.fields) {
@@ -384,11 +444,12 @@ function dataSource(m: TextProtoMessage): PerfettoDataSource {
       continue
     }
     const config = asMessage(f)
-    rejectDuplicates(config, ['name', 'target_buffer', 'android_power_config'])
+    rejectDuplicates(config, ['name', 'target_buffer', 'android_power_config', 'ftrace_config'])
     for (const c of config.fields) {
       if (c.name === 'name') name = asString(c)
       else if (c.name === 'target_buffer') targetBuffer = asUint(c)
       else if (c.name === 'android_power_config') androidPowerConfig = powerConfig(asMessage(c))
+      else if (c.name === 'ftrace_config') ftrace = ftraceConfig(asMessage(c))
       else unknownFields.push(c)
     }
   }
@@ -396,6 +457,7 @@ function dataSource(m: TextProtoMessage): PerfettoDataSource {
     name,
     ...(targetBuffer === undefined ? {} : { targetBuffer }),
     ...(androidPowerConfig === undefined ? {} : { androidPowerConfig }),
+    ...(ftrace === undefined ? {} : { ftraceConfig: ftrace }),
     unknownFields,
     dataSourceUnknownFields,
   }
@@ -529,6 +591,11 @@ const ident = (name: string, value: string): TextProtoField => ({
   value: { kind: 'identifier', value },
 })
 const bool = (name: string, value: boolean): TextProtoField => ident(name, value ? 'true' : 'false')
+const str = (name: string, value: string): TextProtoField => ({
+  name,
+  line: 0,
+  value: { kind: 'string', value },
+})
 const msg = (name: string, fields: TextProtoField[]): TextProtoField => ({
   name,
   line: 0,
@@ -549,8 +616,9 @@ export function traceConfigToTextProto(config: PerfettoTraceConfig): TextProtoMe
   }
   for (const d of config.dataSources) {
     const p = d.androidPowerConfig
+    const f = d.ftraceConfig
     const configFields: TextProtoField[] = [
-      { name: 'name', line: 0, value: { kind: 'string', value: d.name } },
+      str('name', d.name),
       ...(d.targetBuffer === undefined ? [] : [num('target_buffer', d.targetBuffer)]),
       ...(p === undefined
         ? []
@@ -570,6 +638,19 @@ export function traceConfigToTextProto(config: PerfettoTraceConfig): TextProtoMe
                 ? []
                 : [bool('collect_entity_state_residency', p.collectEntityStateResidency)]),
               ...p.unknownFields,
+            ]),
+          ]),
+      ...(f === undefined
+        ? []
+        : [
+            msg('ftrace_config', [
+              ...f.ftraceEvents.map((e) => str('ftrace_events', e)),
+              ...f.atraceCategories.map((c) => str('atrace_categories', c)),
+              ...(f.bufferSizeKb === undefined ? [] : [num('buffer_size_kb', f.bufferSizeKb)]),
+              ...(f.compactSched === undefined
+                ? []
+                : [msg('compact_sched', [bool('enabled', f.compactSched)])]),
+              ...f.unknownFields,
             ]),
           ]),
       ...d.unknownFields,
@@ -635,6 +716,20 @@ export function traceConfigToProtoObject(config: PerfettoTraceConfig): Record<st
                       collect_entity_state_residency:
                         d.androidPowerConfig.collectEntityStateResidency,
                     }),
+              },
+            }),
+        ...(d.ftraceConfig === undefined
+          ? {}
+          : {
+              ftrace_config: {
+                ftrace_events: d.ftraceConfig.ftraceEvents,
+                atrace_categories: d.ftraceConfig.atraceCategories,
+                ...(d.ftraceConfig.bufferSizeKb === undefined
+                  ? {}
+                  : { buffer_size_kb: d.ftraceConfig.bufferSizeKb }),
+                ...(d.ftraceConfig.compactSched === undefined
+                  ? {}
+                  : { compact_sched: { enabled: d.ftraceConfig.compactSched } }),
               },
             }),
       },

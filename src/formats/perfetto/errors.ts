@@ -6,10 +6,20 @@ export const PerfettoErrors = {
   TRUNCATED: 'E_PERFETTO_TRUNCATED',
   /** A packet does not decode as `TracePacket`. */
   CORRUPT: 'E_PERFETTO_CORRUPT',
-  /** A power packet's timestamp uses a clock the model cannot name (sequence-scoped clock ids). */
+  /**
+   * A power packet's timestamp uses a clock the model cannot name (sequence-scoped clock ids), or an
+   * ftrace bundle on a non-boot ftrace clock has no timestamp pair to map it to boottime.
+   */
   UNSUPPORTED_CLOCK: 'E_PERFETTO_UNSUPPORTED_CLOCK',
   /** A 64-bit value does not fit a JavaScript safe integer. */
   UNSAFE_INTEGER: 'E_PERFETTO_UNSAFE_INTEGER',
+  /** sched_switch events of one CPU go back in time (within a bundle or from one bundle to the next). */
+  SCHED_ORDER: 'E_PERFETTO_SCHED_ORDER',
+  /**
+   * Scheduler data is inconsistent: `compact_sched` arrays of different lengths, a comm index
+   * outside its intern table, a bundle without a CPU, an event without a timestamp.
+   */
+  SCHED_CORRUPT: 'E_PERFETTO_SCHED_CORRUPT',
   /** The encoder was given values it cannot write (negative energy, non-integer index, ...). */
   ENCODE_INPUT: 'E_PERFETTO_ENCODE_INPUT',
   /** Text config: a token or bracket is out of place. */

@@ -1,5 +1,6 @@
 export type {
   AndroidPowerConfig,
+  FtraceConfig,
   PerfettoBufferConfig,
   PerfettoDataSource,
   PerfettoTraceConfig,
@@ -12,9 +13,11 @@ export {
   formatTextProto,
   parsePerfettoTextConfig,
   parseTextProto,
+  requestsSchedSwitch,
   traceConfigToTextProto,
 } from './config.js'
 export { PerfettoErrors } from './errors.js'
+export type { PowerTraceSchedule } from './sched.js'
 export type { PowerTraceInput, PowerTraceRail } from './trace.js'
 export { decodePowerTrace, encodePowerTrace, encodeTraceConfig, isPerfettoTrace } from './trace.js'
 export type {

@@ -1,11 +1,12 @@
 /**
- * Perfetto binary trace decoder (power data) and encoder (what a phone's `android.power` data
- * source writes).
+ * Perfetto binary trace decoder (power data and the scheduler's sched_switch events) and encoder
+ * (what a phone's `android.power` and `linux.ftrace` data sources write).
  *
  * A trace file is a `Trace` message: `repeated TracePacket packet = 1`, i.e. a plain concatenation
  * of (tag 0x0a, varint length, packet bytes). We walk it with protobufjs' Reader so errors carry
  * byte offsets, and decode each packet with protobufjs from `_schema.ts`; packet types we do not
- * model (ftrace, track events, process trees, ...) are unknown fields and skipped.
+ * model (track events, process trees, ftrace events other than sched_switch, ...) are unknown
+ * fields and skipped. Scheduler data is read by `sched.ts`.
  *
  * Semantics: rail descriptors may arrive in any power_rails packet; energy_data is cumulative µWs
  * stamped by `timestamp_ms` on CLOCK_BOOTTIME, which Perfetto's trace processor also uses as the
@@ -20,8 +21,10 @@ import { EnergyError } from '../../model/errors.js'
 import type { RailReading, RailSeries } from '../../model/samples.js'
 import { Reader, TraceConfigType, TracePacketType, TraceType } from './_schema.js'
 import type { AndroidPowerConfig, PerfettoTraceConfig } from './config.js'
-import { traceConfigToProtoObject } from './config.js'
+import { requestsSchedSwitch, traceConfigToProtoObject } from './config.js'
 import { PerfettoErrors } from './errors.js'
+import { FORMAT, arr, corrupt, int, isObj, type Obj } from './_fields.js'
+import { SchedCollector, scheduleBundles, type PowerTraceSchedule } from './sched.js'
 import type {
   BatteryCounterReading,
   BatteryCounterSeries,
@@ -29,8 +32,6 @@ import type {
   PerfettoPowerTrace,
   PerfettoRailDescriptor,
 } from './types.js'
-
-const FORMAT = 'Perfetto trace'
 
 /** Perfetto BuiltinClock ids → model clocks (coarse clocks share their base clock's timeline). */
 const CLOCK_IDS: Readonly<Record<number, ClockName>> = {
@@ -46,43 +47,6 @@ const CLOCK_TO_ID: Readonly<Record<string, number>> = {
   monotonic: 3,
   monotonic_raw: 5,
   boottime: 6,
-}
-
-type Obj = Record<string, unknown>
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function arr(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : []
-}
-
-function int(value: unknown, field: string, offset: number): number | undefined {
-  if (value === undefined || value === null) return undefined
-  const n = typeof value === 'string' ? Number(value) : value
-  if (typeof n !== 'number' || !Number.isFinite(n)) {
-    throw corrupt(offset, `field \`${field}\` is not a number`)
-  }
-  if (!Number.isSafeInteger(n)) {
-    throw new EnergyError({
-      code: PerfettoErrors.UNSAFE_INTEGER,
-      message: `field \`${field}\` = ${String(value)} exceeds 2^53 and cannot be represented exactly`,
-      hint: 'This value is outside what the tool supports; report it with the trace attached.',
-      details: { format: FORMAT, offset },
-    })
-  }
-  return n
-}
-
-function corrupt(offset: number, message: string, cause?: unknown): EnergyError {
-  return new EnergyError({
-    code: PerfettoErrors.CORRUPT,
-    message,
-    hint: 'The trace is damaged; pull it again from the device (or re-record it).',
-    details: { format: FORMAT, offset },
-    ...(cause === undefined ? {} : { cause }),
-  })
 }
 
 function truncated(offset: number, message: string): EnergyError {
@@ -216,7 +180,8 @@ function* packets(bytes: Uint8Array, base: number): Generator<RawPacket> {
 
 /**
  * Decode a binary Perfetto trace and return its power data: ODPM rails as cumulative `RailSeries`
- * (J, boottime), battery counters (SI, with their clock), rail descriptors and clock snapshots.
+ * (J, boottime), battery counters (SI, with their clock), rail descriptors and clock snapshots;
+ * and, when it has sched_switch data, what ran on each CPU (`schedule`).
  * Traces without power data decode fine and report `hasPowerData: false`.
  */
 export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
@@ -239,6 +204,8 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
   const seenSequences = new Set<number>()
   const droppedOn = new Set<number>()
   const powerSequences = new Set<number>()
+  const sched = new SchedCollector()
+  let schedRequested = false
   let packetCount = 0
   for (const { offset, packet } of packets(bytes, 0)) {
     packetCount++
@@ -260,8 +227,12 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
       int(packet.timestamp_clock_id, 'timestamp_clock_id', offset) ??
       sequenceClock.get(sequence) ??
       6
+    if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime') sched.noteTime(timestampNs)
     let kind = 'other'
-    if (isObj(packet.power_rails)) {
+    if (isObj(packet.ftrace_events)) {
+      kind = 'ftrace_events'
+      sched.bundle(packet.ftrace_events, offset, sequence)
+    } else if (isObj(packet.power_rails)) {
       kind = 'power_rails'
       for (const d of arr(packet.power_rails.rail_descriptor)) {
         if (!isObj(d)) continue
@@ -291,6 +262,7 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
           continue
         }
         energy.push({ index, tNs, energyJ: uws / 1e6, offset })
+        sched.noteTime(tNs)
       }
     } else if (isObj(packet.battery)) {
       kind = 'battery'
@@ -340,6 +312,7 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
             const timestamp = typeof c.timestamp === 'string' ? c.timestamp : '0'
             const asNumber = Number(timestamp)
             const clock = CLOCK_IDS[id]
+            if (clock === 'boottime' && Number.isSafeInteger(asNumber)) sched.noteTime(asNumber)
             return {
               clockId: id,
               ...(clock === undefined ? {} : { clock }),
@@ -353,6 +326,15 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
       for (const ds of arr(packet.trace_config.data_sources)) {
         if (isObj(ds) && isObj(ds.config) && typeof ds.config.name === 'string') {
           dataSources.push(ds.config.name)
+          const ftrace = ds.config.ftrace_config
+          if (ds.config.name === 'linux.ftrace' && isObj(ftrace)) {
+            const asked = requestsSchedSwitch({
+              ftraceEvents: arr(ftrace.ftrace_events).map(String),
+              atraceCategories: arr(ftrace.atrace_categories).map(String),
+              unknownFields: [],
+            })
+            schedRequested ||= asked
+          }
           // Old services echo every config sub-message, also for other data sources: only the
           // android.power source's config means anything.
           if (ds.config.name === 'android.power' && isObj(ds.config.android_power_config)) {
@@ -381,6 +363,8 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
       )
     }
   }
+  const { schedule, warnings: schedWarnings } = sched.finish(schedRequested, droppedOn)
+  warnings.push(...schedWarnings)
   const byRail = new Map<number, RailReading[]>()
   const lastEnergy = new Map<number, number>()
   for (const e of energy) {
@@ -428,6 +412,7 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
     hasPowerData: rails.length > 0 || batterySeries.some((s) => s.readings.length > 0),
     configuredDataSources: dataSources,
     ...(powerConfig === undefined ? {} : { androidPowerConfig: powerConfig }),
+    ...(schedule === undefined ? {} : { schedule }),
     warnings,
   }
 }
@@ -462,6 +447,12 @@ export interface PowerTraceInput {
   readonly sequenceId?: number
   /** `trusted_uid` of the producer (traced_probes). @default 9999 */
   readonly producerUid?: number
+  /**
+   * What ran on each CPU, written as the `linux.ftrace` data source writes `sched_switch` (one
+   * `ftrace_events` bundle per CPU on sequence `sequenceId + 1`), followed by a closing clock
+   * snapshot at the schedule's end. A decoded `CpuSchedule` can be passed as is.
+   */
+  readonly schedule?: PowerTraceSchedule
 }
 
 function earliestTime(input: PowerTraceInput): number {
@@ -496,7 +487,8 @@ function nonNegativeInt(value: number, what: string): number {
 /**
  * Encode power data as the binary Perfetto trace a phone writes for an `android.power` session:
  * [trace_config], clock_snapshot, one power_rails packet with all rail descriptors, then
- * energy_data and battery packets in time order.
+ * energy_data and battery packets in time order; with a `schedule`, then one ftrace bundle per CPU
+ * and a clock snapshot at the session end.
  */
 export function encodePowerTrace(input: PowerTraceInput): Uint8Array {
   const sequence = input.sequenceId ?? 2
@@ -608,6 +600,28 @@ export function encodePowerTrace(input: PowerTraceInput): Uint8Array {
   }
   timed.sort((a, b) => a.tNs - b.tNs || a.order - b.order)
   for (const t of timed) out.push(t.packet)
+  if (input.schedule !== undefined) {
+    const { bundles, endNs } = scheduleBundles(input.schedule, encodeError)
+    const ftrace = { trusted_uid: uid, trusted_packet_sequence_id: sequence + 1 }
+    for (const bundle of bundles) out.push({ ...ftrace, ftrace_events: bundle })
+    // The service snapshots the clocks again when the session stops; this is also what tells a
+    // reader when slices still running at the end stopped being observed.
+    if (endNs !== undefined) {
+      // Every clock moved on as far as boottime did (no clock of the model drifts).
+      const shift = snapshot.boottime === undefined ? undefined : endNs - snapshot.boottime
+      out.push({
+        ...service,
+        timestamp: endNs,
+        clock_snapshot: {
+          clocks:
+            shift === undefined
+              ? [{ clock_id: 6, timestamp: endNs }]
+              : clocks.map((c) => ({ clock_id: c.clock_id, timestamp: c.timestamp + shift })),
+          primary_trace_clock: 6,
+        },
+      })
+    }
+  }
   return TraceType.encode(TraceType.fromObject({ packet: out })).finish()
 }
 

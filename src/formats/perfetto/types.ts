@@ -1,6 +1,6 @@
 /** Power data decoded from a Perfetto trace, in SI units, each series on a named clock. */
 import type { ClockName } from '../../model/clock.js'
-import type { RailSeries } from '../../model/samples.js'
+import type { CpuSchedule, RailSeries } from '../../model/samples.js'
 import type { AndroidPowerConfig } from './config.js'
 
 /** `PowerRails.RailDescriptor`: one ODPM channel as the device describes it. */
@@ -62,7 +62,10 @@ export interface PerfettoClockReading {
 export interface PerfettoPowerTrace {
   /** Number of top-level `TracePacket`s (after expanding compressed packets). */
   readonly packetCount: number
-  /** Packets by what they carry: `power_rails`, `battery`, `clock_snapshot`, `trace_config`, `other`. */
+  /**
+   * Packets by what they carry: `power_rails`, `battery`, `clock_snapshot`, `trace_config`,
+   * `ftrace_events`, `other`.
+   */
   readonly packetKinds: Readonly<Record<string, number>>
   /** Cumulative energy per rail, J on `boottime` (ODPM `energy_data`). */
   readonly rails: readonly RailSeries[]
@@ -75,6 +78,13 @@ export interface PerfettoPowerTrace {
   readonly configuredDataSources: readonly string[]
   /** The `android.power` config echoed in `trace_config`, when the session had one. */
   readonly androidPowerConfig?: AndroidPowerConfig
+  /**
+   * What ran on each CPU, from ftrace `sched_switch` events (plain or `compact_sched`), on boottime
+   * (`source: 'perfetto.sched_switch'`). Present when the trace has sched_switch data or its echoed
+   * config asked `linux.ftrace` for it (then possibly with no slices). A CPU's last slice ends at the
+   * latest boottime timestamp in the trace; see docs/formats/perfetto.md.
+   */
+  readonly schedule?: CpuSchedule
   /** Things that are odd but not fatal (counter going backwards, data for an undescribed rail). */
   readonly warnings: readonly string[]
 }

@@ -1,8 +1,10 @@
 /**
  * Installs the simulated phone into a base device: its shell commands (one file each in this
- * folder) and its sysfs nodes (the fuel gauge under /sys/class/power_supply/battery).
+ * folder) and its sysfs nodes (the fuel gauge under /sys/class/power_supply/battery, the CPU
+ * topology under /sys/devices/system/cpu).
  */
 import type { ShellCommand, VirtualDeviceHandle } from '../contract.js'
+import { simCpus } from '../sim/cpu-schedule.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import { amCommand } from './am.js'
 import { cmdCommand } from './cmd.js'
@@ -77,4 +79,37 @@ export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): v
     mode: 0o444,
     read: () => encoder.encode(`${phone.battery.charging ? 1 : 0}\n`),
   })
+  installCpuTopology(device, phone)
+}
+
+/** `0-3,6`: the kernel's cpulist format (`%*pbl`) of sorted CPU ids. */
+function formatCpuList(cpus: readonly number[]): string {
+  const ranges: string[] = []
+  for (let i = 0; i < cpus.length;) {
+    const first = cpus[i] ?? 0
+    let last = first
+    while (cpus[i + 1] === last + 1) last = cpus[++i] ?? last
+    ranges.push(first === last ? `${first}` : `${first}-${last}`)
+    i++
+  }
+  return ranges.join(',')
+}
+
+/**
+ * The CPUs of the power profile's clusters, where tools look for them: `possible`/`present`/
+ * `online` (all cores stay online here) and one cpufreq policy per cluster, named after its first
+ * CPU, whose `related_cpus` lists the cluster's CPUs space-separated (cpufreq's show_cpus).
+ */
+function installCpuTopology(device: VirtualDeviceHandle, phone: SimPhone): void {
+  const encoder = new TextEncoder()
+  const dir = '/sys/devices/system/cpu'
+  const text = (path: string, value: string): void => {
+    device.fs.defineDynamic(path, { mode: 0o444, read: () => encoder.encode(`${value}\n`) })
+  }
+  const all = formatCpuList(simCpus(phone.sim.power))
+  for (const name of ['possible', 'present', 'online']) text(`${dir}/${name}`, all)
+  for (const cluster of phone.sim.power.clusters) {
+    const cpus = Array.from({ length: cluster.cores }, (_, i) => cluster.firstCore + i)
+    text(`${dir}/cpufreq/policy${cluster.firstCore}/related_cpus`, cpus.join(' '))
+  }
 }

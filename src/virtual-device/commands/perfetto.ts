@@ -1,18 +1,23 @@
 /**
  * `perfetto -c - --txt -o FILE [--background]`: reads a text TraceConfig from stdin, and for an
  * `android.power` data source polls the ODPM rails (`collect_power_rails: true`) and the battery
- * counters every `battery_poll_ms`, writing the binary trace with the perfetto encoder when the
- * session ends (`duration_ms`, or SIGTERM/SIGINT via `kill`). `--background` prints the pid and
- * returns at once, as the real tool does.
+ * counters every `battery_poll_ms`; for a `linux.ftrace` data source that records `sched_switch`
+ * it writes what ran on each CPU of the simulated phone over the session (compact unless
+ * `compact_sched { enabled: false }`). The binary trace is written with the perfetto encoder when
+ * the session ends (`duration_ms`, or SIGTERM/SIGINT via `kill`). `--background` prints the pid
+ * and returns at once, as the real tool does.
  */
 import {
   encodePowerTrace,
   parsePerfettoTextConfig,
+  requestsSchedSwitch,
   type BatteryCounterReading,
   type PerfettoTraceConfig,
+  type PowerTraceSchedule,
 } from '../../formats/perfetto/index.js'
 import type { RailSeries } from '../../model/index.js'
 import type { ShellCommand, ShellInvocation } from '../contract.js'
+import { cpuScheduleOf } from '../sim/cpu-schedule.js'
 import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import { readRails } from '../sim/sensors.js'
@@ -20,7 +25,31 @@ import { err, out } from './_util.js'
 
 const DEFAULT_POLL_MS = 1000
 
-/** Builds the trace bytes of an android.power session over [startNs, stopNs]. */
+/**
+ * The sched_switch data of a session over [startNs, stopNs], when its config has a `linux.ftrace`
+ * data source that records it: one bundle per CPU of the power profile.
+ */
+function scheduleOf(
+  phone: SimPhone,
+  config: PerfettoTraceConfig,
+  startNs: number,
+  stopNs: number,
+): PowerTraceSchedule | undefined {
+  const ftrace = config.dataSources.find(
+    (d) =>
+      d.name === 'linux.ftrace' &&
+      d.ftraceConfig !== undefined &&
+      requestsSchedSwitch(d.ftraceConfig),
+  )?.ftraceConfig
+  if (ftrace === undefined) return undefined
+  return {
+    ...cpuScheduleOf(phone.sim, startNs, stopNs),
+    compact: ftrace.compactSched ?? true,
+    endNs: stopNs,
+  }
+}
+
+/** Builds the trace bytes of an android.power / linux.ftrace session over [startNs, stopNs]. */
 export function powerTraceBytes(
   phone: SimPhone,
   config: PerfettoTraceConfig,
@@ -71,6 +100,7 @@ export function powerTraceBytes(
       })
     }
   }
+  const schedule = scheduleOf(phone, config, startNs, stopNs)
   return encodePowerTrace({
     rails,
     batteryCounters: battery.length > 0 ? [{ clock: 'boottime', readings: battery }] : [],
@@ -79,6 +109,7 @@ export function powerTraceBytes(
       monotonic: startNs + (phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')),
     },
     config,
+    ...(schedule === undefined ? {} : { schedule }),
   })
 }
 

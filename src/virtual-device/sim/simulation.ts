@@ -208,6 +208,8 @@ export class Simulation {
   /** Slow-down of full method tracing while `am profile` (non-sampling) runs; see setTracing. */
   private tracing: TracingOverhead | undefined
   private threads = new Map<string, SimThread>()
+  /** Every thread any process of the app ever had, by tid (execution slices outlive a relaunch). */
+  private readonly threadsByTid = new Map<number, SimThread>()
   private coreBusyUntil = new Map<number, number>()
   private nextLittleCore = 0
   private nextUiCore = 0
@@ -257,6 +259,11 @@ export class Simulation {
   /** Threads of the running process (main first). */
   threadList(): SimThread[] {
     return [...this.threads.values()].sort((a, b) => a.tid - b.tid)
+  }
+
+  /** The thread with this tid, also from an earlier process of the app (the latest if reused). */
+  threadByTid(tid: number): SimThread | undefined {
+    return this.threadsByTid.get(tid)
   }
 
   /** Starts the app (cold start) with process id `pid` and shows `screenId` or the initial screen. */
@@ -517,6 +524,7 @@ export class Simulation {
       cpuNs: 0,
     }
     this.threads.set(name, thread)
+    this.threadsByTid.set(thread.tid, thread)
     return thread
   }
 

@@ -7,6 +7,7 @@ import {
   formatPerfettoTextConfig,
   parsePerfettoTextConfig,
   parseTextProto,
+  requestsSchedSwitch,
 } from '../../../src/formats/perfetto/index.js'
 import type { PerfettoTraceConfig } from '../../../src/formats/perfetto/index.js'
 import { expectEnergyError, fixtureText } from '../simpleperf/_helpers.js'
@@ -54,14 +55,25 @@ describe('parsePerfettoTextConfig', () => {
     })
   })
 
+  test('ftrace_config is typed (events, buffer size, compact_sched)', () => {
+    expect(config.dataSources[1]?.ftraceConfig).toEqual({
+      ftraceEvents: ['sched/sched_switch', 'power/cpu_frequency', 'power/cpu_idle'],
+      atraceCategories: [],
+      bufferSizeKb: 2048,
+      compactSched: true,
+      unknownFields: [],
+    })
+    expect(config.dataSources[0]?.ftraceConfig).toBeUndefined()
+  })
+
   test('unknown fields are kept verbatim with their lines, at every level', () => {
     expect(config.unknownFields.map((f) => [f.name, f.line])).toEqual([
-      ['incremental_state_config', 38],
+      ['incremental_state_config', 41],
     ])
     const ftrace = config.dataSources[1]
-    expect(ftrace?.unknownFields.map((f) => f.name)).toEqual(['ftrace_config'])
+    expect(ftrace?.unknownFields).toEqual([])
     expect(ftrace?.dataSourceUnknownFields).toEqual([
-      { name: 'producer_name_filter', line: 32, value: { kind: 'string', value: 'traced_probes' } },
+      { name: 'producer_name_filter', line: 35, value: { kind: 'string', value: 'traced_probes' } },
     ])
   })
 
@@ -118,7 +130,17 @@ describe('parsePerfettoTextConfig', () => {
             },
           },
         },
-        { config: { name: 'linux.ftrace', target_buffer: 1 } },
+        {
+          config: {
+            name: 'linux.ftrace',
+            target_buffer: 1,
+            ftrace_config: {
+              ftrace_events: ['sched/sched_switch', 'power/cpu_frequency', 'power/cpu_idle'],
+              buffer_size_kb: 2048,
+              compact_sched: { enabled: true },
+            },
+          },
+        },
       ],
       duration_ms: 10000,
       write_into_file: true,
@@ -146,6 +168,85 @@ describe('parsePerfettoTextConfig', () => {
     expect(parsed.unknownFields[0]?.value).toEqual({ kind: 'string', value: 'a"b\nA' })
     const again = parsePerfettoTextConfig(formatPerfettoTextConfig(parsed))
     expect(withoutLines(again)).toEqual(withoutLines(parsed))
+  })
+
+  test('ftrace_config: canonical text, round trip, binary fields, and the sched_switch request', () => {
+    const ftrace = parsePerfettoTextConfig(
+      'data_sources { config { name: "linux.ftrace" ftrace_config { compact_sched { enabled: false } ftrace_events: "sched/sched_switch" atrace_categories: "gfx" buffer_size_kb: 4096 drain_period_ms: 250 } } }',
+    )
+    const f = ftrace.dataSources[0]?.ftraceConfig
+    expect(f).toMatchObject({
+      ftraceEvents: ['sched/sched_switch'],
+      atraceCategories: ['gfx'],
+      bufferSizeKb: 4096,
+      compactSched: false,
+    })
+    expect(f?.unknownFields.map((u) => u.name)).toEqual(['drain_period_ms'])
+    expect(formatPerfettoTextConfig(ftrace)).toBe(
+      [
+        'data_sources {',
+        '  config {',
+        '    name: "linux.ftrace"',
+        '    ftrace_config {',
+        '      ftrace_events: "sched/sched_switch"',
+        '      atrace_categories: "gfx"',
+        '      buffer_size_kb: 4096',
+        '      compact_sched {',
+        '        enabled: false',
+        '      }',
+        '      drain_period_ms: 250',
+        '    }',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    )
+    expect(withoutLines(parsePerfettoTextConfig(formatPerfettoTextConfig(ftrace)))).toEqual(
+      withoutLines(ftrace),
+    )
+    const binary = TraceConfigType.toObject(TraceConfigType.decode(encodeTraceConfig(ftrace)), {
+      longs: Number,
+    })
+    expect(binary).toEqual({
+      data_sources: [
+        {
+          config: {
+            name: 'linux.ftrace',
+            ftrace_config: {
+              ftrace_events: ['sched/sched_switch'],
+              atrace_categories: ['gfx'],
+              buffer_size_kb: 4096,
+              compact_sched: { enabled: false },
+            },
+          },
+        },
+      ],
+    })
+    expect(requestsSchedSwitch(f!)).toBe(true)
+  })
+
+  test('a compact_sched block other than `{ enabled: x }` stays verbatim (and the default applies)', () => {
+    const text =
+      'data_sources { config { name: "linux.ftrace" ftrace_config { compact_sched { } } } }'
+    const f = parsePerfettoTextConfig(text).dataSources[0]?.ftraceConfig
+    expect(f?.compactSched).toBeUndefined()
+    expect(f?.unknownFields.map((u) => u.name)).toEqual(['compact_sched'])
+    expect(formatPerfettoTextConfig(parsePerfettoTextConfig(text))).toContain(
+      '      compact_sched {\n      }\n',
+    )
+  })
+
+  test.each<[string, string[], string[], boolean]>([
+    ['sched/sched_switch', ['sched/sched_switch'], [], true],
+    ['bare event name', ['sched_switch'], [], true],
+    ['whole sched group', ['sched/*'], [], true],
+    ['atrace sched category', [], ['sched'], true],
+    ['other sched events only', ['sched/sched_wakeup', 'sched/sched_waking'], [], false],
+    ['power events', ['power/cpu_frequency'], ['gfx'], false],
+  ])('requestsSchedSwitch: %s', (_name, ftraceEvents, atraceCategories, expected) => {
+    expect(requestsSchedSwitch({ ftraceEvents, atraceCategories, unknownFields: [] })).toBe(
+      expected,
+    )
   })
 
   test('an empty config is a valid (empty) TraceConfig', () => {
@@ -192,6 +293,24 @@ describe('errors carry the line', () => {
       PerfettoErrors.CONFIG_VALUE,
       1,
     ],
+    [
+      'ftrace event not a string',
+      'data_sources { config {\n ftrace_config { ftrace_events: sched } } }',
+      PerfettoErrors.CONFIG_VALUE,
+      2,
+    ],
+    [
+      'compact_sched enabled not a bool',
+      'data_sources { config { ftrace_config {\n compact_sched { enabled: maybe } } } }',
+      PerfettoErrors.CONFIG_VALUE,
+      2,
+    ],
+    [
+      'buffer_size_kb twice',
+      'data_sources { config { ftrace_config { buffer_size_kb: 1\n buffer_size_kb: 2 } } }',
+      PerfettoErrors.CONFIG_VALUE,
+      2,
+    ],
   ]
   test.each(cases)('%s', (_name, text, code, line) => {
     const error = expectEnergyError(() => parsePerfettoTextConfig(text), code)
@@ -228,6 +347,19 @@ describe('properties', () => {
           collectPowerRails: fc.boolean(),
           unknownFields: fc.constant([]),
         }),
+        ftraceConfig: fc.record(
+          {
+            ftraceEvents: fc.array(
+              fc.constantFrom('sched/sched_switch', 'power/cpu_frequency', 'sched/sched_waking'),
+              { maxLength: 3 },
+            ),
+            atraceCategories: fc.array(fc.constantFrom('sched', 'gfx', 'view'), { maxLength: 2 }),
+            bufferSizeKb: fc.nat({ max: 1 << 16 }),
+            compactSched: fc.boolean(),
+            unknownFields: fc.constant([]),
+          },
+          { requiredKeys: ['ftraceEvents', 'atraceCategories', 'unknownFields'] },
+        ),
         unknownFields: fc.constant([]),
         dataSourceUnknownFields: fc.constant([]),
       }),

@@ -4,18 +4,15 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import type { Duplex } from 'node:stream'
-import type * as AdbkitNs from '@devicefarmer/adbkit'
 import type { Client } from '@devicefarmer/adbkit'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { adbkit, adbkitPull, adbkitShell } from './_adbkit.js'
 import { parseArtTrace } from '../../../src/formats/art-trace/index.js'
 import { parseDumpsysPowerstats } from '../../../src/formats/dumpsys/index.js'
 import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
 import type { GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
 
-const adbkit = createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof AdbkitNs
 const ADB = '/usr/bin/adb'
 const hasAdb = existsSync(ADB)
 if (!hasAdb)
@@ -25,20 +22,9 @@ function client(port: number): Client {
   return adbkit.Adb.createClient({ host: '127.0.0.1', port, bin: '/nonexistent-adb' })
 }
 
-async function shell(c: Client, serial: string, command: string): Promise<string> {
-  const stream: Duplex = await c.getDevice(serial).shell(command)
-  return Buffer.from(await adbkit.Adb.util.readAll(stream)).toString('utf8')
-}
+const shell = adbkitShell
 
-async function pull(c: Client, serial: string, path: string): Promise<Buffer> {
-  const transfer = await c.getDevice(serial).pull(path)
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    transfer.on('data', (d: Buffer) => chunks.push(d))
-    transfer.on('end', () => resolve(Buffer.concat(chunks)))
-    transfer.on('error', reject)
-  })
-}
+const pull = adbkitPull
 
 function runAdb(
   port: number,
