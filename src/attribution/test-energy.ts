@@ -196,8 +196,22 @@ export function idlePowerW(
   input: Pick<TestEnergyInput, 'power' | 'integration' | 'window'>,
 ): number {
   checkWindow(input.window, 'idle window')
-  const { window } = input
-  const curve = curveFor({ ...input, edges: 'hold' })
+  return medianIntervalPowerW(curveFor({ ...input, edges: 'hold' }), input.window)
+}
+
+/** `idlePowerW` rail by rail (rail name → W), for a baseline kept per rail. */
+export function idleRailPowersW(
+  rails: readonly RailSeries[],
+  window: EnergyWindow,
+): Map<string, number> {
+  checkWindow(window, 'idle window')
+  return new Map(
+    rails.map((r) => [r.rail, medianIntervalPowerW(railCurve(r, { edges: 'hold' }), window)]),
+  )
+}
+
+/** Time-weighted median of the average power over the window's sensor intervals, W. */
+function medianIntervalPowerW(curve: EnergyCurve, window: EnergyWindow): number {
   const bounds = sensorIntervalBounds(curve, window)
   const intervals: Array<{ powerW: number; ns: number }> = []
   for (let j = 0; j + 1 < bounds.length; j++) {

@@ -4,7 +4,7 @@
  * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
  */
 import { inject } from 'vitest'
-import { idlePowerW, type Baseline } from '../attribution/index.js'
+import { componentOfRail, idlePowerW, idleRailPowersW } from '../attribution/index.js'
 import {
   artTracingCollector,
   batterystatsCollector,
@@ -41,6 +41,8 @@ import {
   openWindow,
   type AsyncOrigin,
   type OpenWindow,
+  type RailBaseline,
+  type WindowBaseline,
   type WindowOutcome,
   type WindowPlan,
 } from './window.js'
@@ -48,8 +50,13 @@ import {
 /** Typical Li-ion nominal voltage, for battery % when the device does not say. */
 const NOMINAL_VOLTAGE_V = 3.85
 
+/** Components that are off when idle and whose tails outlast the code that started them. */
+const RADIOS: ReadonlySet<string> = new Set(['wifi', 'cellular', 'gps', 'bluetooth'])
+
 export class DeviceSession {
   private baselineW: number | undefined
+  /** The idle window's level per rail, when the power source has rails. */
+  private baselineRails: readonly RailBaseline[] | undefined
   private monotonicToBoottimeNs: number | undefined
   /** Components left on by earlier windows on this phone, and who started them. */
   private readonly asyncOrigins = new Map<string, AsyncOrigin>()
@@ -200,7 +207,7 @@ export class DeviceSession {
   }
 
   /** The baseline policy; a measured baseline is taken once per worker (the caller holds the lease). */
-  async baseline(onProgress?: (message: string) => void): Promise<Baseline> {
+  async baseline(onProgress?: (message: string) => void): Promise<WindowBaseline> {
     const b = this.options.baseline
     if (b === 'none') return { kind: 'none' }
     if (typeof b === 'number') return { kind: 'configured', powerW: b }
@@ -217,14 +224,28 @@ export class DeviceSession {
         window: idle.result.window,
         power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
       })
+      if (idle.power.kind === 'rails') {
+        const perRail = idleRailPowersW(idle.power.rails, idle.result.window)
+        this.baselineRails = idle.power.rails.map((r) => ({
+          rail: r.rail,
+          powerW: perRail.get(r.rail) ?? 0,
+          radio: RADIOS.has(
+            componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }),
+          ),
+        }))
+      }
     }
-    return { kind: 'configured', powerW: this.baselineW }
+    return {
+      kind: 'measured',
+      powerW: this.baselineW,
+      ...(this.baselineRails === undefined ? {} : { rails: this.baselineRails }),
+    }
   }
 
   /** Runs one window with fresh collectors; remembers clock offsets the power source reported. */
   async measure<T>(
     label: string,
-    baseline: Baseline,
+    baseline: WindowBaseline,
     body: () => Promise<T>,
     onProgress?: (message: string) => void,
     options: { readonly execution?: boolean } = {},
@@ -281,7 +302,7 @@ export class DeviceSession {
   /** Opens a window that stays open until `close()` (the fixture's automatic window). */
   async open(
     label: string,
-    baseline: Baseline,
+    baseline: WindowBaseline,
     onProgress?: (message: string) => void,
   ): Promise<OpenWindow> {
     const plan = await this.withAppProcess(
@@ -313,7 +334,7 @@ export class DeviceSession {
 
   /** Everything a window needs, with fresh collector instances. */
   plan(
-    baseline: Baseline,
+    baseline: WindowBaseline,
     execution: ExecutionCollector | undefined,
     onProgress?: (message: string) => void,
   ): WindowPlan {

@@ -27,7 +27,7 @@ import {
 import { DeviceSession } from './device-session.js'
 import { closeDriver, createDriver } from './driver.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
-import { failedResult, type OpenWindow } from './window.js'
+import { failedResult, type OpenWindow, type WindowBaseline } from './window.js'
 
 export interface RepeatOptions {
   /** Unmeasured runs first, to warm caches and JIT. @default 1 */
@@ -132,7 +132,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     let auto: OpenWindow | undefined
     let testBaseline: Baseline | undefined
     try {
-      const baseline = async (): Promise<Baseline> =>
+      const baseline = async (): Promise<WindowBaseline> =>
         testBaseline ?? (await device.baseline(progress))
       if (device.options.autoWindow) {
         try {

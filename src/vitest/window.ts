@@ -28,7 +28,29 @@ import {
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
+  type RailSeries,
 } from '../model/index.js'
+
+/** The idle window's level of one rail, for a measured baseline kept per rail. */
+export interface RailBaseline {
+  readonly rail: string
+  readonly powerW: number
+  /** A radio, GPS or Bluetooth rail: off when idle, and its tails outlast the code that ran. */
+  readonly radio: boolean
+}
+
+/**
+ * What a window subtracts as idle power: an attribution `Baseline`, or the worker's measured idle
+ * level — per rail when the source has rails, so a radio tail that the idle window caught can be
+ * left out once the phone shows the radio lower (`radioAwareBaselineW`).
+ */
+export type WindowBaseline =
+  | Baseline
+  | {
+      readonly kind: 'measured'
+      readonly powerW: number
+      readonly rails?: readonly RailBaseline[]
+    }
 
 export interface WindowPlan {
   readonly device: AdbDevice
@@ -43,7 +65,7 @@ export interface WindowPlan {
    * Absent: assumed 0 (no suspend since boot), with a warning.
    */
   readonly monotonicToBoottimeNs?: number
-  readonly baseline: Baseline | { readonly kind: 'measured'; readonly powerW: number }
+  readonly baseline: WindowBaseline
   readonly batteryCapacityJ?: number
   readonly charging?: boolean
   readonly debuggable?: boolean
@@ -202,9 +224,15 @@ function attributeWindow(
   const executionInput =
     execution === undefined ? undefined : toExecutionInput(execution, plan, warnings)
   const baseline: Baseline =
-    plan.baseline.kind === 'measured'
-      ? { kind: 'configured', powerW: plan.baseline.powerW }
-      : plan.baseline
+    plan.baseline.kind !== 'measured'
+      ? plan.baseline
+      : {
+          kind: 'configured',
+          powerW:
+            plan.baseline.rails !== undefined && power.kind === 'rails'
+              ? radioAwareBaselineW(plan.baseline.rails, power.rails, window, plan.railFloorsW)
+              : plan.baseline.powerW,
+        }
   const tails =
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
@@ -242,6 +270,31 @@ function attributeWindow(
     warnings,
   }).result
   return result
+}
+
+/**
+ * A per-rail measured baseline for one window: radio, GPS and Bluetooth rails at the lowest level
+ * this phone has shown — in earlier windows or in this one. The idle window may have caught a
+ * radio's tail from an earlier test; once the radio is seen lower, counting the tail as idle would
+ * make the net energy negative (and it does the moment a tail ends inside a window).
+ */
+export function radioAwareBaselineW(
+  baseline: readonly RailBaseline[],
+  rails: readonly RailSeries[],
+  window: { readonly clock: 'boottime'; readonly startNs: number; readonly endNs: number },
+  floorsW: ReadonlyMap<string, number> | undefined,
+): number {
+  let sumW = 0
+  for (const r of baseline) {
+    if (!r.radio) {
+      sumW += r.powerW
+      continue
+    }
+    const series = rails.find((x) => x.rail === r.rail)
+    const here = series === undefined ? undefined : lowestRailPowerW(series, window)
+    sumW += Math.min(r.powerW, floorsW?.get(r.rail) ?? r.powerW, here ?? r.powerW)
+  }
+  return sumW
 }
 
 /**
