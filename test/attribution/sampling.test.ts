@@ -362,6 +362,20 @@ describe("power: 'split' with a CPU schedule", () => {
     expect(local('decode'), "little rail minus the other process's 10 ms").toBeCloseTo(0.08, 12)
   })
 
+  test('a rail without CPUs (interconnect) is shared 1/N among what runs at the same moment', () => {
+    // 0.1 J on the system rail: bind and decode run together 10–50 ms, the other process alone
+    // 50–60 ms: the union of running time is 50 ms; each app sample stands for 10 ms at 1/2.
+    const system = { curve: counter('INT', 0.1), baselinePowerW: 0 }
+    const r = attributeSamples(set, counter('sum', 0.1), {
+      window: win(0, 100 * MS),
+      parts: [system],
+      schedule,
+    })
+    const local = (m: string) => r.details.find((d) => d.method === m)?.local.energyJ
+    expect(local('bind')).toBeCloseTo((0.1 * 20) / 50, 12)
+    expect(local('decode')).toBeCloseTo((0.1 * 20) / 50, 12)
+  })
+
   test('without the schedule both threads share one power', () => {
     const r = attributeSamples(set, counter('sum', 0.5), {
       window: win(0, 100 * MS),
