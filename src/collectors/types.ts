@@ -23,6 +23,12 @@ export interface CollectorContext {
   readonly windowId: string
   /** Progress for long steps (pulling a big trace), shown by the fixture. */
   readonly onProgress?: (message: string) => void
+  /**
+   * Receives the raw data a collector pulled or read (a file name such as `power.pftrace`, and its
+   * bytes or text), so the caller can keep it as a test artifact. Called before parsing, so data
+   * that fails to parse is kept too.
+   */
+  readonly keepArtifact?: (name: string, data: Uint8Array | string) => void
 }
 
 /** What a power collector returns. */

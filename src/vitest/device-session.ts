@@ -63,6 +63,8 @@ export class DeviceSession {
   /** Lowest power seen on each asynchronous rail (its idle level), W. */
   private readonly railFloorsW = new Map<string, number>()
   readonly choiceWarnings: EnergyWarning[] = []
+  /** Where the collectors' raw data goes while a test runs (set by the `energy` fixture). */
+  artifactSink: ((window: string, name: string, data: Uint8Array | string) => void) | undefined
 
   private constructor(
     readonly options: ResolvedEnergyOptions,
@@ -357,6 +359,7 @@ export class DeviceSession {
       charging: this.capabilities.charging.powered,
       debuggable: this.capabilities.app?.debuggable === true,
       ...(onProgress === undefined ? {} : { onProgress }),
+      ...(this.artifactSink === undefined ? {} : { onArtifact: this.artifactSink }),
       carriedOver: new Map(this.asyncOrigins),
       railFloorsW: new Map(this.railFloorsW),
       cpuClusters: this.capabilities.cpuClusters,

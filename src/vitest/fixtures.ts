@@ -13,6 +13,7 @@
  * - `energy` (test): opens a window around the test automatically (unless the test measures
  *   explicit windows), and writes every window's result to `task.meta.energy` for the reporter.
  */
+import { relative } from 'node:path'
 import { expect, test as baseTest } from 'vitest'
 import { configureEnergyMatchers } from '../../matchers/index.js'
 import { checkTestBudget, isUpdateRequested } from '../budgets/index.js'
@@ -28,6 +29,7 @@ import { DeviceSession } from './device-session.js'
 import { closeDriver, createDriver } from './driver.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
 import { failedResult, type OpenWindow, type WindowBaseline } from './window.js'
+import { writeArtifacts, type Artifact } from './artifacts.js'
 
 export interface RepeatOptions {
   /** Unmeasured runs first, to warm caches and JIT. @default 1 */
@@ -131,6 +133,12 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
     let auto: OpenWindow | undefined
     let testBaseline: Baseline | undefined
+    // Raw data of this test's windows, written at the end when `artifacts` says so.
+    const kept: Artifact[] = []
+    if (device.options.artifacts !== 'never') {
+      device.artifactSink = (window, name, data) => kept.push({ window, name, data })
+    }
+    let failed = false
     try {
       const baseline = async (): Promise<WindowBaseline> =>
         testBaseline ?? (await device.baseline(progress))
@@ -216,9 +224,30 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
           inconclusive: device.options.inconclusive,
         })
       }
+    } catch (error) {
+      failed = true
+      throw error
     } finally {
       await auto?.abort().catch(() => undefined)
       task.meta.energy = summarize(results)
+      device.artifactSink = undefined
+      const keep =
+        device.options.artifacts === 'always' ||
+        (device.options.artifacts === 'on-failure' &&
+          (failed || task.result?.state === 'fail' || results.some((r) => r.status === 'failed')))
+      if (keep && kept.length > 0) {
+        // Never let a full disk hide the test's own outcome: say so and go on.
+        await writeArtifacts(kept, {
+          root: process.cwd(),
+          dir: device.options.artifactsDir,
+          testFile: task.file.filepath,
+          testName: task.fullTestName ?? task.name,
+        })
+          .then((folder) => progress(`raw data kept in ${relative(process.cwd(), folder)}`))
+          .catch((error: unknown) =>
+            progress(`could not keep the raw data: ${(error as Error).message}`),
+          )
+      }
       // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
       // teardowns at the first that throws, and this one throws to fail the test (a window that
       // could not close, a budget exceeded). Hooks have all run by now.

@@ -65,6 +65,14 @@ export interface EnergyOptions {
   /** Run the red/yellow/green classifier over the run's tests in the reporter. @default false */
   readonly classify?: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
   /**
+   * Keep the raw data of a test's windows (Perfetto trace, simpleperf samples, ART trace, gauge
+   * readings) on the host: for failed tests only (default), always, or never.
+   * @default 'on-failure'
+   */
+  readonly artifacts?: 'on-failure' | 'always' | 'never'
+  /** Where raw data is kept, relative to the project root. @default '.vitest-energy/artifacts' */
+  readonly artifactsDir?: string
+  /**
    * The Appium server the `driver` fixture talks to, started on a free loopback port by the global
    * setup; `false` to start none (tests that use `driver` then fail with a clear error).
    * `automationName` defaults to `VirtualDevice` on the virtual device and `UiAutomator2` on a real
@@ -113,6 +121,8 @@ export interface ResolvedEnergyOptions {
   readonly checkBudgets: boolean
   readonly budgetHeadroomPct: number
   readonly classify: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
+  readonly artifacts: 'on-failure' | 'always' | 'never'
+  readonly artifactsDir: string
   readonly appium:
     | false
     | {
@@ -152,6 +162,8 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     'checkBudgets',
     'budgetHeadroomPct',
     'classify',
+    'artifacts',
+    'artifactsDir',
     'appium',
     'virtualDevice',
   ])
@@ -189,6 +201,8 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     checkBudgets: optionalBoolean(o, 'checkBudgets') ?? false,
     budgetHeadroomPct: headroomOf(o['budgetHeadroomPct']),
     classify: classifyOf(o['classify']),
+    artifacts: oneOf(o, 'artifacts', ['on-failure', 'always', 'never'] as const) ?? 'on-failure',
+    artifactsDir: optionalString(o, 'artifactsDir') ?? '.vitest-energy/artifacts',
     virtualDevice: {
       appModel: optionalString(virtual, 'appModel', 'virtualDevice.appModel') ?? null,
       devices: optionalInteger(virtual, 'devices', 1, 16, 'virtualDevice.devices') ?? 1,

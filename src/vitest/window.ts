@@ -72,6 +72,8 @@ export interface WindowPlan {
   /** @default '/data/local/tmp/vitest-energy' */
   readonly deviceDir?: string
   readonly onProgress?: (message: string) => void
+  /** Raw data the collectors pulled, per window label (kept as test artifacts). */
+  readonly onArtifact?: (window: string, name: string, data: Uint8Array | string) => void
   /**
    * Asynchronous energy still running when earlier windows on this phone closed (a GPS left on),
    * by component, with the method and window that started it: charged to that method if it is
@@ -132,6 +134,12 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
     deviceDir: plan.deviceDir ?? '/data/local/tmp/vitest-energy',
     windowId: `w${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
     ...(plan.onProgress === undefined ? {} : { onProgress: plan.onProgress }),
+    ...(plan.onArtifact === undefined
+      ? {}
+      : {
+          keepArtifact: (name: string, data: Uint8Array | string) =>
+            plan.onArtifact?.(label, name, data),
+        }),
   }
   const started: Array<PowerCollector | ExecutionCollector> = []
   try {

@@ -55,3 +55,21 @@ describe('power source options', () => {
     expect(fieldOf({ app, powerProfile: '' })).toBe('powerProfile')
   })
 })
+
+describe('artifact options', () => {
+  test('raw data kept for failed tests by default, under .vitest-energy/artifacts', () => {
+    expect(resolveOptions({ app })).toMatchObject({
+      artifacts: 'on-failure',
+      artifactsDir: '.vitest-energy/artifacts',
+    })
+    expect(resolveOptions({ app, artifacts: 'always', artifactsDir: 'raw' })).toMatchObject({
+      artifacts: 'always',
+      artifactsDir: 'raw',
+    })
+  })
+
+  test('a value that is not one of the three, or an empty folder, is E_INVALID_OPTION', () => {
+    expect(fieldOf({ app, artifacts: 'sometimes' })).toBe('artifacts')
+    expect(fieldOf({ app, artifactsDir: '' })).toBe('artifactsDir')
+  })
+})

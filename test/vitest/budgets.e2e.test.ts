@@ -2,9 +2,9 @@
 // runs test/fixtures/budget-project against the virtual device it starts itself (one worker, one
 // phone). The phone is taken off the ADB server mid-window by `vdev unplug`, as a pulled cable.
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, test } from 'vitest'
@@ -18,14 +18,21 @@ describe('checkBudgets and an unplugged phone', () => {
   let stdout = ''
   let code = 0
   let report: EnergyReport
+  /** Files kept under the artifacts folder, relative to it. */
+  let artifacts: string[] = []
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-budgets-'))
     const out = join(dir, 'energy.json')
+    const artifactsDir = join(dir, 'artifacts')
     try {
       const result = await promisify(execFile)(
         process.execPath,
         [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
-        { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1' }, timeout: 240_000 },
+        {
+          cwd: root,
+          env: { ...process.env, NO_COLOR: '1', CI: '1', ARTIFACTS_DIR: artifactsDir },
+          timeout: 240_000,
+        },
       )
       stdout = result.stdout + result.stderr
     } catch (error) {
@@ -35,6 +42,10 @@ describe('checkBudgets and an unplugged phone', () => {
     }
     try {
       report = JSON.parse(await readFile(out, 'utf8')) as EnergyReport
+      artifacts = (await readdir(artifactsDir, { recursive: true, withFileTypes: true }))
+        .filter((e) => e.isFile())
+        .map((e) => relative(artifactsDir, join(e.parentPath, e.name)))
+        .sort()
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
@@ -81,5 +92,17 @@ describe('checkBudgets and an unplugged phone', () => {
       expect(r?.status, name).toBe('measured')
       expect(r?.status === 'measured' && r.grossEnergyJ > 0, name).toBe(true)
     }
+  })
+
+  test("failed tests keep their windows' raw data; passing tests keep none (artifacts: 'on-failure')", () => {
+    const over = artifacts.filter((f) =>
+      f.startsWith('budget.test.ts/a_bright_screen_over_a_tiny_budget/'),
+    )
+    expect(over.map((f) => f.split('/').pop())).toEqual([
+      'a_bright_screen_over_a_tiny_budget.power-rails.pftrace',
+      'a_bright_screen_over_a_tiny_budget.simpleperf-report-sample.txt',
+    ])
+    expect(artifacts.some((f) => f.includes('scrolling_within_a_generous_budget'))).toBe(false)
+    expect(stdout).toMatch(/raw data kept in .*a_bright_screen_over_a_tiny_budget/)
   })
 })

@@ -60,6 +60,7 @@ export function artTracingCollector(options: ArtTracingOptions = {}): ExecutionC
         onProgress: (p) =>
           context.onProgress?.(`pulling method trace: ${(p.bytes / 1e6).toFixed(1)} MB`),
       })
+      context.keepArtifact?.('method-trace.trace', bytes)
       await shell(context.device, ['rm', '-f', path])
       const trace = readArtCallTrace(parseArtTrace(bytes), {
         mode: sampling === 'instrumentation' ? 'instrumentation' : 'sampling',

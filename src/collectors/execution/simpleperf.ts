@@ -89,6 +89,7 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
         context.device,
         `simpleperf report-sample --show-callchain -i ${quoteShellArg(r.file)}`,
       )
+      context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
       if (report.exitCode !== 0) {
         throw new EnergyError({
           code: CollectorErrors.RECORDER_FAILED,

@@ -32,6 +32,8 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
   const pollHz = options.pollHz ?? 50
   let stream: Readable | undefined
   let readings: FuelGaugeReading[] = []
+  /** The poll loop's output as it came, when the caller keeps raw data. */
+  let raw: string[] | undefined
   let parser: FuelGaugeLineParser | undefined
   let streamError: unknown
 
@@ -42,9 +44,13 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
       readings = []
       streamError = undefined
       parser = new FuelGaugeLineParser((r) => readings.push(r))
+      raw = context.keepArtifact === undefined ? undefined : []
       stream = await shellStream(context.device, ['sh', '-c', pollScript(node, pollHz)])
       stream.setEncoding('latin1')
-      stream.on('data', (chunk: string) => parser?.push(chunk))
+      stream.on('data', (chunk: string) => {
+        raw?.push(chunk)
+        parser?.push(chunk)
+      })
       stream.on('error', (error: unknown) => {
         streamError = error
       })
@@ -55,6 +61,8 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
       stream = undefined
       s.destroy()
       parser.end()
+      if (raw !== undefined) context.keepArtifact?.('fuel-gauge-poll.txt', raw.join(''))
+      raw = undefined
       if (streamError !== undefined) throw streamError
       const samples = toSamples(readings, gauge)
       if (samples.length < 2) {

@@ -106,6 +106,7 @@ export function odpmCollector(
       await new Promise((resolve) => setTimeout(resolve, pollMs + 10))
       await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
       const bytes = await pull(context.device, s.file)
+      context.keepArtifact?.('power-rails.pftrace', bytes)
       await shell(context.device, ['rm', '-f', s.file])
       const trace = decodePowerTrace(bytes)
       if (trace.rails.length === 0) {
