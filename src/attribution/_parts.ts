@@ -114,3 +114,24 @@ export function runningWeight(
     },
   }
 }
+
+/**
+ * Which traced thread a schedule slice belongs to. Exact tid first; ART's non-streaming traces
+ * store thread ids in 16 bits, so a slice of a tid above 65535 also matches its low 16 bits — but
+ * only when its `comm` agrees with the trace's thread name (the kernel keeps 15 characters; the
+ * main thread's comm is the package name, not `main`), so another process whose tid shares the
+ * low bits is not credited to the app.
+ */
+export function scheduleThreadMatcher(
+  threads: ReadonlyMap<number, string | undefined>,
+): (slice: CpuSlice) => number | undefined {
+  return (slice) => {
+    if (threads.has(slice.tid)) return slice.tid
+    if (slice.tid <= 0xffff) return undefined
+    const low = slice.tid & 0xffff
+    if (!threads.has(low)) return undefined
+    const name = threads.get(low)
+    if (slice.comm === undefined || name === undefined || name === 'main') return low
+    return name.slice(0, 15) === slice.comm.slice(0, 15) ? low : undefined
+  }
+}

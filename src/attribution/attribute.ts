@@ -27,6 +27,7 @@ import {
   attributeSamplesByRegression,
   type SamplingRegressionAttribution,
 } from './sampling-regression.js'
+import { scheduleThreadMatcher } from './_parts.js'
 import { chargeTails, type TailCharge, type TailInvocation, type TailPolicy } from './tails.js'
 import {
   checkWindow,
@@ -150,6 +151,31 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   const methodBaselineW = input.methodPower?.baselinePowerW ?? test.baselinePowerW
   const methodTails = input.methodPower === undefined ? tails : []
 
+  // A schedule whose threads are none of the traced/sampled ones would turn all method energy into
+  // "other processes": say so and attribute without it.
+  const scheduleWarnings: EnergyWarning[] = []
+  let schedule = input.schedule
+  if (schedule !== undefined && input.execution !== undefined) {
+    const threads = new Map<number, string | undefined>()
+    if (input.execution.kind === 'trace') {
+      for (const t of input.execution.trace.threads) threads.set(t.id, t.name)
+      for (const c of input.execution.trace.calls) {
+        if (!threads.has(c.threadId)) threads.set(c.threadId, undefined)
+      }
+    } else {
+      for (const x of input.execution.samples.samples) threads.set(x.threadId, x.threadName)
+    }
+    const matches = scheduleThreadMatcher(threads)
+    if (threads.size > 0 && !schedule.slices.some((x) => matches(x) !== undefined)) {
+      scheduleWarnings.push({
+        code: 'W_SCHEDULE_UNMATCHED',
+        severity: 'warning',
+        message: `none of the ${threads.size} thread(s) in the method data ran in the CPU schedule (${schedule.slices.length} slices); per-method energy was divided without it`,
+      })
+      schedule = undefined
+    }
+  }
+
   let methods: MethodEnergy[] = []
   let interval: IntervalAttribution | undefined
   let sampling: SamplingAttribution | undefined
@@ -164,7 +190,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
       ...(execution.threadShare === undefined ? {} : { threadShare: execution.threadShare }),
       ...(execution.split === undefined ? {} : { split: execution.split }),
       ...(input.methodPower?.parts === undefined ? {} : { parts: input.methodPower.parts }),
-      ...(input.schedule === undefined ? {} : { schedule: input.schedule }),
+      ...(schedule === undefined ? {} : { schedule }),
     })
     methods = [...interval.methods]
   } else if (execution?.kind === 'samples' && execution.power === 'regression') {
@@ -199,7 +225,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         ? {}
         : { minSamplesPerGroup: execution.minSamplesPerGroup }),
       ...(input.methodPower?.parts === undefined ? {} : { parts: input.methodPower.parts }),
-      ...(input.schedule === undefined ? {} : { schedule: input.schedule }),
+      ...(schedule === undefined ? {} : { schedule }),
     })
     methods = [...sampling.methods]
   }
@@ -230,7 +256,11 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         }
       : {}),
   }
-  const warnings = [...(input.warnings ?? []), ...attributionWarnings(facts, input.thresholds)]
+  const warnings = [
+    ...(input.warnings ?? []),
+    ...scheduleWarnings,
+    ...attributionWarnings(facts, input.thresholds),
+  ]
   const executionName =
     input.sourceNames?.execution ??
     (execution?.kind === 'trace'

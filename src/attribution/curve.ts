@@ -67,7 +67,6 @@ export interface EnergyCurve {
   countUpdates(fromNs: number, toNs: number): number
 }
 
-/** Index of the last element `≤ t` in a sorted array, −1 if none. */
 /**
  * The window's sensor intervals as boundaries: the window's edges and every reading strictly
  * inside it (interval j is [bounds[j], bounds[j + 1])).
@@ -85,6 +84,7 @@ export function sensorIntervalBounds(
   ])
 }
 
+/** Index of the last element `≤ t` in a sorted array, −1 if none. */
 export function lastAtOrBefore(times: Float64Array, t: number): number {
   let lo = 0
   let hi = times.length - 1

@@ -62,7 +62,8 @@ export interface Initiators {
   readonly lowestW: ReadonlyMap<string, number>
 }
 
-const DEFAULT_COMPONENTS: readonly Component[] = ['wifi', 'cellular', 'gps', 'bluetooth']
+/** Components that are off when idle and whose tails outlast the code that switched them on. */
+export const ASYNC_COMPONENTS: readonly Component[] = ['wifi', 'cellular', 'gps', 'bluetooth']
 
 /** Detects bursts on asynchronous rails inside `window` and names their initiators. */
 export function findInitiators(
@@ -71,7 +72,7 @@ export function findInitiators(
   window: EnergyWindow,
   options: InitiatorOptions,
 ): Initiators {
-  const components = new Set(options.components ?? DEFAULT_COMPONENTS)
+  const components = new Set(options.components ?? ASYNC_COMPONENTS)
   const thresholdW = options.thresholdW ?? 0.005
   const lookbackNs = options.lookbackNs ?? 1e9
   const activity = appActivity(execution, options.isAppMethod)

@@ -1,8 +1,10 @@
 /**
- * Interval attribution (PETrA Eqs. 1–3, vLens Fig. 4): the energy of a call is ∫P over its
- * interval. While several threads have a call open, each segment's energy is shared among them by
- * their thread-CPU rate when the trace has a dual clock, equally (1/N, vLens Fig. 4) otherwise.
- * Exclusive (local) energy is what a call gets while it is the innermost call on its thread;
+ * Interval attribution (PETrA Eqs. 1–3, vLens Fig. 4): a call's energy is the net energy of the
+ * time it was its thread's innermost call. How a sensor interval's energy is spread in time is
+ * `split`: by the traced threads' activity in it (counters' default), or ∫P with the curve's
+ * interpolation (PETrA, instantaneous readings' default). Concurrent threads share by own
+ * thread-CPU rate (dual clock) or 1/N (vLens Fig. 4); with a CPU schedule, each rail's energy goes
+ * to what ran on its CPUs. Exclusive (local) energy is what a call gets while it is innermost;
  * inclusive adds its children on the same thread. Recursive methods count once per stack.
  */
 import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
@@ -10,7 +12,13 @@ import { methodEnergy } from '../model/build.js'
 import type { CallInterval, CallTrace, CpuSchedule } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { forEachInterval, partIntervals, runningWeight, type PowerPart } from './_parts.js'
+import {
+  forEachInterval,
+  partIntervals,
+  runningWeight,
+  scheduleThreadMatcher,
+  type PowerPart,
+} from './_parts.js'
 import { lastAtOrBefore, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
@@ -74,7 +82,10 @@ export interface IntervalAttribution {
   /** Per method, `attribution: 'interval'`, without async energy (see `mergeAsync`). */
   readonly methods: readonly MethodEnergy[]
   readonly calls: readonly CallEnergy[]
-  /** Net (minus baseline and tails) energy while no traced call was open, J. */
+  /**
+   * Net (minus baseline and tails) energy no traced call got, J: while none was open, or (with a
+   * CPU schedule) other processes' and untraced threads' share.
+   */
   readonly idleEnergyJ: number
   /** Σ local energy over methods, J. */
   readonly attributedEnergyJ: number
@@ -102,10 +113,14 @@ export function attributeIntervals(
   options: IntervalOptions,
 ): IntervalAttribution {
   const { window } = options
-  if (trace.clock !== curve.clock || trace.clock !== window.clock) {
+  if (
+    trace.clock !== curve.clock ||
+    trace.clock !== window.clock ||
+    (options.schedule !== undefined && options.schedule.clock !== trace.clock)
+  ) {
     throw attributionError(
       AttributionErrors.CLOCK_MISMATCH,
-      `method trace is on ${trace.clock}, power on ${curve.clock}, window on ${window.clock}`,
+      `method trace is on ${trace.clock}, power on ${curve.clock}, window on ${window.clock}${options.schedule === undefined ? '' : `, CPU schedule on ${options.schedule.clock}`}`,
       'Map the trace and the power data onto the window clock before attribution.',
       { format: 'method trace' },
     )
@@ -287,11 +302,16 @@ export function attributeIntervals(
     const seg = { t0: segT0, t1: segT1, from: segFrom, nodes: segNodes, rate: segRate }
     const parts = options.parts ?? [{ curve, baselinePowerW: baselineW, tails }]
     const schedule = options.schedule
+    const threadNames = new Map<number, string | undefined>(
+      trace.threads.map((t) => [t.id, t.name]),
+    )
+    for (const n of nodes)
+      if (!threadNames.has(n.call.threadId)) threadNames.set(n.call.threadId, undefined)
     for (const part of parts) {
       idleEnergyJ +=
         schedule === undefined
           ? splitByActivity(part, window, nodes, seg)
-          : splitBySchedule(part, window, nodes, seg, schedule)
+          : splitBySchedule(part, window, nodes, seg, schedule, threadNames)
     }
   }
 
@@ -430,6 +450,7 @@ function splitBySchedule(
   nodes: Node[],
   seg: Segments,
   schedule: CpuSchedule,
+  threadNames: ReadonlyMap<number, string | undefined>,
 ): number {
   const { bounds, energyJ } = partIntervals(part, window)
   const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
@@ -450,6 +471,7 @@ function splitBySchedule(
     }
   }
   const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
+  const threadOf = scheduleThreadMatcher(threadNames)
   const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
   const weight = runningWeight(part, slices)
   const running = new Float64Array(energyJ.length)
@@ -462,8 +484,9 @@ function splitBySchedule(
       const from = Math.max(a, bounds[j] as number)
       running[j] = (running[j] as number) + weight.between(from, from + overlap)
     })
-    const line = timeline.get(slice.tid)
-    const lineStarts = starts.get(slice.tid)
+    const tid = threadOf(slice)
+    const line = tid === undefined ? undefined : timeline.get(tid)
+    const lineStarts = tid === undefined ? undefined : starts.get(tid)
     if (line === undefined || lineStarts === undefined) continue
     let k = Math.max(0, lastAtOrBefore(lineStarts, a))
     for (; k < line.t0.length && (line.t0[k] as number) < b; k++) {

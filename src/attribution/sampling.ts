@@ -1,11 +1,15 @@
 /**
  * Sampling attribution (EDATA Eqs. 3.1–3.8, after ALEA): from stack samples, each method's local
- * (leaf) and non-local (on the stack, not leaf) sample counts give p̂ = n_m / n (Eq. 3.5),
- * t̂ = p̂ · t_exec (Eq. 3.6, t_exec = Σ sample periods), the mean power over the method's samples
- * pôw (Eq. 3.7, power in effect at each sample's time) and ê = pôw · t̂ (Eq. 3.8). 95% intervals:
- * Wilson for p̂, t-based for power over distinct sensor readings (EDATA §3.5.3.3), energy bounds
- * from the products of the bounds. A method that appears several times in one stack is counted
- * once per sample. Inclusive = local + non-local.
+ * (leaf) and non-local (on the stack, not leaf) sample counts give p̂ = n_m / n (Eq. 3.5) and
+ * t̂ = p̂ · t_exec (Eq. 3.6, t_exec = Σ sample periods). Energy, by `power`:
+ * - `split` (default): each sample is worth its period at the energy per second of its sensor
+ *   interval (groups of intervals split by sample count, or — with a CPU schedule — by running
+ *   time on the CPUs its thread ran on); ê = Σ of its samples' energies, interval of a sum of n draws.
+ * - `reading`: EDATA exactly — pôw, the mean power in effect at the method's samples (Eq. 3.7),
+ *   ê = pôw · t̂ (Eq. 3.8); Wilson for p̂, t over distinct sensor readings for the power (§3.5.3.3),
+ *   energy bounds from the products of the bounds.
+ * A method that appears several times in one stack is counted once per sample. Inclusive = local +
+ * non-local.
  */
 import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
@@ -81,15 +85,18 @@ export interface SamplingEstimate {
   /** t̂ = p̂ · t_exec (Eq. 3.6), s. */
   readonly timeS: number
   readonly timeIntervalS?: Interval
-  /** pôw: mean net power over the method's samples (Eq. 3.7), W. */
+  /** pôw: mean net power over the method's samples (Eq. 3.7; with `split`, each sample's share), W. */
   readonly powerW: number
   /** t-based interval over distinct sensor readings; absent with fewer than 2 distinct readings. */
   readonly powerIntervalW?: Interval
   /** Distinct sensor readings among the method's samples. */
   readonly distinctReadings: number
-  /** ê = pôw · t̂ (Eq. 3.8), J. */
+  /** ê = pôw · t̂ (Eq. 3.8); with `split`, the sum of the samples' own energies, J. */
   readonly energyJ: number
-  /** Product bounds of the probability and power intervals; absent when either is. */
+  /**
+   * `reading`: product bounds of the probability and power intervals (absent when either is).
+   * `split`: the t interval of a sum of n sampled energies (absent with no sample or n < 2).
+   */
   readonly energyIntervalJ?: Interval
 }
 
@@ -126,10 +133,14 @@ export function attributeSamples(
   options: SamplingOptions,
 ): SamplingAttribution {
   const { window } = options
-  if (set.clock !== curve.clock || set.clock !== window.clock) {
+  if (
+    set.clock !== curve.clock ||
+    set.clock !== window.clock ||
+    (options.schedule !== undefined && options.schedule.clock !== set.clock)
+  ) {
     throw attributionError(
       AttributionErrors.CLOCK_MISMATCH,
-      `stack samples are on ${set.clock}, power on ${curve.clock}, window on ${window.clock}`,
+      `stack samples are on ${set.clock}, power on ${curve.clock}, window on ${window.clock}${options.schedule === undefined ? '' : `, CPU schedule on ${options.schedule.clock}`}`,
       'Map the samples and the power data onto the window clock before attribution.',
       { format: 'stack samples' },
     )
@@ -245,33 +256,37 @@ export function attributeSamples(
         ? (split.powerW[k] as number)
         : (curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)) *
           (share === undefined ? 1 : (share[k] as number))
+    // What this sample is worth, J: its power over its own period (`split` sums these).
+    const sampleJ = (powerW * (s.periodNs ?? defaultPeriodNs)) / NS_PER_S
     // EDATA de-duplicates on the power sensor's readings (samples between two updates share one);
     // with `split`, a group's samples share one value.
     const reading = split !== undefined ? (split.group[k] as number) : curve.readingIdAt(s.tNs)
     const ids = acc.frameIds(s.threadId, frames)
     const leafId = ids[0] as number
     acc.stamp[leafId] = k
-    acc.add(3 * leafId + Kind.Local, powerW, reading)
+    acc.add(3 * leafId + Kind.Local, powerW, reading, sampleJ)
     acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
       const id = ids[f] as number
       if (acc.stamp[id] === k) continue // recursion / leaf repeated: once per sample
       acc.stamp[id] = k
-      acc.add(3 * id + Kind.NonLocal, powerW, reading)
+      acc.add(3 * id + Kind.NonLocal, powerW, reading, sampleJ)
       acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
     }
   }
 
   const execTimeS = execNs / NS_PER_S
-  const { count, powerSum, powerSq, readCount, readSum, readSq } = acc
+  const { count, powerSum, energySum, energySq, readCount, readSum, readSq } = acc
   for (let id = 0; id < names.length; id++) {
     const j = 3 * id
     count[j + Kind.Inclusive] =
       (count[j + Kind.Local] as number) + (count[j + Kind.NonLocal] as number)
     powerSum[j + Kind.Inclusive] =
       (powerSum[j + Kind.Local] as number) + (powerSum[j + Kind.NonLocal] as number)
-    powerSq[j + Kind.Inclusive] =
-      (powerSq[j + Kind.Local] as number) + (powerSq[j + Kind.NonLocal] as number)
+    energySum[j + Kind.Inclusive] =
+      (energySum[j + Kind.Local] as number) + (energySum[j + Kind.NonLocal] as number)
+    energySq[j + Kind.Inclusive] =
+      (energySq[j + Kind.Local] as number) + (energySq[j + Kind.NonLocal] as number)
   }
   const estimate = (id: number, kind: Kind): SamplingEstimate => {
     const j = 3 * id + kind
@@ -279,7 +294,8 @@ export function attributeSamples(
     const probability = used > 0 ? nm / used : 0
     const powerW = nm > 0 ? (powerSum[j] as number) / nm : 0
     const timeS = probability * execTimeS
-    const energyJ = powerW * timeS
+    // `split`: Σ of the samples' own energies (periods may differ); EDATA: pôw · t̂ (Eq. 3.8).
+    const energyJ = split !== undefined ? (energySum[j] as number) : powerW * timeS
     const k = readCount[j] as number
     const p = nm > 0 ? proportionInterval(nm, used, level) : undefined
     const pw =
@@ -291,9 +307,8 @@ export function attributeSamples(
       // ê = Σ over all n samples of yᵢ (a sample's energy, 0 when it is not the method's): the
       // t interval of a sum of n draws, n·ȳ ± t·√(n·s²).
       if (nm > 0 && used >= 2) {
-        const perSampleS = execTimeS / used
         const sumY = energyJ
-        const sumY2 = (powerSq[j] as number) * perSampleS * perSampleS
+        const sumY2 = energySq[j] as number
         const variance = Math.max(0, (sumY2 - (sumY * sumY) / used) / (used - 1))
         const m = meanInterval(used, sumY / used, variance, level)
         energyIntervalJ = { low: m.low * used, high: m.high * used, level }
@@ -568,8 +583,9 @@ class Accumulators {
   readonly names: string[] = []
   count = new Float64Array(3 * 64)
   powerSum = new Float64Array(3 * 64)
-  /** Σ power² (for the `split` interval). */
-  powerSq = new Float64Array(3 * 64)
+  /** Σ and Σ² of each sample's energy, power × its own period (`split`). */
+  energySum = new Float64Array(3 * 64)
+  energySq = new Float64Array(3 * 64)
   readCount = new Float64Array(3 * 64)
   readSum = new Float64Array(3 * 64)
   readSq = new Float64Array(3 * 64)
@@ -623,10 +639,11 @@ class Accumulators {
     return id
   }
 
-  add(j: number, powerW: number, reading: number): void {
+  add(j: number, powerW: number, reading: number, energyJ: number): void {
     this.count[j] = (this.count[j] as number) + 1
     this.powerSum[j] = (this.powerSum[j] as number) + powerW
-    this.powerSq[j] = (this.powerSq[j] as number) + powerW * powerW
+    this.energySum[j] = (this.energySum[j] as number) + energyJ
+    this.energySq[j] = (this.energySq[j] as number) + energyJ * energyJ
     this.addReading(j, powerW, reading)
   }
 
@@ -650,7 +667,8 @@ class Accumulators {
     }
     this.count = widen(this.count)
     this.powerSum = widen(this.powerSum)
-    this.powerSq = widen(this.powerSq)
+    this.energySum = widen(this.energySum)
+    this.energySq = widen(this.energySq)
     this.readCount = widen(this.readCount)
     this.readSum = widen(this.readSum)
     this.readSq = widen(this.readSq)

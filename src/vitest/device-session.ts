@@ -4,7 +4,12 @@
  * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
  */
 import { inject } from 'vitest'
-import { componentOfRail, idlePowerW, idleRailPowersW } from '../attribution/index.js'
+import {
+  ASYNC_COMPONENTS,
+  componentOfRail,
+  idlePowerW,
+  idleRailPowersW,
+} from '../attribution/index.js'
 import {
   artTracingCollector,
   batterystatsCollector,
@@ -50,8 +55,8 @@ import {
 /** Typical Li-ion nominal voltage, for battery % when the device does not say. */
 const NOMINAL_VOLTAGE_V = 3.85
 
-/** Components that are off when idle and whose tails outlast the code that started them. */
-const RADIOS: ReadonlySet<string> = new Set(['wifi', 'cellular', 'gps', 'bluetooth'])
+/** Radio, GPS and Bluetooth: off when idle, and their tails outlast the code that ran. */
+const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
 
 export class DeviceSession {
   private baselineW: number | undefined

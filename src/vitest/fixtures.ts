@@ -17,7 +17,7 @@ import { relative } from 'node:path'
 import { expect, test as baseTest } from 'vitest'
 import { configureEnergyMatchers } from '../../matchers/index.js'
 import { checkTestBudget, isUpdateRequested } from '../budgets/index.js'
-import type { Baseline } from '../attribution/index.js'
+import { idlePowerW, type Baseline } from '../attribution/index.js'
 import type { Lease } from '../device/index.js'
 import {
   EnergyError,
@@ -28,7 +28,7 @@ import {
 import { DeviceSession } from './device-session.js'
 import { closeDriver, createDriver } from './driver.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
-import { failedResult, type OpenWindow, type WindowBaseline } from './window.js'
+import { failedResult, type OpenWindow, type WindowBaseline, type WindowOutcome } from './window.js'
 import { writeArtifacts, type Artifact } from './artifacts.js'
 
 export interface RepeatOptions {
@@ -136,7 +136,13 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     // Raw data of this test's windows, written at the end when `artifacts` says so.
     const kept: Artifact[] = []
     if (device.options.artifacts !== 'never') {
-      device.artifactSink = (window, name, data) => kept.push({ window, name, data })
+      let keptBytes = 0
+      device.artifactSink = (window, name, data) => {
+        // Held in memory until the test ends: past the cap, later windows' raw data is dropped.
+        keptBytes += typeof data === 'string' ? data.length : data.byteLength
+        if (keptBytes <= ARTIFACT_CAP_BYTES) kept.push({ window, name, data })
+        else progress(`raw data of '${window}' not kept: over ${ARTIFACT_CAP_BYTES / 2 ** 20} MiB`)
+      }
     }
     let failed = false
     try {
@@ -155,11 +161,11 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         auto = undefined
         await a?.abort()
       }
-      const measured = async <T>(
+      const measuredOutcome = async <T>(
         label: string,
         fn: () => Promise<T> | T,
         execution = true,
-      ): Promise<MeasuredEnergyResult> => {
+      ): Promise<WindowOutcome<T>> => {
         await dropAuto()
         try {
           const outcome = await device.measure(
@@ -172,12 +178,17 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
             },
           )
           results.push(outcome.result)
-          return outcome.result
+          return outcome
         } catch (error) {
           results.push(failedResult(label, error))
           throw error
         }
       }
+      const measured = async <T>(
+        label: string,
+        fn: () => Promise<T> | T,
+        execution = true,
+      ): Promise<MeasuredEnergyResult> => (await measuredOutcome(label, fn, execution)).result
       const api: EnergyApi = {
         results,
         async measure(fn, options) {
@@ -199,9 +210,16 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         async baseline(options) {
           const durationMs = options?.durationMs ?? device.options.baselineMs
           // An idle window: nothing of the app's to sample.
-          const idle = await measured('idle baseline', () => sleep(durationMs), false)
-          testBaseline = { kind: 'configured', powerW: idle.averagePowerW }
-          return new EnergyRun(idle)
+          const idle = await measuredOutcome('idle baseline', () => sleep(durationMs), false)
+          // The idle level, not the mean: work still running at the start must not raise it.
+          testBaseline = {
+            kind: 'configured',
+            powerW: idlePowerW({
+              window: idle.result.window,
+              power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
+            }),
+          }
+          return new EnergyRun(idle.result)
         },
       }
       await use(api)
@@ -231,6 +249,10 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       await auto?.abort().catch(() => undefined)
       task.meta.energy = summarize(results)
       device.artifactSink = undefined
+      // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
+      // teardowns at the first that throws, and this one throws to fail the test (a window that
+      // could not close, a budget exceeded). Hooks have all run by now.
+      await phone.release()
       const keep =
         device.options.artifacts === 'always' ||
         (device.options.artifacts === 'on-failure' &&
@@ -238,23 +260,24 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       if (keep && kept.length > 0) {
         // Never let a full disk hide the test's own outcome: say so and go on.
         await writeArtifacts(kept, {
-          root: process.cwd(),
           dir: device.options.artifactsDir,
-          testFile: task.file.filepath,
+          testFile: task.file.name,
           testName: task.fullTestName ?? task.name,
         })
-          .then((folder) => progress(`raw data kept in ${relative(process.cwd(), folder)}`))
+          .then((folder) => {
+            const shown = relative(process.cwd(), folder)
+            progress(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)
+          })
           .catch((error: unknown) =>
             progress(`could not keep the raw data: ${(error as Error).message}`),
           )
       }
-      // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
-      // teardowns at the first that throws, and this one throws to fail the test (a window that
-      // could not close, a budget exceeded). Hooks have all run by now.
-      await phone.release()
     }
   },
 })
+
+/** Raw data a test may hold in memory for `artifacts`, bytes. */
+const ARTIFACT_CAP_BYTES = 512 * 2 ** 20
 
 /** `vitest -u` (the snapshot state's update mode) or VITEST_ENERGY_UPDATE=1: budgets get rewritten. */
 function budgetUpdateMode(): boolean {

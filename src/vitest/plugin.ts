@@ -5,6 +5,7 @@
  * - makes `--reporter=energy` resolvable: Vitest loads custom reporters by import specifier, so
  *   the bare name `energy` resolves to our reporter module.
  */
+import { resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Plugin } from 'vite'
 import type {} from 'vitest/config'
@@ -30,7 +31,13 @@ export function energy(options?: EnergyOptions): Plugin {
       return { test: { globalSetup: [modulePath('./global-setup')] } }
     },
     configureVitest({ project }: VitestPluginContext) {
-      if (resolved !== undefined) project.provide(OPTIONS_KEY, resolved)
+      // Paths the workers write to are made absolute here, against the project's root.
+      if (resolved !== undefined) {
+        project.provide(OPTIONS_KEY, {
+          ...resolved,
+          artifactsDir: resolvePath(project.config.root, resolved.artifactsDir),
+        })
+      }
     },
     resolveId(id) {
       if (id === REPORTER_ALIAS) return modulePath('../../reporter/index')

@@ -250,6 +250,17 @@ function attributeWindow(
       ? cpuMethodPower(power.rails, window, plan.railFloorsW, plan.cpuClusters)
       : undefined
   const schedule = power.kind === 'rails' ? power.schedule : undefined
+  if (
+    schedule !== undefined &&
+    methodPower !== undefined &&
+    methodPower.parts.every((p) => p.cpus === undefined)
+  ) {
+    warnings.push({
+      code: 'W_SCHEDULE_NO_CLUSTERS',
+      severity: 'info',
+      message: `the CPU schedule could not be matched to the CPU cluster rails (cpufreq clusters: ${JSON.stringify(plan.cpuClusters ?? [])}); each rail's energy was shared among whatever ran on any CPU`,
+    })
+  }
   const result = attributeTest({
     label,
     window,

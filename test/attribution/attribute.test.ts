@@ -101,7 +101,8 @@ describe('conservation: attributed + unattributed + baseline = measured', () => 
         for (let i = 0; i < 300; i++) {
           const depth = 1 + Math.floor(w.rand() * 4)
           const frames = Array.from({ length: depth }, () => `m${Math.floor(w.rand() * 6)}`)
-          samples.push(sample(w.rand() * 10 * S, frames, MS))
+          // Periods differ (1–10 ms): split must sum each sample's own energy.
+          samples.push(sample(w.rand() * 10 * S, frames, (1 + Math.floor(w.rand() * 10)) * MS))
         }
         const run = (power: 'reading' | 'split') =>
           attributeTest({

@@ -292,3 +292,56 @@ describe('split by a CPU schedule (sched_switch)', () => {
     expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.3, 12)
   })
 })
+
+describe('matching the schedule to the trace’s threads', () => {
+  const counter = railCurve(
+    rail('CPUCL2', [
+      [0, 0],
+      [100 * MS, 0.4],
+    ]),
+  )
+  const part = { curve: counter, baselinePowerW: 0, cpus: [6] }
+  const schedule = (tid: number, comm: string) => ({
+    source: 'test',
+    clock: 'boottime' as const,
+    cpus: [6],
+    lostEvents: false,
+    slices: [{ cpu: 6, tid, comm, startNs: 10 * MS, endNs: 50 * MS }],
+  })
+  // ART stores thread ids in 16 bits: tid 70000 is 4464 in the trace.
+  const art = {
+    ...trace([call(4464, 'decode', 0, 60 * MS)]),
+    threads: [{ id: 4464, name: 'pool-1-thread-1' }],
+  }
+
+  test('a tid above 65535 matches its low 16 bits when the thread name agrees', () => {
+    const r = attributeIntervals(art, counter, {
+      window: win(0, 100 * MS),
+      parts: [part],
+      schedule: schedule(70000, 'pool-1-thread-1'),
+    })
+    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.4, 12)
+  })
+
+  test("another process's thread sharing the low bits is not credited to the app", () => {
+    const r = attributeIntervals(art, counter, {
+      window: win(0, 100 * MS),
+      parts: [part],
+      schedule: schedule(70000, 'surfaceflinger'),
+    })
+    expect(byName(r, 'decode').localEnergyJ).toBe(0)
+    expect(r.idleEnergyJ).toBeCloseTo(0.4, 12)
+  })
+
+  test('a schedule on another clock is refused', () => {
+    expect(
+      codeOf(() =>
+        attributeIntervals(art, counter, {
+          window: win(0, 100 * MS),
+          parts: [part],
+          schedule: { ...schedule(4464, 'x'), clock: 'monotonic' },
+        }),
+      ),
+    ).toBe(AttributionErrors.CLOCK_MISMATCH)
+  })
+})

@@ -39,15 +39,20 @@ const samples: StackSampleSet = {
   })),
 }
 
-test('methods are charged the CPU rails above their idle level', () => {
-  const { result } = attributeTest({
+/** The scroll window, per-method power from the CPU rail above its 50 mW floor. */
+const scroll = (extra: Partial<Parameters<typeof attributeTest>[0]> = {}) =>
+  attributeTest({
     label: 'scroll',
     window,
     power: [cpu, display],
     baseline: { kind: 'configured', powerW: 0.5 },
     execution: { kind: 'samples', samples },
     methodPower: { curve: railsCurve([cpu]), baselinePowerW: 0.05 },
+    ...extra,
   })
+
+test('methods are charged the CPU rails above their idle level', () => {
+  const { result } = scroll()
   const bind = result.methods.find((m) => m.method === 'com.example.Feed.bind')
   // 0.5 W above the CPU floor for 200 ms = 0.1 J, all while bind was the leaf.
   expect(bind?.localEnergyJ).toBeCloseTo(0.1, 9)
@@ -113,4 +118,21 @@ test('cpuMethodPower names each cluster rail’s CPUs when the layout is known',
   expect(mp?.baselinePowerW).toBeCloseTo(0.05 + 0.3 + 0.1, 12)
   const noLayout = cpuMethodPower([cpu, big], window)
   expect(noLayout?.parts.map((p) => p.cpus)).toEqual([undefined, undefined])
+})
+
+test('a CPU schedule in which none of the method data’s threads ran is dropped with W_SCHEDULE_UNMATCHED', () => {
+  const { result } = scroll({
+    schedule: {
+      source: 'test',
+      clock: 'boottime',
+      cpus: [0],
+      lostEvents: false,
+      slices: [{ cpu: 0, tid: 999, startNs: 200 * MS, endNs: 400 * MS }],
+    },
+  })
+  expect(result.warnings.map((w) => w.code)).toContain('W_SCHEDULE_UNMATCHED')
+  // Divided as without a schedule: all of the CPU rail's 0.1 J above its floor to bind.
+  expect(
+    result.methods.find((m) => m.method === 'com.example.Feed.bind')?.localEnergyJ,
+  ).toBeCloseTo(0.1, 9)
 })
