@@ -595,6 +595,8 @@ describe('capability probe', () => {
       expect(caps.odpm.evidence[0]?.line).toMatch(/dumpsys: (inaccessible or )?not found/)
       expect(caps.fuelGauge.available).toBe(false)
       expect(caps.app?.installed).toBe(false)
+      expect(caps.cpuClusters, 'no cpufreq in sysfs: unknown, not a guess').toEqual([])
+      expect(caps.evidence.at(-1)?.command).toContain('/sys/devices/system/cpu/cpufreq')
     } finally {
       server.removeDevice('vdev-bare')
     }
@@ -652,5 +654,11 @@ describe('capability probe on the full simulated phone (startVirtualDevice)', ()
     })
     expect(caps.app).toMatchObject({ installed: true })
     expect(caps.simpleperf.available).toBe(true)
+    // cpufreq policies 0, 4, 6 of the simulated Tensor: little, mid, big.
+    expect(caps.cpuClusters).toEqual([
+      [0, 1, 2, 3],
+      [4, 5],
+      [6, 7],
+    ])
   })
 })
