@@ -5,6 +5,8 @@
  *
  *   npx tsx bench/attribution.ts [--runs 5] [--json] [--stacks random|walk]
  *   npx tsx bench/attribution.ts --estimators   # noise-free bias check of the three sampling estimators
+ *
+ * Also times both estimators with a CPU schedule (sched_switch): 4 threads on 4 CPUs, ≈ 320 k slices.
  */
 import {
   attributeSamples,
@@ -12,7 +14,13 @@ import {
   attributeTest,
   railCurve,
 } from '../src/attribution/index.js'
-import type { CallInterval, PowerSeries, StackSample } from '../src/model/samples.js'
+import type {
+  CallInterval,
+  CpuSchedule,
+  CpuSlice,
+  PowerSeries,
+  StackSample,
+} from '../src/model/samples.js'
 import { mulberry32 } from '../src/stats/index.js'
 
 const args = process.argv.slice(2)
@@ -83,7 +91,22 @@ function workload() {
       })
     }
   }
-  return { power, samples, calls }
+  // What ran on each CPU: thread t on CPU t − 1, in 1 ms slices, 80% busy (≈ 320 k slices).
+  const slices: CpuSlice[] = []
+  const sliceNs = 1_000_000
+  for (let cpu = 0; cpu < 4; cpu++) {
+    for (let t = 0; t + sliceNs <= WINDOW_NS; t += sliceNs) {
+      if (rand() < 0.8) slices.push({ cpu, tid: cpu + 1, startNs: t, endNs: t + sliceNs * 0.9 })
+    }
+  }
+  const schedule: CpuSchedule = {
+    source: 'bench',
+    clock: 'boottime',
+    slices,
+    cpus: [0, 1, 2, 3],
+    lostEvents: false,
+  }
+  return { power, samples, calls, schedule }
 }
 
 function median(xs: number[]): number {
@@ -185,6 +208,8 @@ const samplingMs: number[] = []
 /** CPU time of this process (user + system) per sampling run: less sensitive to other processes. */
 const samplingCpuMs: number[] = []
 const intervalMs: number[] = []
+const scheduleSamplingMs: number[] = []
+const scheduleIntervalMs: number[] = []
 const refMs: number[] = []
 let methodsSeen = 0
 for (let r = 0; r < runs; r++) {
@@ -221,6 +246,38 @@ for (let r = 0; r < runs; r++) {
     },
   })
   intervalMs.push(performance.now() - t0)
+  // The same with the CPU schedule (the interval method needs `split: 'activity'` to use it).
+  t0 = performance.now()
+  attributeTest({
+    label: 'bench',
+    window,
+    power: w.power,
+    schedule: w.schedule,
+    execution: {
+      kind: 'samples',
+      samples: { clock: 'boottime', samples: w.samples, lostCount: 0 },
+    },
+  })
+  scheduleSamplingMs.push(performance.now() - t0)
+  t0 = performance.now()
+  attributeTest({
+    label: 'bench',
+    window,
+    power: w.power,
+    schedule: w.schedule,
+    execution: {
+      kind: 'trace',
+      split: 'activity',
+      trace: {
+        clock: 'boottime',
+        threads: [],
+        calls: w.calls,
+        overflowed: false,
+        mode: 'sampling',
+      },
+    },
+  })
+  scheduleIntervalMs.push(performance.now() - t0)
 }
 const result = {
   stackSamples: STACK_SAMPLES,
@@ -237,6 +294,9 @@ const result = {
   referenceMedianMs: median(refMs),
   samplingRatioToReference: median(samplingMs) / median(refMs),
   intervalMedianMs: median(intervalMs),
+  scheduleSlices: w.schedule.slices.length,
+  scheduleSamplingMedianMs: median(scheduleSamplingMs),
+  scheduleIntervalMedianMs: median(scheduleIntervalMs),
   node: process.version,
 }
 if (json) console.log(JSON.stringify(result, null, 2))
@@ -252,5 +312,8 @@ else {
   )
   console.log(
     `interval: ${CALLS.toLocaleString('en')} calls on 4 threads + ${POWER_SAMPLES.toLocaleString('en')} power samples: median ${result.intervalMedianMs.toFixed(0)} ms`,
+  )
+  console.log(
+    `with a CPU schedule (${result.scheduleSlices.toLocaleString('en')} slices): sampling median ${result.scheduleSamplingMedianMs.toFixed(0)} ms, interval median ${result.scheduleIntervalMedianMs.toFixed(0)} ms`,
   )
 }

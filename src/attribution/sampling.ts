@@ -207,7 +207,7 @@ export function attributeSamples(
     )
   }
 
-  const acc = new Accumulators()
+  const acc = new Accumulators((options.power ?? 'split') === 'split')
   const names = acc.names
   const at = (k: number): StackSample | undefined =>
     samples[picked === undefined ? from + k : (picked[k] as number)]
@@ -579,6 +579,8 @@ function threadShares(
  * the end; during the pass only its distinct readings are tracked.
  */
 class Accumulators {
+  /** @param energies keep Σ and Σ² of the samples' energies (`split`). */
+  constructor(readonly energies: boolean) {}
   readonly ids = new Map<string, number>()
   readonly names: string[] = []
   count = new Float64Array(3 * 64)
@@ -642,8 +644,11 @@ class Accumulators {
   add(j: number, powerW: number, reading: number, energyJ: number): void {
     this.count[j] = (this.count[j] as number) + 1
     this.powerSum[j] = (this.powerSum[j] as number) + powerW
-    this.energySum[j] = (this.energySum[j] as number) + energyJ
-    this.energySq[j] = (this.energySq[j] as number) + energyJ * energyJ
+    // Per frame of 1 M samples: only `split` pays for the energy sums.
+    if (this.energies) {
+      this.energySum[j] = (this.energySum[j] as number) + energyJ
+      this.energySq[j] = (this.energySq[j] as number) + energyJ * energyJ
+    }
     this.addReading(j, powerW, reading)
   }
 
