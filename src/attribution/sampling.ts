@@ -87,9 +87,12 @@ export interface SamplingEstimate {
   readonly timeIntervalS?: Interval
   /** pôw: mean net power over the method's samples (Eq. 3.7; with `split`, each sample's share), W. */
   readonly powerW: number
-  /** t-based interval over distinct sensor readings; absent with fewer than 2 distinct readings. */
+  /**
+   * t-based interval over distinct sensor readings (`reading` only: with `split` a sample's power
+   * is its share of an interval, not a reading); absent with fewer than 2 distinct readings.
+   */
   readonly powerIntervalW?: Interval
-  /** Distinct sensor readings among the method's samples. */
+  /** Distinct sensor readings among the method's samples (`reading` only; 0 with `split`). */
   readonly distinctReadings: number
   /** ê = pôw · t̂ (Eq. 3.8); with `split`, the sum of the samples' own energies, J. */
   readonly energyJ: number
@@ -265,13 +268,13 @@ export function attributeSamples(
     const leafId = ids[0] as number
     acc.stamp[leafId] = k
     acc.add(3 * leafId + Kind.Local, powerW, reading, sampleJ)
-    acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
+    if (!acc.energies) acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
       const id = ids[f] as number
       if (acc.stamp[id] === k) continue // recursion / leaf repeated: once per sample
       acc.stamp[id] = k
       acc.add(3 * id + Kind.NonLocal, powerW, reading, sampleJ)
-      acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
+      if (!acc.energies) acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
     }
   }
 
@@ -405,8 +408,8 @@ function scheduleSplit(
     // The slice that contains the sample, else the nearest within the tolerance.
     let best: CpuSlice | undefined
     let bestGap = toleranceNs
-    for (const c of [list[lo - 1], list[lo], list[lo + 1]]) {
-      if (c === undefined) continue
+    for (let i = Math.max(0, lo - 1); i <= Math.min(list.length - 1, lo + 1); i++) {
+      const c = list[i] as CpuSlice
       const gap = tNs < c.startNs ? c.startNs - tNs : tNs >= c.endNs ? tNs - c.endNs : 0
       if (gap <= bestGap) {
         best = c
@@ -417,6 +420,13 @@ function scheduleSplit(
   }
   const powerW = new Float64Array(n)
   const group = new Int32Array(n)
+  // The CPU each sample's thread was on, once for all parts (−1: not in the schedule).
+  const cpuOf = new Int32Array(n).fill(-1)
+  for (let k = 0; k < n; k++) {
+    const s = at(k)
+    if (s === undefined || s.frames.length === 0) continue
+    cpuOf[k] = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2) ?? -1
+  }
   parts.forEach((part, index) => {
     const { bounds, energyJ } = partIntervals(part, window)
     const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
@@ -439,8 +449,8 @@ function scheduleSplit(
       const j = Math.min(energyJ.length - 1, Math.max(0, lastAtOrBefore(bounds, s.tNs)))
       if (index === 0) group[k] = j
       if (cpus !== undefined) {
-        const cpu = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2)
-        if (cpu === undefined || !cpus.has(cpu)) continue
+        const cpu = cpuOf[k] as number
+        if (cpu < 0 || !cpus.has(cpu)) continue
       }
       const r = running[j] as number
       // Energy per second of (weighted) running time on the part, W.
@@ -536,18 +546,27 @@ function threadShares(
   defaultPeriodNs: number,
 ): Float64Array | undefined {
   const t = new Float64Array(n)
-  const thread = new Float64Array(n)
+  // Threads as dense indices, so the sliding window counts in a typed array (no Map per sample).
+  const thread = new Int32Array(n)
+  const index = new Map<number, number>()
   let periodSum = 0
   for (let k = 0; k < n; k++) {
     const s = samples[picked === undefined ? from + k : (picked[k] as number)]
     t[k] = s?.tNs ?? 0
-    thread[k] = s?.threadId ?? 0
+    const id = s?.threadId ?? 0
+    let i = index.get(id)
+    if (i === undefined) {
+      i = index.size
+      index.set(id, i)
+    }
+    thread[k] = i
     periodSum += s?.periodNs ?? defaultPeriodNs
   }
   const half = n > 0 ? periodSum / n / 2 : 0
-  if (!(half > 0)) return undefined
+  if (!(half > 0) || index.size < 2) return undefined
   const share = new Float64Array(n)
-  const counts = new Map<number, number>()
+  const counts = new Int32Array(index.size)
+  let distinct = 0
   let lo = 0
   let hi = 0
   let shared = false
@@ -555,17 +574,17 @@ function threadShares(
     const tk = t[k] as number
     while (hi < n && (t[hi] as number) < tk + half) {
       const th = thread[hi] as number
-      counts.set(th, (counts.get(th) ?? 0) + 1)
+      if (counts[th] === 0) distinct++
+      counts[th] = (counts[th] as number) + 1
       hi++
     }
     while (lo < hi && (t[lo] as number) <= tk - half) {
       const th = thread[lo] as number
-      const c = (counts.get(th) ?? 1) - 1
-      if (c === 0) counts.delete(th)
-      else counts.set(th, c)
+      counts[th] = (counts[th] as number) - 1
+      if (counts[th] === 0) distinct--
       lo++
     }
-    const threads = Math.max(1, counts.size)
+    const threads = Math.max(1, distinct)
     if (threads > 1) shared = true
     share[k] = 1 / threads
   }
@@ -644,12 +663,11 @@ class Accumulators {
   add(j: number, powerW: number, reading: number, energyJ: number): void {
     this.count[j] = (this.count[j] as number) + 1
     this.powerSum[j] = (this.powerSum[j] as number) + powerW
-    // Per frame of 1 M samples: only `split` pays for the energy sums.
+    // Per frame of 1 M samples: `split` keeps energy sums, EDATA's `reading` its distinct readings.
     if (this.energies) {
       this.energySum[j] = (this.energySum[j] as number) + energyJ
       this.energySq[j] = (this.energySq[j] as number) + energyJ * energyJ
-    }
-    this.addReading(j, powerW, reading)
+    } else this.addReading(j, powerW, reading)
   }
 
   addReading(j: number, powerW: number, reading: number): void {

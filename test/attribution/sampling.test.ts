@@ -246,7 +246,10 @@ describe("power: 'split' (the default)", () => {
       minSamplesPerGroup: 60,
     })
     expect(merged.details.find((d) => d.method === 'B')?.local.energyJ).toBeCloseTo(0.5, 12)
-    expect(merged.details.find((d) => d.method === 'B')?.local.distinctReadings).toBe(1)
+    expect(
+      merged.details.find((d) => d.method === 'B')?.local.powerIntervalW,
+      '`reading` only',
+    ).toBe(undefined)
   })
 
   test('the energy interval is that of a sum of n sampled values, and covers a fair draw', () => {
