@@ -218,8 +218,10 @@ export function attributeSamples(
   let execNs = 0
   let emptySamples = 0
   let used = 0
+  // With a CPU schedule (and `split`), concurrency comes from the schedule, not from 1/N.
   const share =
-    options.threadShare === 'device'
+    options.threadShare === 'device' ||
+    ((options.power ?? 'split') === 'split' && options.schedule !== undefined)
       ? undefined
       : threadShares(samples, picked, from, n, defaultPeriodNs)
   const minSamples = options.minSamplesPerGroup ?? 10
