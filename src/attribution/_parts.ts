@@ -3,7 +3,7 @@
  * intervals, shared by the interval and sampling estimators.
  */
 import type { EnergyWindow } from '../model/energy.js'
-import type { CpuSlice } from '../model/samples.js'
+import type { CpuSchedule, CpuSlice } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
@@ -21,22 +21,25 @@ export interface PowerPart {
   readonly cpus?: readonly number[]
 }
 
+/** A part's net energy over [a, b): the curve's energy minus its baseline and modelled tails, J. */
+export function netEnergyJ(part: PowerPart, a: number, b: number): number {
+  const tails = part.tails ?? []
+  return (
+    part.curve.energyJ(a, b) -
+    (part.baselinePowerW * (b - a)) / NS_PER_S -
+    (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
+  )
+}
+
 /** The part's net energy in each of the window's sensor intervals. */
 export function partIntervals(
   part: PowerPart,
   window: EnergyWindow,
 ): { readonly bounds: Float64Array; readonly energyJ: Float64Array } {
-  const { curve, baselinePowerW } = part
-  const tails = part.tails ?? []
-  const bounds = sensorIntervalBounds(curve, window)
+  const bounds = sensorIntervalBounds(part.curve, window)
   const energyJ = new Float64Array(bounds.length - 1)
   for (let j = 0; j < energyJ.length; j++) {
-    const a = bounds[j] as number
-    const b = bounds[j + 1] as number
-    energyJ[j] =
-      curve.energyJ(a, b) -
-      (baselinePowerW * (b - a)) / NS_PER_S -
-      (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
+    energyJ[j] = netEnergyJ(part, bounds[j] as number, bounds[j + 1] as number)
   }
   return { bounds, energyJ }
 }
@@ -134,4 +137,34 @@ export function scheduleThreadMatcher(
     if (slice.comm === undefined || name === undefined || name === 'main') return low
     return name.slice(0, 15) === slice.comm.slice(0, 15) ? low : undefined
   }
+}
+
+/**
+ * What ran on a part's CPUs in each sensor interval: the schedule's slices on those CPUs, their
+ * weight (`runningWeight`), and Σ weight per interval — what each interval's energy is divided by.
+ */
+export function partRunning(
+  part: PowerPart,
+  schedule: CpuSchedule,
+  window: EnergyWindow,
+  bounds: Float64Array,
+): {
+  readonly slices: readonly CpuSlice[]
+  readonly weight: ReturnType<typeof runningWeight>
+  readonly running: Float64Array
+} {
+  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
+  const weight = runningWeight(part, slices)
+  const running = new Float64Array(bounds.length - 1)
+  for (const slice of slices) {
+    const a = Math.max(slice.startNs, window.startNs)
+    const b = Math.min(slice.endNs, window.endNs)
+    if (!(b > a)) continue
+    forEachInterval(bounds, a, b, (j, overlap) => {
+      const from = Math.max(a, bounds[j] as number)
+      running[j] = (running[j] as number) + weight.between(from, from + overlap)
+    })
+  }
+  return { slices, weight, running }
 }

@@ -14,13 +14,14 @@ import { NS_PER_S } from '../model/units.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import {
   forEachInterval,
+  netEnergyJ,
   partIntervals,
-  runningWeight,
+  partRunning,
   scheduleThreadMatcher,
   type PowerPart,
 } from './_parts.js'
 import { lastAtOrBefore, type EnergyCurve } from './curve.js'
-import { tailCumulativeJ, type TailCharge } from './tails.js'
+import type { TailCharge } from './tails.js'
 
 /**
  * How a segment's energy is shared among threads that all have a call open.
@@ -219,10 +220,7 @@ export function attributeIntervals(
       Number(a.open) - Number(b.open) ||
       (a.open ? a.node - b.node : b.node - a.node),
   )
-  const netJ = (a: number, b: number): number =>
-    curve.energyJ(a, b) -
-    (baselineW * (b - a)) / NS_PER_S -
-    (tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a))
+  const whole: PowerPart = { curve, baselinePowerW: baselineW, tails }
 
   // Segments between event times, each with the innermost open call of every active thread
   // (flat lists: segment i's calls are segNodes[segFrom[i] .. segFrom[i + 1])).
@@ -285,7 +283,7 @@ export function attributeIntervals(
   let idleEnergyJ = 0
   if (split === 'time') {
     for (let g = 0; g < segments; g++) {
-      const e = netJ(segT0[g] as number, segT1[g] as number)
+      const e = netEnergyJ(whole, segT0[g] as number, segT1[g] as number)
       const from = segFrom[g] as number
       const to = segFrom[g + 1] as number
       if (to === from) {
@@ -300,7 +298,7 @@ export function attributeIntervals(
     }
   } else {
     const seg = { t0: segT0, t1: segT1, from: segFrom, nodes: segNodes, rate: segRate }
-    const parts = options.parts ?? [{ curve, baselinePowerW: baselineW, tails }]
+    const parts = options.parts ?? [whole]
     const schedule = options.schedule
     const threadNames = new Map<number, string | undefined>(
       trace.threads.map((t) => [t.id, t.name]),
@@ -453,7 +451,6 @@ function splitBySchedule(
   threadNames: ReadonlyMap<number, string | undefined>,
 ): number {
   const { bounds, energyJ } = partIntervals(part, window)
-  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
   // Each traced thread's timeline: segments [t0, t1) with its innermost open call.
   const timeline = new Map<number, { t0: number[]; t1: number[]; node: number[] }>()
   for (let g = 0; g < seg.t0.length; g++) {
@@ -472,18 +469,12 @@ function splitBySchedule(
   }
   const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
   const threadOf = scheduleThreadMatcher(threadNames)
-  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
-  const weight = runningWeight(part, slices)
-  const running = new Float64Array(energyJ.length)
+  const { slices, weight, running } = partRunning(part, schedule, window, bounds)
   const pieces: Array<{ node: number; t0: number; t1: number }> = []
   for (const slice of slices) {
     const a = Math.max(slice.startNs, window.startNs)
     const b = Math.min(slice.endNs, window.endNs)
     if (!(b > a)) continue
-    forEachInterval(bounds, a, b, (j, overlap) => {
-      const from = Math.max(a, bounds[j] as number)
-      running[j] = (running[j] as number) + weight.between(from, from + overlap)
-    })
     const tid = threadOf(slice)
     const line = tid === undefined ? undefined : timeline.get(tid)
     const lineStarts = tid === undefined ? undefined : starts.get(tid)

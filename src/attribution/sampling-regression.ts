@@ -14,7 +14,8 @@ import { NS_PER_S } from '../model/units.js'
 import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { attributeRegression, type RegressionAttribution } from './regression.js'
-import { tailCumulativeJ, type TailCharge } from './tails.js'
+import { netEnergyJ } from './_parts.js'
+import type { TailCharge } from './tails.js'
 
 export interface SamplingRegressionOptions {
   readonly window: EnergyWindow
@@ -101,10 +102,7 @@ export function attributeSamplesByRegression(
       const c = column(s.frames[0] as string)
       cpuTimeS[c] = (cpuTimeS[c] ?? 0) + periodOf(s.periodNs) / NS_PER_S
     }
-    const energyJ =
-      curve.energyJ(a, b) -
-      (baselineW * (b - a)) / NS_PER_S -
-      (tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a))
+    const energyJ = netEnergyJ({ curve, baselinePowerW: baselineW, tails }, a, b)
     if (options.background === true) cpuTimeS[BACKGROUND] = (b - a) / NS_PER_S
     rows.push({ label: `sensor interval ${i} (${a}–${b} ns)`, energyJ, cpuTimeS })
   }

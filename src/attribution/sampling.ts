@@ -16,9 +16,9 @@ import { methodEnergy } from '../model/build.js'
 import type { CpuSchedule, CpuSlice, StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
-import { forEachInterval, partIntervals, runningWeight, type PowerPart } from './_parts.js'
+import { netEnergyJ, partIntervals, partRunning, type PowerPart } from './_parts.js'
 import { AttributionErrors, attributionError } from './errors.js'
-import { tailCumulativeJ, tailPowerW, type TailCharge } from './tails.js'
+import { tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
 
 export interface SamplingOptions {
@@ -432,19 +432,7 @@ function scheduleSplit(
   parts.forEach((part, index) => {
     const { bounds, energyJ } = partIntervals(part, window)
     const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
-    const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
-    const weight = runningWeight(part, slices)
-    const running = new Float64Array(energyJ.length)
-    for (const slice of slices) {
-      const a = Math.max(slice.startNs, window.startNs)
-      const b = Math.min(slice.endNs, window.endNs)
-      if (b > a) {
-        forEachInterval(bounds, a, b, (j, overlap) => {
-          const from = Math.max(a, bounds[j] as number)
-          running[j] = (running[j] as number) + weight.between(from, from + overlap)
-        })
-      }
-    }
+    const { weight, running } = partRunning(part, schedule, window, bounds)
     for (let k = 0; k < n; k++) {
       const s = at(k)
       if (s === undefined || s.frames.length === 0) continue
@@ -483,10 +471,7 @@ function splitGroups(
   minSamples: number,
 ): { readonly powerW: Float64Array; readonly group: Int32Array } {
   const bounds = sensorIntervalBounds(curve, window)
-  const netJ = (a: number, b: number): number =>
-    curve.energyJ(a, b) -
-    (baselineW * (b - a)) / NS_PER_S -
-    (tails.length > 0 ? tailCumulativeJ(tails, b) - tailCumulativeJ(tails, a) : 0)
+  const whole: PowerPart = { curve, baselinePowerW: baselineW, tails }
   const group = new Int32Array(n).fill(-1)
   // Groups as [first sample, end sample) and [start, end) times.
   const groups: Array<{ from: number; to: number; startNs: number; endNs: number }> = []
@@ -523,7 +508,7 @@ function splitGroups(
       if (s === undefined || s.frames.length === 0) continue
       weight += (share === undefined ? 1 : (share[i] as number)) * (s.periodNs ?? defaultPeriodNs)
     }
-    const energyJ = netJ(g.startNs, g.endNs)
+    const energyJ = netEnergyJ(whole, g.startNs, g.endNs)
     for (let i = g.from; i < g.to; i++) {
       group[i] = id
       // energy × (share × period) / weight, per second of the sample's period.
