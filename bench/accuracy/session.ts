@@ -161,9 +161,13 @@ export async function measureFastWindow(
   const execution: ExecutionData | undefined =
     plan.execution === undefined ? undefined : await plan.execution.stop(context)
   const power = await plan.power.stop(context)
-  const extras = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
   const executionInput =
-    execution === undefined ? undefined : toExecutionInput(execution, extras?.monotonicToBoottimeNs)
+    execution === undefined
+      ? undefined
+      : toExecutionInput(
+          execution,
+          power.kind === 'rails' ? power.monotonicToBoottimeNs : undefined,
+        )
   const warnings = [...power.warnings, ...(execution?.warnings ?? [])]
   // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
   const methodPower =

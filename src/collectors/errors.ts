@@ -14,4 +14,6 @@ export const CollectorErrors = {
   METER_FAILED: 'E_COLLECTOR_METER_FAILED',
   /** The external meter was configured with neither (or both) a file and a command. */
   METER_CONFIG: 'E_COLLECTOR_METER_CONFIG',
+  /** A collector option is out of range (an ODPM poll period perfetto would not honour). */
+  INVALID_OPTION: 'E_COLLECTOR_INVALID_OPTION',
 } as const

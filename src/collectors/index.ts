@@ -13,7 +13,7 @@ export type { ArtTracingOptions } from './execution/art.js'
 export { artTracingCollector } from './execution/art.js'
 export type { SimpleperfOptions } from './execution/simpleperf.js'
 export { simpleperfCollector } from './execution/simpleperf.js'
-export type { OdpmExtras, OdpmOptions } from './power/odpm.js'
+export type { OdpmOptions } from './power/odpm.js'
 export { odpmCollector } from './power/odpm.js'
 export type { BatterystatsModelCurrents, BatterystatsOptions } from './power/batterystats.js'
 export {

@@ -43,6 +43,11 @@ export type PowerData =
       readonly rails: readonly RailSeries[]
       /** What ran on each CPU, when the session recorded `sched_switch` (ODPM via Perfetto). */
       readonly schedule?: CpuSchedule
+      /**
+       * boottime − monotonic (ns) when the session recorded both clocks at one instant (a Perfetto
+       * clock snapshot): puts CLOCK_MONOTONIC method traces on the rails' clock.
+       */
+      readonly monotonicToBoottimeNs?: number
       readonly warnings: readonly EnergyWarning[]
     }
 
@@ -68,5 +73,14 @@ export interface Collector<T> {
   abort(context: CollectorContext): Promise<void>
 }
 
-export type PowerCollector = Collector<PowerData>
+export interface PowerCollector extends Collector<PowerData> {
+  /**
+   * For sources that read on their own schedule (perfetto polls every 100 ms at best): resolves
+   * once a reading at or after the call (the window's end) has been taken. The window calls it
+   * before stopping anything, so the phone's last sensor interval holds the test's own tail and
+   * not the collectors' stop work (a profiler flushing, a trace being converted). `stop()` waits
+   * by itself when this was not called.
+   */
+  awaitEndReading?(context: CollectorContext): Promise<void>
+}
 export type ExecutionCollector = Collector<ExecutionData>

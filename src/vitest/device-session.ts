@@ -20,6 +20,7 @@ import {
   simpleperfCollector,
   type ExecutionCollector,
   type PowerCollector,
+  type PowerData,
 } from '../collectors/index.js'
 import {
   acquireLease,
@@ -138,9 +139,7 @@ export class DeviceSession {
    * meter readings per window), else the fuel gauge; `batterystats` and `external-meter` only
    * when asked for.
    */
-  powerCollector(): PowerCollector & {
-    readonly extras?: () => { monotonicToBoottimeNs?: number }
-  } {
+  powerCollector(): PowerCollector {
     const c = this.capabilities
     const want = this.options.power
     if (want === 'batterystats') {
@@ -166,7 +165,14 @@ export class DeviceSession {
           'odpm',
           'this device has no ODPM power rails reachable through perfetto or dumpsys powerstats (Pixel 6 and later have them)',
         )
-      return odpmCollector()
+      return odpmCollector({
+        pollPhase: {
+          hostToBoottime: this.boottime,
+          ...(this.monotonicToBoottimeNs === undefined
+            ? {}
+            : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
+        },
+      })
     }
     if (!c.fuelGauge.available)
       throw unavailable('fuel-gauge', 'the battery fuel gauge is not readable over adb')
@@ -225,6 +231,7 @@ export class DeviceSession {
         'idle baseline',
         () => sleep(this.options.baselineMs),
       )
+      this.learnClocks(idle.power)
       // The median over the window's sensor intervals: start-up work still running at the
       // beginning of the idle window would raise the mean (and make every net figure negative).
       this.baselineW = idlePowerW({
@@ -265,10 +272,17 @@ export class DeviceSession {
       ),
     )
     const outcome = await measureWindow(plan, label, body)
-    const offset = (plan.power as { extras?: () => { monotonicToBoottimeNs?: number } }).extras?.()
-    if (offset?.monotonicToBoottimeNs !== undefined)
-      this.monotonicToBoottimeNs = offset.monotonicToBoottimeNs
+    this.learnClocks(outcome.power)
     return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
+  }
+
+  /**
+   * Remembers boottime − monotonic when a window's power data recorded it: later windows use it
+   * for CLOCK_MONOTONIC method traces and to know when perfetto polls next.
+   */
+  private learnClocks(power: PowerData): void {
+    if (power.kind === 'rails' && power.monotonicToBoottimeNs !== undefined)
+      this.monotonicToBoottimeNs = power.monotonicToBoottimeNs
   }
 
   /** Adds the collector-choice warnings and the app's held wake locks to a window's result. */
@@ -318,7 +332,11 @@ export class DeviceSession {
     const window = await openWindow(plan, label)
     return {
       abort: () => window.abort(),
-      close: async () => this.finish(await window.close(), plan.appPid),
+      close: async () => {
+        const { result, power } = await window.closeWithData()
+        this.learnClocks(power)
+        return this.finish(result, plan.appPid)
+      },
     }
   }
 

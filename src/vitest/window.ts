@@ -61,8 +61,9 @@ export interface WindowPlan {
   /** Host → device boottime (the clock of power data and of the window's edges). */
   readonly boottime: DeviceClockMapping
   /**
-   * Device monotonic → boottime offset (ns), for ART traces whose wall clock is CLOCK_MONOTONIC.
-   * Absent: assumed 0 (no suspend since boot), with a warning.
+   * Device monotonic → boottime offset (ns), for ART traces whose wall clock is CLOCK_MONOTONIC,
+   * when the window's own power data does not say (a Perfetto clock snapshot does). Absent too:
+   * assumed 0 (no suspend since boot), with a warning.
    */
   readonly monotonicToBoottimeNs?: number
   readonly baseline: WindowBaseline
@@ -141,17 +142,14 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
             plan.onArtifact?.(label, name, data),
         }),
   }
-  const started: Array<PowerCollector | ExecutionCollector> = []
-  try {
-    await plan.power.start(context)
-    started.push(plan.power)
-    if (plan.execution !== undefined) {
-      await plan.execution.start(context)
-      started.push(plan.execution)
-    }
-  } catch (error) {
+  // Both recorders start together; the window starts once both are recording.
+  const collectors = plan.execution === undefined ? [plan.power] : [plan.power, plan.execution]
+  const starts = await Promise.allSettled(collectors.map((c) => c.start(context)))
+  const started = collectors.filter((_, i) => starts[i]?.status === 'fulfilled')
+  const failed = starts.find((r) => r.status === 'rejected')
+  if (failed !== undefined) {
     await abortAll(started, context)
-    throw error
+    throw failed.reason
   }
   const startHostNs = hostNowNs()
   let done = false
@@ -168,23 +166,29 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       if (done) throw closedTwice(label)
       done = true
       const endHostNs = hostNowNs()
+      // The phone stays as the test left it until the power source has read past the window's
+      // end; then both recorders stop together.
+      await plan.power.awaitEndReading?.(context)
+      const [executionStop, powerStop] = await Promise.allSettled([
+        plan.execution?.stop(context),
+        plan.power.stop(context),
+      ])
       let execution: ExecutionData | undefined
       const degraded: EnergyWarning[] = []
-      try {
-        if (plan.execution !== undefined) execution = await plan.execution.stop(context)
-      } catch (error) {
+      if (executionStop.status === 'rejected') {
+        const error: unknown = executionStop.reason
+        if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') throw error
         // The power data is still good: keep the window, say why it has no per-method figures.
-        if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') {
-          await plan.power.abort(context).catch(() => undefined)
-          throw error
-        }
         degraded.push({
           code: 'W_EXECUTION_FAILED',
           severity: 'warning',
           message: `no per-method energy for this window: ${error.message.split('\n')[0] ?? ''}`,
         })
+      } else {
+        execution = executionStop.value
       }
-      const power: PowerData = await plan.power.stop(context)
+      if (powerStop.status === 'rejected') throw powerStop.reason
+      const power: PowerData = powerStop.value
       const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
       return {
         result:
@@ -230,7 +234,14 @@ function attributeWindow(
     endNs: endHostNs + plan.boottime.offsetNs,
   }
   const executionInput =
-    execution === undefined ? undefined : toExecutionInput(execution, plan, warnings)
+    execution === undefined
+      ? undefined
+      : toExecutionInput(
+          execution,
+          plan,
+          power.kind === 'rails' ? power.monotonicToBoottimeNs : undefined,
+          warnings,
+        )
   const baseline: Baseline =
     plan.baseline.kind !== 'measured'
       ? plan.baseline
@@ -405,6 +416,7 @@ function closedTwice(label: string): EnergyError {
 function toExecutionInput(
   data: ExecutionData,
   plan: WindowPlan,
+  monotonicToBoottimeNs: number | undefined,
   warnings: EnergyWarning[],
 ): ExecutionInput {
   if (data.kind === 'stacks') {
@@ -419,7 +431,7 @@ function toExecutionInput(
   }
   const trace = data.trace
   if (trace.clock === 'boottime') return { kind: 'trace', trace }
-  let offsetNs = plan.monotonicToBoottimeNs
+  let offsetNs = monotonicToBoottimeNs ?? plan.monotonicToBoottimeNs
   if (offsetNs === undefined) {
     offsetNs = 0
     warnings.push({

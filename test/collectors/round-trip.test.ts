@@ -56,7 +56,7 @@ describe('against ground truth (real time)', () => {
   afterAll(async () => server.close())
 
   test('ODPM rails through perfetto: within 1%', async () => {
-    const collector = odpmCollector({ pollMs: 50 })
+    const collector = odpmCollector()
     await collector.start(context(device, 'odpm'))
     await work(device)
     const data = await collector.stop(context(device, 'odpm'))

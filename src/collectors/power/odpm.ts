@@ -5,15 +5,29 @@
  *
  * The config goes in on stdin (`perfetto -c - --txt`) because SELinux stops perfetto from reading
  * files the shell wrote on many releases; the trace goes where perfetto may write it.
+ *
+ * The window's end needs one reading after it, and perfetto reads only on its poll (at most every
+ * 100 ms, nothing when the session stops). traced_probes polls at the session's start and then on
+ * every multiple of the period on CLOCK_MONOTONIC, the same phase for every session on the phone;
+ * with the host → boottime mapping and boottime − monotonic from an earlier trace, `stop()` waits
+ * just past the next poll instead of a whole period.
  */
-import { pull, quoteShellArg, shell, shellScript } from '../../device/index.js'
+import {
+  DeviceErrors,
+  hostNowNs,
+  pull,
+  quoteShellArg,
+  shell,
+  shellScript,
+  type DeviceClockMapping,
+} from '../../device/index.js'
 import { decodePowerTrace, formatPerfettoTextConfig } from '../../formats/perfetto/index.js'
-import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { EnergyError, isEnergyError, type EnergyWarning } from '../../model/index.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
 
 export interface OdpmOptions {
-  /** How often the rails and battery counters are polled, ms. @default 100 */
+  /** How often the rails and battery counters are polled, ms (perfetto's minimum is 100). @default 100 */
   readonly pollMs?: number
   /** Where perfetto writes its trace on the device. @default '/data/misc/perfetto-traces' */
   readonly traceDir?: string
@@ -24,25 +38,50 @@ export interface OdpmOptions {
    * session, so per-method attribution knows which CPU cluster each thread ran on. @default true
    */
   readonly schedule?: boolean
+  /**
+   * Where perfetto's polls fall, so `stop()` waits only until the first poll after the window's
+   * end: the host → device boottime mapping, and boottime − monotonic (a perfetto clock snapshot
+   * of an earlier session). Without `monotonicToBoottimeNs` it waits a whole poll period. The
+   * mapping alone still lets `stop()` check that a reading covers the window's end.
+   */
+  readonly pollPhase?: {
+    readonly hostToBoottime: DeviceClockMapping
+    readonly monotonicToBoottimeNs?: number
+  }
+  /** Slack after the predicted poll, for traced_probes' own scheduling, ms. @default 10 */
+  readonly pollSlackMs?: number
 }
 
-/** The clock offsets Perfetto recorded (boottime − monotonic), for method traces on CLOCK_MONOTONIC. */
-export interface OdpmExtras {
-  readonly monotonicToBoottimeNs?: number
-}
+/** traced_probes polls android.power at most this often (it caps shorter periods silently). */
+const MIN_POLL_MS = 100
 
-export function odpmCollector(
-  options: OdpmOptions = {},
-): PowerCollector & { readonly extras: () => OdpmExtras } {
-  const pollMs = options.pollMs ?? 100
+export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
+  const pollMs = options.pollMs ?? MIN_POLL_MS
+  if (!Number.isInteger(pollMs) || pollMs < MIN_POLL_MS) {
+    throw new EnergyError({
+      code: CollectorErrors.INVALID_OPTION,
+      message: `ODPM pollMs ${pollMs} is not a whole number of ms ≥ ${MIN_POLL_MS}: perfetto polls the rails at most every ${MIN_POLL_MS} ms`,
+      hint: `Use pollMs: ${MIN_POLL_MS} (the default) or a longer whole-ms period.`,
+    })
+  }
   const traceDir = options.traceDir ?? '/data/misc/perfetto-traces'
   let session: { pid: string; file: string } | undefined
-  let extras: OdpmExtras = {}
+  /** Host time of the window's end, once `awaitEndReading` has waited for the poll after it. */
+  let endReading: number | undefined
+  const awaitPoll = async (): Promise<number> => {
+    const endHostNs = hostNowNs()
+    await delay(untilPollAfterMs(endHostNs, pollMs, options.pollPhase, options.pollSlackMs))
+    return endHostNs
+  }
 
   return {
     name: 'odpm',
-    extras: () => extras,
+    async awaitEndReading() {
+      if (session === undefined) throw notStarted()
+      endReading = await awaitPoll()
+    },
     async start(context) {
+      endReading = undefined
       const file = `${traceDir}/vitest-energy-${context.windowId}.pftrace`
       const config = formatPerfettoTextConfig({
         buffers: [{ sizeKb: 8192, fillPolicy: 'RING_BUFFER', unknownFields: [] }],
@@ -101,14 +140,16 @@ export function odpmCollector(
       const s = session
       session = undefined
       if (s === undefined) throw notStarted()
-      // Let one more poll land after the window's end, so the counters cover the whole window
-      // (perfetto does not take a last reading when it stops).
-      await new Promise((resolve) => setTimeout(resolve, pollMs + 10))
+      // Let one more poll land after the window's end, so the counters cover the whole window.
+      const endHostNs = endReading ?? (await awaitPoll())
+      endReading = undefined
       await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
       const bytes = await pull(context.device, s.file)
       context.keepArtifact?.('power-rails.pftrace', bytes)
-      await shell(context.device, ['rm', '-f', s.file])
+      // Removed while the trace is decoded; a file left behind is harmless.
+      const removed = shell(context.device, ['rm', '-f', s.file]).catch(() => undefined)
       const trace = decodePowerTrace(bytes)
+      await removed
       if (trace.rails.length === 0) {
         throw new EnergyError({
           code: CollectorErrors.NO_POWER_DATA,
@@ -117,16 +158,28 @@ export function odpmCollector(
           details: { serial: context.device.serial },
         })
       }
-      extras = offsetsFrom(trace.clockSnapshots)
       const warnings: EnergyWarning[] = trace.warnings.map((message) => ({
         code: 'W_PERFETTO',
         severity: 'info',
         message,
       }))
+      const mapping = options.pollPhase?.hostToBoottime
+      if (mapping !== undefined) {
+        const gap = uncoveredEndMs(trace.rails, endHostNs, mapping)
+        if (gap !== undefined) {
+          warnings.push({
+            code: 'W_ODPM_END_UNCOVERED',
+            severity: 'info',
+            message: `perfetto's last rail reading came ${gap.toFixed(1)} ms before the window's end (its poll was later than predicted); the energy of those ms is extrapolated from the interval before`,
+          })
+        }
+      }
+      const monotonicToBoottimeNs = monotonicOffsetFrom(trace.clockSnapshots)
       return {
         kind: 'rails',
         rails: trace.rails,
         ...(trace.schedule === undefined ? {} : { schedule: trace.schedule }),
+        ...(monotonicToBoottimeNs === undefined ? {} : { monotonicToBoottimeNs }),
         warnings,
       }
     },
@@ -139,36 +192,90 @@ export function odpmCollector(
   }
 }
 
-/** SIGTERM makes perfetto flush and write the trace; then we wait for the process to go away. */
+/**
+ * How long to wait after `endHostNs` (the window's end) for the first perfetto poll after it, ms: until the next
+ * multiple of the poll period on the device's CLOCK_MONOTONIC (traced_probes' `Tick()` posts its
+ * next poll `poll − now_ms % poll` ms ahead), plus the clock mapping's uncertainty on both sides
+ * and the slack. A whole period plus the slack when the phase is unknown.
+ */
+export function untilPollAfterMs(
+  endHostNs: number,
+  pollMs: number,
+  phase: OdpmOptions['pollPhase'],
+  slackMs = 10,
+): number {
+  const monoToBoot = phase?.monotonicToBoottimeNs
+  if (phase === undefined || monoToBoot === undefined) return pollMs + slackMs
+  const pollNs = pollMs * 1e6
+  const uncertaintyNs = phase.hostToBoottime.uncertaintyNs
+  // The latest the device's monotonic clock can read now, and the first poll at or after it.
+  const latestMonoNs = endHostNs + phase.hostToBoottime.offsetNs + uncertaintyNs - monoToBoot
+  const pollMonoNs = Math.ceil(latestMonoNs / pollNs) * pollNs
+  // Measured from the earliest the clock can read now.
+  return (pollMonoNs - latestMonoNs + 2 * uncertaintyNs) / 1e6 + slackMs
+}
+
+/**
+ * How far (ms) the rails' last common reading falls short of the window's end, beyond the
+ * mapping's uncertainty and the HAL's whole-ms timestamps; undefined when it covers the end.
+ */
+export function uncoveredEndMs(
+  rails: ReturnType<typeof decodePowerTrace>['rails'],
+  endHostNs: number,
+  mapping: DeviceClockMapping,
+): number | undefined {
+  const endNs = endHostNs + mapping.offsetNs
+  let lastNs = Infinity
+  for (const r of rails) lastNs = Math.min(lastNs, r.readings.at(-1)?.tNs ?? -Infinity)
+  const shortNs = endNs - lastNs - mapping.uncertaintyNs - 1e6
+  return shortNs > 0 ? (endNs - lastNs) / 1e6 : undefined
+}
+
+/**
+ * SIGTERM makes perfetto flush and write the trace; one shell waits for the process to go away
+ * (one round trip instead of a `kill -0` each time).
+ */
 async function stopPerfetto(
   context: CollectorContext,
   pid: string,
   timeoutMs: number,
 ): Promise<void> {
-  await shell(context.device, ['kill', '-TERM', pid])
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const alive = await shell(context.device, ['kill', '-0', pid])
-    if (alive.exitCode !== 0) return
-    await new Promise((resolve) => setTimeout(resolve, 10))
+  const p = quoteShellArg(pid)
+  try {
+    await shellScript(
+      context.device,
+      `kill -TERM ${p}; while kill -0 ${p} 2>/dev/null; do sleep 0.005; done`,
+      { signal: AbortSignal.timeout(timeoutMs) },
+    )
+  } catch (error) {
+    if (isEnergyError(error) && error.code === DeviceErrors.ABORTED) {
+      throw new EnergyError({
+        code: CollectorErrors.RECORDER_FAILED,
+        message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM`,
+        hint: 'Check `adb shell ps -A | grep perfetto`; kill it by hand before the next run.',
+        details: { serial: context.device.serial },
+      })
+    }
+    throw error
   }
-  throw new EnergyError({
-    code: CollectorErrors.RECORDER_FAILED,
-    message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM`,
-    hint: 'Check `adb shell ps -A | grep perfetto`; kill it by hand before the next run.',
-    details: { serial: context.device.serial },
-  })
 }
 
-function offsetsFrom(snapshots: ReturnType<typeof decodePowerTrace>['clockSnapshots']): OdpmExtras {
+/** boottime − monotonic from the trace's clock snapshots (they record both at one instant). */
+function monotonicOffsetFrom(
+  snapshots: ReturnType<typeof decodePowerTrace>['clockSnapshots'],
+): number | undefined {
   for (const snapshot of snapshots) {
     const boot = snapshot.find((c) => c.clock === 'boottime')
     const mono = snapshot.find((c) => c.clock === 'monotonic')
     if (boot?.timestampNs !== undefined && mono?.timestampNs !== undefined) {
-      return { monotonicToBoottimeNs: boot.timestampNs - mono.timestampNs }
+      return boot.timestampNs - mono.timestampNs
     }
   }
-  return {}
+  return undefined
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
 }
 
 function notStarted(): EnergyError {

@@ -1,7 +1,8 @@
 /**
  * `perfetto -c - --txt -o FILE [--background]`: reads a text TraceConfig from stdin, and for an
  * `android.power` data source polls the ODPM rails (`collect_power_rails: true`) and the battery
- * counters every `battery_poll_ms`; for a `linux.ftrace` data source that records `sched_switch`
+ * counters at the session's start and then every `battery_poll_ms` in the phone-wide phase
+ * traced_probes uses (`pollTimesNs`); for a `linux.ftrace` data source that records `sched_switch`
  * it writes what ran on each CPU of the simulated phone over the session (compact unless
  * `compact_sched { enabled: false }`). The binary trace is written with the perfetto encoder when
  * the session ends (`duration_ms`, or SIGTERM/SIGINT via `kill`). `--background` prints the pid
@@ -24,6 +25,32 @@ import { readRails } from '../sim/sensors.js'
 import { err, out } from './_util.js'
 
 const DEFAULT_POLL_MS = 1000
+/** traced_probes caps `battery_poll_ms` below this (android_power_data_source.cc). */
+const MIN_POLL_MS = 100
+
+/**
+ * When traced_probes' android.power data source reads the counters over [startNs, stopNs]
+ * (boottime ns): once when the session starts, then on every multiple of the poll period on
+ * CLOCK_MONOTONIC in whole ms (its `Tick()` posts the next poll `poll − now_ms % poll` ms later,
+ * with perfetto's wall clock being CLOCK_MONOTONIC). So every session on a phone polls in the same
+ * phase, and nothing is read when a session stops.
+ */
+export function pollTimesNs(
+  phone: SimPhone,
+  pollMs: number,
+  startNs: number,
+  stopNs: number,
+): number[] {
+  const monoMinusBootNs = phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')
+  const times = [startNs]
+  const startMonoMs = Math.floor((startNs + monoMinusBootNs) / 1e6)
+  for (let ms = startMonoMs - (startMonoMs % pollMs) + pollMs; ; ms += pollMs) {
+    const t = ms * 1e6 - monoMinusBootNs
+    if (t > stopNs) break
+    times.push(t)
+  }
+  return times
+}
 
 /**
  * The sched_switch data of a session over [startNs, stopNs], when its config has a `linux.ftrace`
@@ -57,9 +84,14 @@ export function powerTraceBytes(
   stopNs: number,
 ): Uint8Array {
   const power = config.dataSources.find((d) => d.name === 'android.power')?.androidPowerConfig
-  const pollNs = (power?.batteryPollMs ?? DEFAULT_POLL_MS) * 1e6
-  const times: number[] = []
-  for (let t = startNs; t <= stopNs; t += pollNs) times.push(t)
+  // 0 or absent: the default period; below the minimum: capped, as traced_probes does.
+  const asked = power?.batteryPollMs ?? 0
+  const times = pollTimesNs(
+    phone,
+    asked === 0 ? DEFAULT_POLL_MS : Math.max(MIN_POLL_MS, asked),
+    startNs,
+    stopNs,
+  )
   const railNames = phone.sim.railNames()
   const rails: RailSeries[] = []
   if (power?.collectPowerRails === true) {

@@ -32,10 +32,8 @@ describe('perfetto android.power', () => {
     expect(start.status).toBe(0)
     expect(start.out).toMatch(/^\d+\n$/)
     const pid = Number(start.out.trim())
-    const from = h.clock.nowNs('boottime')
     await h.sh(`input tap ${centerOf(h.phone, 'refresh')}`)
     await h.sh('sleep 3')
-    const to = h.clock.nowNs('boottime')
     await h.sh(`kill ${pid}`)
     await settle()
     expect((await h.sh('pidof perfetto')).status).not.toBe(0)
@@ -44,7 +42,9 @@ describe('perfetto android.power', () => {
     expect(rails.map((r) => r.rail)).toContain('VSYS_PWR_DISPLAY')
     const display = rails.find((r) => r.rail === 'VSYS_PWR_DISPLAY')
     expect(display?.readings).toHaveLength(13) // 0, 250, ..., 3000 ms
-    const gt = h.phone.sim.groundTruth(from, to)
+    // Rail readings carry the HAL's whole-ms timestamp; the battery packets the poll's exact time.
+    const polls = trace.battery[0]?.readings ?? []
+    const gt = h.phone.sim.groundTruth(polls[0]?.tNs ?? 0, polls.at(-1)?.tNs ?? 0)
     for (const series of rails) {
       const first = series.readings[0]
       const last = series.readings.at(-1)
@@ -54,6 +54,31 @@ describe('perfetto android.power', () => {
     const battery = trace.battery[0]
     expect(battery?.readings).toHaveLength(13)
     expect(battery?.readings[0]?.voltageV).toBeGreaterThan(3.4)
+  })
+
+  test('polls at the start, then on multiples of the period on CLOCK_MONOTONIC, and not at the stop', async () => {
+    const h = harness()
+    // Start off the poll phase: 90 ms past a multiple of 250 ms on the monotonic clock.
+    const phaseMs = (h.clock.nowNs('monotonic') / 1e6) % 250
+    await h.sh(`sleep ${(((340 - phaseMs) % 250) / 1000).toFixed(6)}`)
+    const startMonoMs = h.clock.nowNs('monotonic') / 1e6
+    const bootMinusMonoNs = h.clock.nowNs('boottime') - h.clock.nowNs('monotonic')
+    const start = await h.sh(
+      'perfetto -c - --txt -o /data/local/tmp/p.pftrace --background',
+      CONFIG,
+    )
+    await h.sh('sleep 1.2')
+    await h.sh(`kill ${start.out.trim()}`)
+    await settle()
+    const readings = decodePowerTrace(h.device.fs.readFile('/data/local/tmp/p.pftrace')).rails[0]
+      ?.readings
+    const monoMs = (readings ?? []).map((r) => (r.tNs - bootMinusMonoNs) / 1e6)
+    expect(monoMs[0]).toBeCloseTo(startMonoMs, 0)
+    // 160 ms after the start, then every 250 ms: 5 polls in the 1.2 s, none when the session stops.
+    expect(monoMs.slice(1).map((t) => Math.round(t - (monoMs[0] ?? 0)))).toEqual([
+      160, 410, 660, 910, 1160,
+    ])
+    for (const t of monoMs.slice(1)) expect(Math.round(t) % 250).toBe(0)
   })
 
   test('works through a shell pipe and honours duration_ms', async () => {

@@ -1,0 +1,166 @@
+// The ODPM collector's wait for a reading past the window's end: the poll phase predicted from
+// the clock mapping and a perfetto clock snapshot (unit and property tests), checked end to end
+// on the virtual device in real time, whose perfetto polls in traced_probes' phase.
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { odpmCollector, type PowerData } from '../../src/collectors/index.js'
+import { uncoveredEndMs, untilPollAfterMs } from '../../src/collectors/power/odpm.js'
+import {
+  hostNowNs,
+  mapDeviceClock,
+  type AdbDevice,
+  type DeviceClockMapping,
+} from '../../src/device/index.js'
+import { isEnergyError, type RailSeries } from '../../src/model/index.js'
+import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
+import { adbDevice, contextFor } from './_vdev.js'
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+function mapping(offsetNs: number, uncertaintyNs: number): DeviceClockMapping {
+  return {
+    from: 'host',
+    to: 'boottime',
+    offsetNs,
+    uncertaintyNs,
+    roundTripNs: 2 * uncertaintyNs,
+    method: 'intersection',
+    command: 'cat /proc/uptime',
+    readings: [],
+  }
+}
+
+function rail(name: string, ...tMs: number[]): RailSeries {
+  return {
+    kind: 'cumulative',
+    rail: name,
+    source: 'odpm',
+    clock: 'boottime',
+    readings: tMs.map((t, i) => ({ tNs: t * 1e6, energyJ: i })),
+  }
+}
+
+describe('untilPollAfterMs', () => {
+  test('a whole period plus the slack when the phase is unknown', () => {
+    expect(untilPollAfterMs(5e9, 100, undefined)).toBe(110)
+    expect(untilPollAfterMs(5e9, 250, { hostToBoottime: mapping(0, 0) }, 4)).toBe(254)
+  })
+
+  test('until the next multiple of the period on the monotonic clock', () => {
+    // host 1.000 s = boottime 3.020 s = monotonic 2.020 s: the next poll is at monotonic 2.100 s.
+    const phase = { hostToBoottime: mapping(2.02e9, 0), monotonicToBoottimeNs: 1e9 }
+    expect(untilPollAfterMs(1e9, 100, phase, 0)).toBeCloseTo(80, 6)
+    expect(untilPollAfterMs(1e9, 100, phase)).toBeCloseTo(90, 6)
+    // Exactly on a poll: that poll counts (perfetto reads at the multiple itself).
+    expect(untilPollAfterMs(1.08e9, 100, phase, 0)).toBeCloseTo(0, 6)
+  })
+
+  test('property: wherever the clock really is within the mapping, the wait reaches the next poll', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: -1e12, max: 1e12 }),
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: 0, max: 20e6 }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.constantFrom(100, 250, 1000),
+        (endHostNs, offsetNs, monoToBootNs, uncertaintyNs, where, pollMs) => {
+          const phase = {
+            hostToBoottime: mapping(offsetNs, uncertaintyNs),
+            monotonicToBoottimeNs: monoToBootNs,
+          }
+          const waitMs = untilPollAfterMs(endHostNs, pollMs, phase, 0)
+          // The device's true monotonic time at the window's end, anywhere in the mapping's bounds.
+          const trueEndMonoNs = endHostNs + offsetNs + where * uncertaintyNs - monoToBootNs
+          const nextPollNs = Math.ceil(trueEndMonoNs / (pollMs * 1e6)) * pollMs * 1e6
+          expect(trueEndMonoNs + waitMs * 1e6).toBeGreaterThanOrEqual(nextPollNs - 1)
+          // …and never more than one period plus twice the uncertainty.
+          expect(waitMs).toBeLessThanOrEqual(pollMs + (2 * uncertaintyNs) / 1e6 + 1e-6)
+        },
+      ),
+    )
+  })
+})
+
+describe('uncoveredEndMs', () => {
+  const m = mapping(1e9, 0.5e6)
+  test('undefined when every rail has a reading at or after the end', () => {
+    // window end: host 0.25 s → boottime 1.25 s
+    expect(uncoveredEndMs([rail('A', 1100, 1200, 1300), rail('B', 1200, 1251)], 0.25e9, m)).toBe(
+      undefined,
+    )
+  })
+  test('whole-ms stamps and the mapping uncertainty are tolerated', () => {
+    expect(uncoveredEndMs([rail('A', 1100, 1249)], 0.25e9, m)).toBe(undefined)
+  })
+  test('the shortfall in ms when the last common reading is before the end', () => {
+    expect(uncoveredEndMs([rail('A', 1100, 1300), rail('B', 1100, 1200)], 0.25e9, m)).toBe(50)
+  })
+})
+
+describe('options', () => {
+  test('a poll period perfetto would not honour is refused with a clear error', () => {
+    for (const pollMs of [50, 99, 100.5]) {
+      try {
+        odpmCollector({ pollMs })
+        expect.unreachable()
+      } catch (error) {
+        expect(isEnergyError(error) && error.code).toBe('E_COLLECTOR_INVALID_OPTION')
+        expect((error as Error).message).toContain(`pollMs ${pollMs}`)
+      }
+    }
+    expect(() => odpmCollector({ pollMs: 250 })).not.toThrow()
+  })
+})
+
+describe('on the virtual device (real time)', () => {
+  let server: VirtualDeviceServer
+  let device: AdbDevice
+  let boottime: DeviceClockMapping
+  let monotonicToBoottimeNs: number | undefined
+
+  beforeAll(async () => {
+    server = await startVirtualDevice({ devices: 1, seed: 11 })
+    device = await adbDevice(server.port, server.serials[0]!)
+    boottime = await mapDeviceClock(device, 'boottime')
+  })
+  afterAll(async () => server.close())
+
+  async function window(
+    id: string,
+    bodyMs: number,
+    phase: boolean,
+  ): Promise<{ data: PowerData & { kind: 'rails' }; endBootNs: number }> {
+    const collector = odpmCollector({
+      pollPhase: {
+        hostToBoottime: boottime,
+        ...(phase && monotonicToBoottimeNs !== undefined ? { monotonicToBoottimeNs } : {}),
+      },
+    })
+    await collector.start(contextFor(device, id))
+    await sleep(bodyMs)
+    const endBootNs = hostNowNs() + boottime.offsetNs
+    await collector.awaitEndReading?.(contextFor(device, id))
+    const data = await collector.stop(contextFor(device, id))
+    if (data.kind !== 'rails') throw new Error('expected rails')
+    return { data, endBootNs }
+  }
+
+  test('the clock snapshot gives boottime − monotonic; windows then stop just past the next poll, and the last reading covers the end', async () => {
+    const first = await window('first', 300, false)
+    monotonicToBoottimeNs = first.data.monotonicToBoottimeNs
+    expect(monotonicToBoottimeNs).toBeTypeOf('number')
+    // Window lengths that put the end at many phases of the 100 ms poll.
+    for (const [i, bodyMs] of [230, 260, 317, 345, 389, 402, 455, 471].entries()) {
+      const { data, endBootNs } = await window(`w${i}`, bodyMs, true)
+      expect(data.warnings.map((w) => w.code)).not.toContain('W_ODPM_END_UNCOVERED')
+      for (const r of data.rails) {
+        const last = r.readings.at(-1)!.tNs
+        // covered (HAL stamps are whole ms) …
+        expect(last, r.rail).toBeGreaterThanOrEqual(endBootNs - boottime.uncertaintyNs - 1e6)
+        // … by the first poll after the end, not a later one: the stop did not overshoot.
+        expect(last - endBootNs, r.rail).toBeLessThan(100e6)
+      }
+    }
+  })
+})
