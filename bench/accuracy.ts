@@ -11,11 +11,13 @@ import {
   mixedWorkload,
   perTestEnergy,
   regressionDetection,
+  windowEndAccuracy,
   type EdataRun,
 } from './accuracy/scenarios.js'
 
 interface Config {
   readonly perTestWindows: number
+  readonly windowEndWindows: number
   readonly edataRunsPerConfig: number
   readonly edataRates: readonly number[]
   readonly coverageWorkloads: number
@@ -26,6 +28,7 @@ interface Config {
 
 const FULL: Config = {
   perTestWindows: 30,
+  windowEndWindows: 40,
   edataRunsPerConfig: 5,
   edataRates: [2, 10, 100],
   coverageWorkloads: 200,
@@ -36,6 +39,7 @@ const FULL: Config = {
 
 const QUICK: Config = {
   perTestWindows: 5,
+  windowEndWindows: 8,
   edataRunsPerConfig: 1,
   edataRates: [10],
   coverageWorkloads: 10,
@@ -103,6 +107,28 @@ async function main(): Promise<void> {
     anchor: 'PETrA mean rel. error ≤ 0.05',
     verdict: gauge.meanAbsRelError <= 0.03 ? 'PASS' : 'MISS',
     value: gauge.meanAbsRelError,
+  })
+
+  // 1b. Windows that end while the app is busy: the wait for a reading past the end, and without.
+  log(`window end: ${config.windowEndWindows} windows ending mid-activity, ODPM…`)
+  const end = await windowEndAccuracy(config.windowEndWindows, seed)
+  const absMean = (xs: readonly number[]): number => mean(xs.map(Math.abs))
+  const absMax = (xs: readonly number[]): number => Math.max(...xs.map(Math.abs))
+  rows.push({
+    figure: 'per-test energy error, ODPM, windows ending mid-activity (waits for the next poll)',
+    measured: `${pct(absMean(end.waitErrors), 3)} (max ${pct(absMax(end.waitErrors), 3)}, n=${end.windows})`,
+    target: '≤ 1%',
+    anchor: 'PETrA mean rel. error ≤ 0.05',
+    verdict: absMean(end.waitErrors) <= 0.01 ? 'PASS' : 'MISS',
+    value: absMean(end.waitErrors),
+  })
+  rows.push({
+    figure: "  same windows, last stretch extrapolated (`endReading: 'extrapolate'`)",
+    measured: `${pct(absMean(end.extrapolateErrors), 3)} (max ${pct(absMax(end.extrapolateErrors), 3)}, bias ${pct(mean(end.extrapolateErrors), 3)})`,
+    target: '≤ 1%',
+    anchor: 'no wait for a reading',
+    verdict: absMean(end.extrapolateErrors) <= 0.01 ? 'PASS' : 'MISS',
+    value: absMean(end.extrapolateErrors),
   })
 
   // 2a. EDATA random workload, sampling method.
@@ -273,7 +299,15 @@ async function main(): Promise<void> {
           config,
           elapsedS,
           rows,
-          details: { perTest: [odpm, gauge], edataCells, edata, mixed, cpuOnly, regression: reg },
+          details: {
+            perTest: [odpm, gauge],
+            windowEnd: end,
+            edataCells,
+            edata,
+            mixed,
+            cpuOnly,
+            regression: reg,
+          },
         },
         null,
         2,

@@ -3,7 +3,8 @@
  * test-level mode. Runs bench/fixtures/overhead-project (N one-second tests; 50, or 10 with
  * --quick) as a Vitest child process on the virtual device in real time: once without the fixture,
  * once with it (the plugin's defaults: measured 3 s idle baseline, ODPM + simpleperf), once with
- * `baseline: 'none'`, and once more without the execution collector (power only). Prints the suite
+ * `baseline: 'none'`, once more without the execution collector (power only), and once without the
+ * wait for a reading past each window's end (`endReading: 'extrapolate'`). Prints the suite
  * wall-time ratio (target ≤ 1.05) and the added time per test (target ≤ 50 ms). The project
  * imports `vitest-energy` by name: run `npm run build` first.
  */
@@ -117,8 +118,14 @@ async function main(): Promise<void> {
     OVERHEAD_EXECUTION: 'none',
   })
   log(`  with fixture (baseline none, power only): ${(powerOnly.wallMs / 1000).toFixed(2)} s`)
+  const extrapolated = await runSuite(
+    "fixture, baseline: 'none', endReading: 'extrapolate'",
+    tests,
+    { OVERHEAD_FIXTURE: '1', OVERHEAD_BASELINE: 'none', OVERHEAD_END: 'extrapolate' },
+  )
+  log(`  with fixture (baseline none, no end wait): ${(extrapolated.wallMs / 1000).toFixed(2)} s`)
 
-  const rows = [measured, noBaseline, powerOnly].map((run) => {
+  const rows = [measured, noBaseline, powerOnly, extrapolated].map((run) => {
     const ratio = run.wallMs / plain.wallMs
     const addedMsPerTest = (run.wallMs - plain.wallMs) / tests
     // Steady state: the median test, so the one-off idle baseline in the first test is excluded.

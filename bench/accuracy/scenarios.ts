@@ -125,6 +125,56 @@ export async function perTestEnergy(
   }
 }
 
+// ── the window's end: waiting for perfetto's next poll vs extrapolating ────────────────────────
+
+export interface WindowEndFigure {
+  readonly windows: number
+  /** Relative errors of per-test gross energy, the window waiting for the poll past its end. */
+  readonly waitErrors: readonly number[]
+  /** Same windows, the rail readings after the end dropped (the last stretch extrapolated). */
+  readonly extrapolateErrors: readonly number[]
+}
+
+/**
+ * Windows that end while the app is busy, as UI tests often do: an action, 0.5–2 s later a
+ * second one, and the window ends 0–400 ms after it. Per-test gross energy against the truth,
+ * computed from the same data twice: with perfetto's first poll after the end (what the fixture
+ * waits for) and without it (the last ≤ 100 ms extrapolated from the sensor interval before).
+ */
+export async function windowEndAccuracy(windows: number, seed: number): Promise<WindowEndFigure> {
+  const phone = await startFastPhone({ app: DEMO_APP_MODEL, seed })
+  const rnd = mulberry32(seed * 104_729)
+  const waitErrors: number[] = []
+  const extrapolateErrors: number[] = []
+  try {
+    for (let i = 0; i < windows; i++) {
+      const first = demoActions(rnd)
+      const second = demoActions(rnd)
+      const gapNs = Math.round((0.5 + 1.5 * rnd()) * 1e9)
+      const tailNs = Math.round(0.4e9 * rnd())
+      trace(`window end #${i}: ${first.join('; ')} / ${second.join('; ')}, end +${tailNs / 1e6} ms`)
+      const w = await measureFastWindow(
+        phone,
+        { power: powerCollector(phone, 'odpm'), baseline: { kind: 'none' } },
+        `window end #${i}`,
+        async (start) => {
+          await phone.sh(first.join('; '))
+          await passTime(phone, 'odpm', start + gapNs)
+          await phone.sh(second.join('; '))
+          await passTime(phone, 'odpm', (await phone.nowNs()) + tailNs)
+        },
+      )
+      const truthJ = w.truth.totalEnergyJ
+      waitErrors.push((w.result.grossEnergyJ - truthJ) / truthJ)
+      const cut = w.reattribute({ extrapolateEnd: true })
+      if (cut !== undefined) extrapolateErrors.push((cut.grossEnergyJ - truthJ) / truthJ)
+    }
+  } finally {
+    await phone.close()
+  }
+  return { windows, waitErrors, extrapolateErrors }
+}
+
 // ── EDATA random workload, sampling method ─────────────────────────────────────────────────────
 
 export interface EdataRun {

@@ -14,6 +14,7 @@ import {
   lowestRailPowerW,
   type Baseline,
   type ExecutionInput,
+  type MethodPower,
 } from '../../src/attribution/index.js'
 import type {
   CollectorContext,
@@ -29,7 +30,11 @@ import {
   type AdbDevice,
   type Capabilities,
 } from '../../src/device/index.js'
-import { shiftCallTrace, type MeasuredEnergyResult } from '../../src/model/index.js'
+import {
+  shiftCallTrace,
+  type MeasuredEnergyResult,
+  type RailSeries,
+} from '../../src/model/index.js'
 import {
   startVirtualDevice,
   type AppModel,
@@ -110,6 +115,8 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
 export type Reattribution =
   | { readonly power: 'reading' | 'split' | 'regression'; readonly minSamplesPerGroup?: number }
   | { readonly split: 'activity' | 'time' }
+  /** As if the window had not waited for a reading past its end: rail readings after it dropped. */
+  | { readonly extrapolateEnd: true }
 
 export interface FastWindowPlan {
   readonly power: PowerCollector
@@ -131,6 +138,9 @@ export interface FastWindow {
 }
 
 let windowCounter = 0
+
+/** The ODPM collector's poll period (its default): one poll lands within this after any instant. */
+const ODPM_POLL_NS = 100e6
 
 /**
  * One energy window whose edges are read on the device: collectors start, `vdev now`, body, `vdev
@@ -158,6 +168,9 @@ export async function measureFastWindow(
   // schedule them. Reading current_now is harmless on a real phone.
   await phone.sh('cat /sys/class/power_supply/battery/current_now')
   const endNs = await phone.nowNs()
+  // As the product does in real time (PowerCollector.awaitEndReading): let perfetto's next poll
+  // land past the window's end before stopping; the phone keeps running the app meanwhile.
+  if (plan.power.awaitEndReading !== undefined) await advanceTo(phone, endNs + ODPM_POLL_NS + 1e3)
   const execution: ExecutionData | undefined =
     plan.execution === undefined ? undefined : await plan.execution.stop(context)
   const power = await plan.power.stop(context)
@@ -170,15 +183,14 @@ export async function measureFastWindow(
         )
   const warnings = [...power.warnings, ...(execution?.warnings ?? [])]
   // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
-  const methodPower =
-    power.kind === 'rails'
-      ? cpuMethodPower(
-          power.rails,
-          { clock: 'boottime', startNs, endNs },
-          phone.railFloorsW,
-          phone.capabilities.cpuClusters,
-        )
-      : undefined
+  const methodPowerOf = (rails: readonly RailSeries[]): MethodPower | undefined =>
+    cpuMethodPower(
+      rails,
+      { clock: 'boottime', startNs, endNs },
+      phone.railFloorsW,
+      phone.capabilities.cpuClusters,
+    )
+  const methodPower = power.kind === 'rails' ? methodPowerOf(power.rails) : undefined
   const schedule = power.kind === 'rails' ? power.schedule : undefined
   if (power.kind === 'rails') {
     for (const rail of power.rails) {
@@ -191,12 +203,15 @@ export async function measureFastWindow(
       }
     }
   }
-  const attribute = (input: ExecutionInput | undefined): MeasuredEnergyResult =>
+  const attribute = (
+    input: ExecutionInput | undefined,
+    cutRails?: readonly RailSeries[],
+  ): MeasuredEnergyResult =>
     attributeTest({
       label,
       window: { clock: 'boottime', startNs, endNs },
-      power: power.kind === 'series' ? power.series : power.rails,
-      ...(methodPower === undefined ? {} : { methodPower }),
+      power: power.kind === 'series' ? power.series : (cutRails ?? power.rails),
+      ...optionalMethodPower(cutRails === undefined ? methodPower : methodPowerOf(cutRails)),
       ...(schedule === undefined ? {} : { schedule }),
       edges: 'hold',
       baseline: plan.baseline,
@@ -219,6 +234,14 @@ export async function measureFastWindow(
     endNs,
     truth,
     reattribute: (how) => {
+      if ('extrapolateEnd' in how) {
+        if (power.kind !== 'rails') return undefined
+        const cut = power.rails.map((r) => ({
+          ...r,
+          readings: r.readings.filter((x) => x.tNs <= endNs),
+        }))
+        return attribute(executionInput, cut)
+      }
       if ('split' in how) {
         return executionInput?.kind === 'trace'
           ? attribute({ ...executionInput, split: how.split })
@@ -229,6 +252,10 @@ export async function measureFastWindow(
         : undefined
     },
   }
+}
+
+function optionalMethodPower(m: MethodPower | undefined): { methodPower?: MethodPower } {
+  return m === undefined ? {} : { methodPower: m }
 }
 
 /** ART traces are on CLOCK_MONOTONIC: shifted to boottime as the product does (window.ts). */

@@ -166,6 +166,7 @@ export class DeviceSession {
           'this device has no ODPM power rails reachable through perfetto or dumpsys powerstats (Pixel 6 and later have them)',
         )
       return odpmCollector({
+        endReading: this.options.endReading,
         pollPhase: {
           hostToBoottime: this.boottime,
           ...(this.monotonicToBoottimeNs === undefined

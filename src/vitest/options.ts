@@ -51,6 +51,14 @@ export interface EnergyOptions {
   readonly baselineMs?: number
   /** Open a window around every test that uses the `energy` fixture. @default true */
   readonly autoWindow?: boolean
+  /**
+   * With ODPM rails (Perfetto polls them every 100 ms): `wait` for the first reading after each
+   * window's end, ≈ 50 ms on average (a full 100 ms for tests whose length is a whole number of
+   * polls), or `extrapolate` the last stretch from the interval before it, with no wait (less
+   * accurate when a test ends while the app is busy; figures in docs/accuracy.md).
+   * @default 'wait'
+   */
+  readonly endReading?: 'wait' | 'extrapolate'
   /** Battery capacity when the device does not tell, mAh. */
   readonly batteryCapacityMah?: number
   /** When a budget lies inside a figure's 95% interval: fail (default) or decide and warn. */
@@ -115,6 +123,7 @@ export interface ResolvedEnergyOptions {
   readonly baseline: 'measure' | 'none' | number
   readonly baselineMs: number
   readonly autoWindow: boolean
+  readonly endReading: 'wait' | 'extrapolate'
   readonly batteryCapacityMah: number | null
   readonly inconclusive: 'fail' | 'warn'
   readonly budgets: string
@@ -156,6 +165,7 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     'baseline',
     'baselineMs',
     'autoWindow',
+    'endReading',
     'batteryCapacityMah',
     'inconclusive',
     'budgets',
@@ -194,6 +204,7 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     baseline: baselineOf(o['baseline']),
     baselineMs: optionalInteger(o, 'baselineMs', 100, 600_000) ?? 3000,
     autoWindow: optionalBoolean(o, 'autoWindow') ?? true,
+    endReading: oneOf(o, 'endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
     batteryCapacityMah: optionalNumber(o, 'batteryCapacityMah') ?? null,
     inconclusive: oneOf(o, 'inconclusive', ['fail', 'warn'] as const) ?? 'fail',
     appium: appiumOf(o['appium']),

@@ -73,3 +73,12 @@ describe('artifact options', () => {
     expect(fieldOf({ app, artifactsDir: '' })).toBe('artifactsDir')
   })
 })
+
+describe('the window end', () => {
+  test('waits for the reading past the end by default; extrapolate on request; nothing else', () => {
+    expect(resolveOptions({ app }).endReading).toBe('wait')
+    expect(resolveOptions({ app, endReading: 'extrapolate' }).endReading).toBe('extrapolate')
+    expect(fieldOf({ app, endReading: 'fast' })).toBe('endReading')
+    expect(fieldOf({ app, endReading: true })).toBe('endReading')
+  })
+})

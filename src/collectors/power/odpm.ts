@@ -50,6 +50,12 @@ export interface OdpmOptions {
   }
   /** Slack after the predicted poll, for traced_probes' own scheduling, ms. @default 10 */
   readonly pollSlackMs?: number
+  /**
+   * `wait` for the first poll after the window's end; `extrapolate`: stop at once and let
+   * attribution carry the last interval's power to the end (no wait, less accurate when the
+   * test ends busy). @default 'wait'
+   */
+  readonly endReading?: 'wait' | 'extrapolate'
 }
 
 /** traced_probes polls android.power at most this often (it caps shorter periods silently). */
@@ -68,9 +74,11 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
   let session: { pid: string; file: string } | undefined
   /** Host time of the window's end, once `awaitEndReading` has waited for the poll after it. */
   let endReading: number | undefined
+  const extrapolate = options.endReading === 'extrapolate'
   const awaitPoll = async (): Promise<number> => {
     const endHostNs = hostNowNs()
-    await delay(untilPollAfterMs(endHostNs, pollMs, options.pollPhase, options.pollSlackMs))
+    if (!extrapolate)
+      await delay(untilPollAfterMs(endHostNs, pollMs, options.pollPhase, options.pollSlackMs))
     return endHostNs
   }
 
@@ -164,7 +172,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
         message,
       }))
       const mapping = options.pollPhase?.hostToBoottime
-      if (mapping !== undefined) {
+      if (mapping !== undefined && !extrapolate) {
         const gap = uncoveredEndMs(trace.rails, endHostNs, mapping)
         if (gap !== undefined) {
           warnings.push({

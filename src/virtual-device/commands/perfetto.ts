@@ -30,10 +30,10 @@ const MIN_POLL_MS = 100
 
 /**
  * When traced_probes' android.power data source reads the counters over [startNs, stopNs]
- * (boottime ns): once when the session starts, then on every multiple of the poll period on
- * CLOCK_MONOTONIC in whole ms (its `Tick()` posts the next poll `poll − now_ms % poll` ms later,
- * with perfetto's wall clock being CLOCK_MONOTONIC). So every session on a phone polls in the same
- * phase, and nothing is read when a session stops.
+ * (boottime ns): once when the session starts, then as its `Tick()` schedules itself — the next
+ * poll `poll − now_ms % poll` ms after each one, `now_ms` being CLOCK_MONOTONIC in whole ms (perfetto's
+ * wall clock). So polls fall on multiples of the period (plus the start's sub-ms remainder), the
+ * same phase for every session on the phone, and nothing is read when a session stops.
  */
 export function pollTimesNs(
   phone: SimPhone,
@@ -43,13 +43,12 @@ export function pollTimesNs(
 ): number[] {
   const monoMinusBootNs = phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')
   const times = [startNs]
-  const startMonoMs = Math.floor((startNs + monoMinusBootNs) / 1e6)
-  for (let ms = startMonoMs - (startMonoMs % pollMs) + pollMs; ; ms += pollMs) {
-    const t = ms * 1e6 - monoMinusBootNs
-    if (t > stopNs) break
+  for (let t = startNs; ;) {
+    const nowMs = Math.floor((t + monoMinusBootNs) / 1e6)
+    t += (pollMs - (nowMs % pollMs)) * 1e6
+    if (t > stopNs) return times
     times.push(t)
   }
-  return times
 }
 
 /**
