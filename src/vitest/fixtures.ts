@@ -13,7 +13,7 @@
  * - `energy` (test): opens a window around the test automatically (unless the test measures
  *   explicit windows), and writes every window's result to `task.meta.energy` for the reporter.
  */
-import { relative } from 'node:path'
+import { join, relative } from 'node:path'
 import { expect, test as baseTest } from 'vitest'
 import { configureEnergyMatchers } from '../../matchers/index.js'
 import { checkTestBudget, isUpdateRequested } from '../budgets/index.js'
@@ -29,7 +29,7 @@ import { DeviceSession } from './device-session.js'
 import { closeDriver, createDriver } from './driver.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
 import { failedResult, type OpenWindow, type WindowBaseline, type WindowOutcome } from './window.js'
-import { writeArtifacts, type Artifact } from './artifacts.js'
+import { ArtifactStore } from './artifacts.js'
 
 export interface RepeatOptions {
   /** Unmeasured runs first, to warm caches and JIT. @default 1 */
@@ -133,17 +133,13 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
     let auto: OpenWindow | undefined
     let testBaseline: Baseline | undefined
-    // Raw data of this test's windows, written at the end when `artifacts` says so.
-    const kept: Artifact[] = []
-    if (device.options.artifacts !== 'never') {
-      let keptBytes = 0
-      device.artifactSink = (window, name, data) => {
-        // Held in memory until the test ends: past the cap, later windows' raw data is dropped.
-        keptBytes += typeof data === 'string' ? data.length : data.byteLength
-        if (keptBytes <= ARTIFACT_CAP_BYTES) kept.push({ window, name, data })
-        else progress(`raw data of '${window}' not kept: over ${ARTIFACT_CAP_BYTES / 2 ** 20} MiB`)
-      }
-    }
+    // Raw data of this test's windows, kept at the end when `artifacts` says so.
+    const kept =
+      device.options.artifacts === 'never'
+        ? undefined
+        : new ArtifactStore(join(device.options.artifactsDir, '.staging'))
+    if (kept !== undefined)
+      device.artifactSink = (window, name, data) => kept.add(window, name, data)
     let failed = false
     try {
       const baseline = async (): Promise<WindowBaseline> =>
@@ -257,27 +253,27 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         device.options.artifacts === 'always' ||
         (device.options.artifacts === 'on-failure' &&
           (failed || task.result?.state === 'fail' || results.some((r) => r.status === 'failed')))
-      if (keep && kept.length > 0) {
+      if (kept !== undefined && keep && kept.count > 0) {
         // Never let a full disk hide the test's own outcome: say so and go on.
-        await writeArtifacts(kept, {
-          dir: device.options.artifactsDir,
-          testFile: task.file.name,
-          testName: task.fullTestName ?? task.name,
-        })
+        await kept
+          .keep({
+            dir: device.options.artifactsDir,
+            testFile: task.file.name,
+            testName: task.fullTestName ?? task.name,
+          })
           .then((folder) => {
             const shown = relative(process.cwd(), folder)
             progress(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)
           })
           .catch((error: unknown) =>
-            progress(`could not keep the raw data: ${(error as Error).message}`),
+            progress(`could not keep all the raw data: ${(error as Error).message}`),
           )
+      } else {
+        await kept?.discard()
       }
     }
   },
 })
-
-/** Raw data a test may hold in memory for `artifacts`, bytes. */
-const ARTIFACT_CAP_BYTES = 512 * 2 ** 20
 
 /** `vitest -u` (the snapshot state's update mode) or VITEST_ENERGY_UPDATE=1: budgets get rewritten. */
 function budgetUpdateMode(): boolean {

@@ -7,6 +7,7 @@
 import type { TestProject } from 'vitest/node'
 import { connectAdb, isListening, listDevices } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
+import { clearStaleStaging } from './artifacts.js'
 import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
 import type { ResolvedEnergyOptions } from './options.js'
 
@@ -19,6 +20,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       hint: "Add the plugin: plugins: [energy({ app: 'com.example.app' })] in vitest.config.ts.",
     })
   }
+  // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
+  await clearStaleStaging(options.artifactsDir)
   const real = await realTarget(options)
   if (real !== undefined) {
     const appium = await startAppium(options)

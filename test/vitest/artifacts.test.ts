@@ -2,8 +2,14 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { expect, test } from 'vitest'
-import { safeSegment, testFolderName, writeArtifacts } from '../../src/vitest/artifacts.js'
+import { describe, expect, test } from 'vitest'
+import {
+  ArtifactStore,
+  clearStaleStaging,
+  safeSegment,
+  testFolderName,
+  writeArtifacts,
+} from '../../src/vitest/artifacts.js'
 
 test('test names with quotes, slashes, dots and any script become one safe path segment', () => {
   expect(safeSegment(`it's "the" feed / scroll`)).toBe('it_s_the_feed_scroll')
@@ -54,4 +60,82 @@ test('writes each window’s files under <dir>/<test file>/<test name>, never ou
   } finally {
     await rm(root, { recursive: true, force: true })
   }
+})
+
+describe('ArtifactStore: what does not fit in memory waits in a staging folder', () => {
+  async function withRoot(fn: (root: string) => Promise<void>): Promise<void> {
+    const root = await mkdtemp(join(tmpdir(), 've-store-'))
+    try {
+      await fn(root)
+    } finally {
+      await rm(root, { recursive: true, force: true })
+    }
+  }
+  const place = (root: string) => ({
+    dir: join(root, 'artifacts'),
+    testFile: 'feed.test.ts',
+    testName: 'scrolls',
+  })
+
+  test('beyond the memory limit artifacts are spilled, and all of them end up in the test folder', () =>
+    withRoot(async (root) => {
+      const staging = join(root, 'artifacts', '.staging')
+      const store = new ArtifactStore(staging, 10)
+      store.add('w #1', 'power-rails.pftrace', new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))
+      store.add('w #2', 'power-rails.pftrace', new Uint8Array([9, 9, 9, 9, 9, 9, 9, 9]))
+      store.add('w #2', 'simpleperf-report-sample.txt', 'sample text')
+      expect(store.count).toBe(3)
+      await store.flush()
+      // Two of the three went to disk (8 + 8 > 10 bytes; 'sample text' alone is 11).
+      const spilled = await readdir(staging)
+      expect(spilled).toHaveLength(1)
+      expect((await readdir(join(staging, spilled[0]!))).sort()).toEqual(['2', '3'])
+      const folder = await store.keep(place(root))
+      expect((await readdir(folder)).sort()).toEqual([
+        'w_1.power-rails.pftrace',
+        'w_2.power-rails.pftrace',
+        'w_2.simpleperf-report-sample.txt',
+      ])
+      expect([...(await readFile(join(folder, 'w_2.power-rails.pftrace')))]).toEqual([
+        9, 9, 9, 9, 9, 9, 9, 9,
+      ])
+      expect(await readFile(join(folder, 'w_2.simpleperf-report-sample.txt'), 'utf8')).toBe(
+        'sample text',
+      )
+      expect(await readdir(staging), 'staging emptied').toEqual([])
+    }))
+
+  test('discard drops what was spilled; nothing reaches the artifacts folder', () =>
+    withRoot(async (root) => {
+      const staging = join(root, 'artifacts', '.staging')
+      const store = new ArtifactStore(staging, 0)
+      store.add('w', 'a.txt', 'x')
+      await store.discard()
+      expect(await readdir(staging)).toEqual([])
+      expect(await readdir(join(root, 'artifacts'))).toEqual(['.staging'])
+    }))
+
+  test('a staging folder that cannot be written: the rest is kept and the error says what is missing', () =>
+    withRoot(async (root) => {
+      const blocked = join(root, 'not-a-folder')
+      await writeFile(blocked, 'a file where the staging folder should be')
+      const store = new ArtifactStore(join(blocked, '.staging'), 4)
+      store.add('w', 'small.txt', 'abc')
+      store.add('w', 'big.bin', new Uint8Array(100))
+      await expect(store.keep(place(root))).rejects.toThrow(/without 1 file\(s\): w big\.bin/)
+      const folder = join(root, 'artifacts', 'feed.test.ts', testFolderName('scrolls'))
+      expect(await readdir(folder)).toEqual(['w.small.txt'])
+    }))
+
+  test('clearStaleStaging removes folders of processes that are gone, not of running ones', () =>
+    withRoot(async (root) => {
+      const staging = join(root, '.staging')
+      await mkdir(join(staging, `${process.pid}-live`), { recursive: true })
+      // pid 2^22 + 1 is above Linux's pid_max limit: never a running process.
+      await mkdir(join(staging, `${2 ** 22 + 1}-dead`), { recursive: true })
+      await mkdir(join(staging, 'junk'), { recursive: true })
+      await clearStaleStaging(root)
+      expect(await readdir(staging)).toEqual([`${process.pid}-live`])
+      await clearStaleStaging(join(root, 'missing')) // no staging folder: nothing to do
+    }))
 })
