@@ -169,8 +169,9 @@ export async function measureFastWindow(
   await phone.sh('cat /sys/class/power_supply/battery/current_now')
   const endNs = await phone.nowNs()
   // As the product does in real time (PowerCollector.awaitEndReading): let perfetto's next poll
-  // land past the window's end before stopping; the phone keeps running the app meanwhile.
-  if (plan.power.awaitEndReading !== undefined) await advanceTo(phone, endNs + ODPM_POLL_NS + 1e3)
+  // land past the window's end before stopping; the phone keeps running the app meanwhile. (The
+  // fast clock moves only when the phone sleeps, so the collector's own wait would not do it.)
+  if (plan.power.name === 'odpm') await advanceTo(phone, endNs + ODPM_POLL_NS + 1e3)
   const execution: ExecutionData | undefined =
     plan.execution === undefined ? undefined : await plan.execution.stop(context)
   const power = await plan.power.stop(context)

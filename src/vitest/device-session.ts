@@ -24,6 +24,7 @@ import {
 } from '../collectors/index.js'
 import {
   acquireLease,
+  hostNowNs,
   shell,
   connectAdb,
   mapDeviceClock,
@@ -53,6 +54,9 @@ import {
   type WindowPlan,
 } from './window.js'
 
+/** How old the host → boottime mapping may get before a window maps the clock again. */
+const CLOCK_REMAP_NS = 30e9
+
 /** Typical Li-ion nominal voltage, for battery % when the device does not say. */
 const NOMINAL_VOLTAGE_V = 3.85
 
@@ -64,6 +68,8 @@ export class DeviceSession {
   /** The idle window's level per rail, when the power source has rails. */
   private baselineRails: readonly RailBaseline[] | undefined
   private monotonicToBoottimeNs: number | undefined
+  /** A window's end missed perfetto's predicted poll: map the clock again before the next one. */
+  private clockSuspect = false
   /** Components left on by earlier windows on this phone, and who started them. */
   private readonly asyncOrigins = new Map<string, AsyncOrigin>()
   /** Lowest power seen on each asynchronous rail (its idle level), W. */
@@ -77,8 +83,13 @@ export class DeviceSession {
     readonly target: DeviceTarget,
     readonly device: AdbDevice,
     readonly capabilities: Capabilities,
-    readonly boottime: DeviceClockMapping,
+    private boottimeMapping: DeviceClockMapping,
   ) {}
+
+  /** Host → device boottime, mapped again when it is old (see `freshClock`). */
+  get boottime(): DeviceClockMapping {
+    return this.boottimeMapping
+  }
 
   /** Connects the worker to its device (by pool id), probes it and maps its clock. */
   static async open(): Promise<DeviceSession> {
@@ -265,6 +276,7 @@ export class DeviceSession {
     onProgress?: (message: string) => void,
     options: { readonly execution?: boolean } = {},
   ): Promise<WindowOutcome<T>> {
+    await this.freshClock()
     const plan = await this.withAppProcess(
       this.plan(
         baseline,
@@ -279,11 +291,26 @@ export class DeviceSession {
 
   /**
    * Remembers boottime − monotonic when a window's power data recorded it: later windows use it
-   * for CLOCK_MONOTONIC method traces and to know when perfetto polls next.
+   * for CLOCK_MONOTONIC method traces and to know when perfetto polls next. A window whose end
+   * missed perfetto's predicted poll has the clock mapped again before the next one.
    */
   private learnClocks(power: PowerData): void {
     if (power.kind === 'rails' && power.monotonicToBoottimeNs !== undefined)
       this.monotonicToBoottimeNs = power.monotonicToBoottimeNs
+    if (power.warnings.some((w) => w.code === 'W_ODPM_END_UNCOVERED')) this.clockSuspect = true
+  }
+
+  /**
+   * Maps host → boottime again when the mapping is older than 30 s or a window's end missed its
+   * poll: a phone's crystal and the host's drift apart by up to ~100 ppm (3 ms in 30 s), which
+   * would shift window edges and the predicted poll over a long run. ~10 round trips.
+   */
+  private async freshClock(): Promise<void> {
+    let takenNs = -Infinity
+    for (const r of this.boottimeMapping.readings) takenNs = Math.max(takenNs, r.hostAfterNs)
+    if (!this.clockSuspect && hostNowNs() - takenNs < CLOCK_REMAP_NS) return
+    this.clockSuspect = false
+    this.boottimeMapping = await mapDeviceClock(this.device, 'boottime')
   }
 
   /** Adds the collector-choice warnings and the app's held wake locks to a window's result. */
@@ -327,6 +354,7 @@ export class DeviceSession {
     baseline: WindowBaseline,
     onProgress?: (message: string) => void,
   ): Promise<OpenWindow> {
+    await this.freshClock()
     const plan = await this.withAppProcess(
       this.plan(baseline, this.executionCollector(), onProgress),
     )

@@ -53,9 +53,10 @@ export interface EnergyOptions {
   readonly autoWindow?: boolean
   /**
    * With ODPM rails (Perfetto polls them every 100 ms): `wait` for the first reading after each
-   * window's end, ≈ 50 ms on average (a full 100 ms for tests whose length is a whole number of
-   * polls), or `extrapolate` the last stretch from the interval before it, with no wait (less
-   * accurate when a test ends while the app is busy; figures in docs/accuracy.md).
+   * window's end — the time to the next poll (≈ 50 ms on average) plus 10 ms of slack and the
+   * clock mapping's uncertainty, ≈ 60 ms in all (a full 100 ms for tests whose length is a whole
+   * number of polls) — or `extrapolate` the last stretch from the interval before it, with no
+   * wait (less accurate when a test ends while the app is busy; figures in docs/accuracy.md).
    * @default 'wait'
    */
   readonly endReading?: 'wait' | 'extrapolate'

@@ -144,7 +144,7 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
   }
   // Both recorders start together; the window starts once both are recording.
   const collectors = plan.execution === undefined ? [plan.power] : [plan.power, plan.execution]
-  const starts = await Promise.allSettled(collectors.map((c) => c.start(context)))
+  const starts = await Promise.allSettled(collectors.map(async (c) => c.start(context)))
   const started = collectors.filter((_, i) => starts[i]?.status === 'fulfilled')
   const failed = starts.find((r) => r.status === 'rejected')
   if (failed !== undefined) {
@@ -167,11 +167,14 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       done = true
       const endHostNs = hostNowNs()
       // The phone stays as the test left it until the power source has read past the window's
-      // end; then both recorders stop together.
-      await plan.power.awaitEndReading?.(context)
+      // end (a failure here is not fatal: `stop()` then waits by itself); then both recorders
+      // stop together, whatever either does.
+      await Promise.resolve()
+        .then(() => plan.power.awaitEndReading?.(context))
+        .catch(() => undefined)
       const [executionStop, powerStop] = await Promise.allSettled([
-        plan.execution?.stop(context),
-        plan.power.stop(context),
+        (async () => plan.execution?.stop(context))(),
+        (async () => plan.power.stop(context))(),
       ])
       let execution: ExecutionData | undefined
       const degraded: EnergyWarning[] = []
@@ -447,7 +450,7 @@ async function abortAll(
   started: ReadonlyArray<PowerCollector | ExecutionCollector>,
   context: CollectorContext,
 ): Promise<void> {
-  await Promise.all(started.map((c) => c.abort(context).catch(() => undefined)))
+  await Promise.all(started.map(async (c) => c.abort(context)).map((p) => p.catch(() => undefined)))
 }
 
 /** A failed window as a result, so the reporter can show it beside the others. */

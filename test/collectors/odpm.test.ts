@@ -8,6 +8,7 @@ import { uncoveredEndMs, untilPollAfterMs } from '../../src/collectors/power/odp
 import {
   hostNowNs,
   mapDeviceClock,
+  shell,
   type AdbDevice,
   type DeviceClockMapping,
 } from '../../src/device/index.js'
@@ -176,5 +177,17 @@ describe('on the virtual device (real time)', () => {
     }
     // A poll can land in the ms between the end and the stop; most windows have none after the end.
     expect(before).toBeGreaterThanOrEqual(4)
+  })
+
+  test('a stop that times out fails with a clear error and leaves nothing recording', async () => {
+    const collector = odpmCollector({ stopTimeoutMs: 0, endReading: 'extrapolate' })
+    await collector.start(contextFor(device, 'stuck'))
+    const error: unknown = await collector
+      .stop(contextFor(device, 'stuck'))
+      .catch((e: unknown) => e)
+    expect(isEnergyError(error) && error.code).toBe('E_COLLECTOR_RECORDER_FAILED')
+    expect((error as Error).message).toMatch(/did not exit within 0 ms of SIGTERM; it was killed/)
+    const { stdout } = await shell(device, ['ps', '-A'])
+    expect(stdout).not.toMatch(/\bperfetto\b/)
   })
 })

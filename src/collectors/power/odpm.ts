@@ -175,10 +175,14 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       if (mapping !== undefined && !extrapolate) {
         const gap = uncoveredEndMs(trace.rails, endHostNs, mapping)
         if (gap !== undefined) {
+          const why =
+            options.pollPhase?.monotonicToBoottimeNs === undefined
+              ? 'no poll came within a whole period after it'
+              : 'its poll came later than predicted'
           warnings.push({
             code: 'W_ODPM_END_UNCOVERED',
             severity: 'info',
-            message: `perfetto's last rail reading came ${gap.toFixed(1)} ms before the window's end (its poll was later than predicted); the energy of those ms is extrapolated from the interval before`,
+            message: `perfetto's last rail reading came ${gap.toFixed(1)} ms before the window's end (${why}); the energy of those ms is extrapolated from the interval before`,
           })
         }
       }
@@ -215,12 +219,26 @@ export function untilPollAfterMs(
   const monoToBoot = phase?.monotonicToBoottimeNs
   if (phase === undefined || monoToBoot === undefined) return pollMs + slackMs
   const pollNs = pollMs * 1e6
-  const uncertaintyNs = phase.hostToBoottime.uncertaintyNs
+  const uncertaintyNs = mappingUncertaintyNs(phase.hostToBoottime, endHostNs)
   // The latest the device's monotonic clock can read now, and the first poll at or after it.
   const latestMonoNs = endHostNs + phase.hostToBoottime.offsetNs + uncertaintyNs - monoToBoot
   const pollMonoNs = Math.ceil(latestMonoNs / pollNs) * pollNs
   // Measured from the earliest the clock can read now.
   return (pollMonoNs - latestMonoNs + 2 * uncertaintyNs) / 1e6 + slackMs
+}
+
+/** How far apart a phone's clock and the host's may run, relative (crystals: tens of ppm each). */
+const CLOCK_DRIFT = 100e-6
+
+/**
+ * The mapping's uncertainty at `hostNs`: its own, plus the drift since its readings were taken
+ * (the device session maps the clock again every 30 s, so this stays within a few ms).
+ */
+function mappingUncertaintyNs(mapping: DeviceClockMapping, hostNs: number): number {
+  let takenNs = -Infinity
+  for (const r of mapping.readings) takenNs = Math.max(takenNs, r.hostAfterNs)
+  const ageNs = takenNs === -Infinity ? 0 : Math.max(0, hostNs - takenNs)
+  return mapping.uncertaintyNs + ageNs * CLOCK_DRIFT
 }
 
 /**
@@ -235,7 +253,7 @@ export function uncoveredEndMs(
   const endNs = endHostNs + mapping.offsetNs
   let lastNs = Infinity
   for (const r of rails) lastNs = Math.min(lastNs, r.readings.at(-1)?.tNs ?? -Infinity)
-  const shortNs = endNs - lastNs - mapping.uncertaintyNs - 1e6
+  const shortNs = endNs - lastNs - mappingUncertaintyNs(mapping, endHostNs) - 1e6
   return shortNs > 0 ? (endNs - lastNs) / 1e6 : undefined
 }
 
@@ -257,10 +275,12 @@ async function stopPerfetto(
     )
   } catch (error) {
     if (isEnergyError(error) && error.code === DeviceErrors.ABORTED) {
+      // Do not leave it recording on the phone (its trace is lost either way).
+      await shell(context.device, ['kill', '-KILL', pid]).catch(() => undefined)
       throw new EnergyError({
         code: CollectorErrors.RECORDER_FAILED,
-        message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM`,
-        hint: 'Check `adb shell ps -A | grep perfetto`; kill it by hand before the next run.',
+        message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM; it was killed and its trace is lost`,
+        hint: 'Check `adb shell ps -A | grep perfetto` for another stuck session; a very busy phone may need a longer stopTimeoutMs.',
         details: { serial: context.device.serial },
       })
     }

@@ -1,0 +1,187 @@
+// The energy window's own logic with scripted collectors (no device): both recorders start and
+// stop together, the power source reads past the end before anything stops, and every failure
+// leaves nothing recording — the other recorder is aborted or stopped, the right error surfaces.
+import { describe, expect, test } from 'vitest'
+import type {
+  CollectorContext,
+  ExecutionCollector,
+  ExecutionData,
+  PowerCollector,
+  PowerData,
+} from '../../src/collectors/index.js'
+import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../../src/device/index.js'
+import { EnergyError, isEnergyError } from '../../src/model/index.js'
+import { openWindow, type WindowPlan } from '../../src/vitest/window.js'
+
+type Step = 'ok' | 'reject' | 'throw'
+
+/** A collector whose calls are logged and whose start/stop succeed, reject or throw at once. */
+function scripted<T>(
+  name: string,
+  log: string[],
+  data: () => T,
+  script: { start?: Step; stop?: Step; stopError?: Error },
+): {
+  start: (c: CollectorContext) => Promise<void>
+  stop: (c: CollectorContext) => Promise<T>
+  abort: (c: CollectorContext) => Promise<void>
+  name: string
+} {
+  const act = (what: 'start' | 'stop', step: Step | undefined, error: Error): void => {
+    log.push(`${name}.${what}`)
+    if (step === 'throw') throw error
+  }
+  return {
+    name,
+    // Not `async`: a collector that throws synchronously must be handled too.
+    start: (() => {
+      act('start', script.start, new Error(`${name} start threw`))
+      return script.start === 'reject'
+        ? Promise.reject(new Error(`${name} could not start`))
+        : Promise.resolve()
+    }) as (c: CollectorContext) => Promise<void>,
+    stop: (() => {
+      const error = script.stopError ?? new Error(`${name} could not stop`)
+      act('stop', script.stop, error)
+      return script.stop === 'reject' ? Promise.reject(error) : Promise.resolve(data())
+    }) as (c: CollectorContext) => Promise<T>,
+    abort: async () => {
+      log.push(`${name}.abort`)
+    },
+  }
+}
+
+/** One watt for a minute around now, on the host clock (the plan maps host = boottime). */
+function series(): PowerData {
+  const now = hostNowNs()
+  return {
+    kind: 'series',
+    series: {
+      kind: 'instant',
+      source: 'fake',
+      clock: 'boottime',
+      samples: [
+        { tNs: now - 30e9, powerW: 1 },
+        { tNs: now + 30e9, powerW: 1 },
+      ],
+    },
+    warnings: [],
+  }
+}
+
+const noSamples = (): ExecutionData => ({
+  kind: 'stacks',
+  samples: { clock: 'boottime', samples: [], lostCount: 0 },
+  warnings: [],
+})
+
+function plan(power: PowerCollector, execution?: ExecutionCollector): WindowPlan {
+  const boottime: DeviceClockMapping = {
+    from: 'host',
+    to: 'boottime',
+    offsetNs: 0,
+    uncertaintyNs: 0,
+    roundTripNs: 0,
+    method: 'intersection',
+    command: 'cat /proc/uptime',
+    readings: [],
+  }
+  return {
+    device: { serial: 'fake-1' } as AdbDevice,
+    deviceModel: 'Fake',
+    app: 'com.example.trails',
+    power,
+    ...(execution === undefined ? {} : { execution }),
+    boottime,
+    baseline: { kind: 'none' },
+  }
+}
+
+const fatal = new EnergyError({
+  code: 'E_DEVICE_DISCONNECTED',
+  message: 'the phone went away',
+  hint: 'plug it in',
+})
+const recoverable = new EnergyError({
+  code: 'E_COLLECTOR_RECORDER_FAILED',
+  message: 'simpleperf found no app process',
+  hint: 'start the app',
+})
+
+describe('openWindow with scripted collectors', () => {
+  test('the power source reads past the end before anything stops; both stop; the result is attributed', async () => {
+    const log: string[] = []
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: async () => {
+        log.push('power.awaitEndReading')
+      },
+    }
+    const execution = scripted('execution', log, noSamples, {})
+    const window = await openWindow(plan(power, execution), 'test')
+    const { result } = await window.closeWithData()
+    expect(log.slice(0, 2).sort()).toEqual(['execution.start', 'power.start'])
+    expect(log[2]).toBe('power.awaitEndReading')
+    expect(log.slice(3).sort()).toEqual(['execution.stop', 'power.stop'])
+    expect(result.grossEnergyJ).toBeGreaterThan(0)
+  })
+
+  test('a recorder that fails to start (rejecting or throwing) aborts the one that started', async () => {
+    for (const step of ['reject', 'throw'] as const) {
+      const log: string[] = []
+      const power = scripted('power', log, series, {})
+      const execution = scripted('execution', log, noSamples, { start: step })
+      await expect(openWindow(plan(power, execution), 't')).rejects.toThrow(/execution/)
+      expect(log).toContain('power.abort')
+      expect(log).not.toContain('execution.abort')
+    }
+  })
+
+  test('the method recorder failing recoverably leaves a window without per-method figures', async () => {
+    const log: string[] = []
+    const power = scripted('power', log, series, {})
+    const execution = scripted('execution', log, noSamples, {
+      stop: 'reject',
+      stopError: recoverable,
+    })
+    const result = await (await openWindow(plan(power, execution), 't')).close()
+    expect(result.warnings.map((w) => w.code)).toContain('W_EXECUTION_FAILED')
+    expect(log).toContain('power.stop')
+  })
+
+  test('a disconnected phone or a non-project error from the method recorder fails the window, after the power recorder has stopped', async () => {
+    for (const [step, error] of [
+      ['reject', fatal],
+      ['throw', new TypeError('a bug')],
+    ] as const) {
+      const log: string[] = []
+      const power = scripted('power', log, series, {})
+      const execution = scripted('execution', log, noSamples, { stop: step, stopError: error })
+      const window = await openWindow(plan(power, execution), 't')
+      await expect(window.close()).rejects.toBe(error)
+      expect(log).toContain('power.stop')
+    }
+  })
+
+  test('the power recorder failing to stop fails the window with its error; the other still stops', async () => {
+    const log: string[] = []
+    const power = scripted('power', log, series, { stop: 'throw', stopError: recoverable })
+    const execution = scripted('execution', log, noSamples, {})
+    const window = await openWindow(plan(power, execution), 't')
+    const error: unknown = await window.close().catch((e: unknown) => e)
+    expect(isEnergyError(error) && error.code).toBe('E_COLLECTOR_RECORDER_FAILED')
+    expect(log).toContain('execution.stop')
+  })
+
+  test('awaitEndReading failing does not stop the stops', async () => {
+    const log: string[] = []
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: () => Promise.reject(new Error('no reading')),
+    }
+    const window = await openWindow(plan(power), 't')
+    const result = await window.close()
+    expect(log).toEqual(['power.start', 'power.stop'])
+    expect(result.status).toBe('measured')
+  })
+})
