@@ -154,7 +154,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
       const bytes = await pull(context.device, s.file)
       context.keepArtifact?.('power-rails.pftrace', bytes)
-      // Removed while the trace is decoded; a file left behind is harmless.
+      // Removed in the background; a file left behind is harmless.
       const removed = shell(context.device, ['rm', '-f', s.file]).catch(() => undefined)
       const trace = decodePowerTrace(bytes)
       await removed
