@@ -236,7 +236,8 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     durationS: test.durationS,
     sensorRateHz: test.sensorRateHz,
     netEnergyJ: test.netEnergyJ,
-    attributedEnergyJ,
+    // Without method data nothing could be attributed: that says nothing about where energy went.
+    ...(execution === undefined ? {} : { attributedEnergyJ }),
     ...(input.facts ?? {}),
     ...(execution?.kind === 'trace'
       ? { traceMode: execution.trace.mode, traceOverflowed: execution.trace.overflowed }

@@ -225,6 +225,12 @@ describe('attributeTest', () => {
     )
   })
 
+  test('without method data there is no "energy invisible to the app" warning: nothing was looked at', () => {
+    const a = attributeTest({ label: 'power only', window: win(0, 2 * S), power: flat })
+    expect(a.result.warnings.map((w) => w.code)).not.toContain(AttributionWarnings.INVISIBLE_ENERGY)
+    expect(a.result.attributedEnergyJ).toBe(0)
+  })
+
   test('sources, battery and warnings end up in the result', () => {
     const a = attributeTest({
       label: 'scroll',
