@@ -13,8 +13,8 @@ export type { ArtTracingOptions } from './execution/art.js'
 export { artTracingCollector } from './execution/art.js'
 export type { SimpleperfOptions } from './execution/simpleperf.js'
 export { simpleperfCollector } from './execution/simpleperf.js'
-export type { OdpmOptions } from './power/odpm.js'
-export { odpmCollector } from './power/odpm.js'
+export type { OdpmOptions, ReadingOffsets } from './power/odpm.js'
+export { odpmCollector, widerOffsets } from './power/odpm.js'
 export type { BatterystatsModelCurrents, BatterystatsOptions } from './power/batterystats.js'
 export {
   batterystatsCollector,

@@ -48,6 +48,11 @@ export type PowerData =
        * clock snapshot): puts CLOCK_MONOTONIC method traces on the rails' clock.
        */
       readonly monotonicToBoottimeNs?: number
+      /**
+       * Where the rails' readings were stamped relative to Perfetto's poll grid (signed ns), so the
+       * next window's wait for a reading past its end can allow for it.
+       */
+      readonly readingOffsetsNs?: { readonly minNs: number; readonly maxNs: number }
       readonly warnings: readonly EnergyWarning[]
     }
 

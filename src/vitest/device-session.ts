@@ -21,6 +21,8 @@ import {
   type ExecutionCollector,
   type PowerCollector,
   type PowerData,
+  type ReadingOffsets,
+  widerOffsets,
 } from '../collectors/index.js'
 import {
   acquireLease,
@@ -68,6 +70,8 @@ export class DeviceSession {
   /** The idle window's level per rail, when the power source has rails. */
   private baselineRails: readonly RailBaseline[] | undefined
   private monotonicToBoottimeNs: number | undefined
+  /** Where perfetto's rail readings have been stamped relative to its poll grid, on this phone. */
+  private readingOffsetsNs: ReadingOffsets | undefined
   /** A window's end missed perfetto's predicted poll: map the clock again before the next one. */
   private clockSuspect = false
   /** Components left on by earlier windows on this phone, and who started them. */
@@ -183,6 +187,9 @@ export class DeviceSession {
           ...(this.monotonicToBoottimeNs === undefined
             ? {}
             : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
+          ...(this.readingOffsetsNs === undefined
+            ? {}
+            : { readingOffsetsNs: this.readingOffsetsNs }),
         },
       })
     }
@@ -297,6 +304,8 @@ export class DeviceSession {
   private learnClocks(power: PowerData): void {
     if (power.kind === 'rails' && power.monotonicToBoottimeNs !== undefined)
       this.monotonicToBoottimeNs = power.monotonicToBoottimeNs
+    if (power.kind === 'rails')
+      this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, power.readingOffsetsNs)
     if (power.warnings.some((w) => w.code === 'W_ODPM_END_UNCOVERED')) this.clockSuspect = true
   }
 

@@ -4,7 +4,12 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { odpmCollector, type PowerData } from '../../src/collectors/index.js'
-import { uncoveredEndMs, untilPollAfterMs } from '../../src/collectors/power/odpm.js'
+import {
+  readingOffsetsNs,
+  uncoveredEndMs,
+  untilPollAfterMs,
+  widerOffsets,
+} from '../../src/collectors/power/odpm.js'
 import {
   hostNowNs,
   mapDeviceClock,
@@ -83,6 +88,56 @@ describe('untilPollAfterMs', () => {
   })
 })
 
+describe('readings stamped off the poll grid', () => {
+  test('readingOffsetsNs: signed offsets from the nearest grid point, the session-start reading left out', () => {
+    // boottime − monotonic = 5 s; grid points at monotonic multiples of 100 ms.
+    const off = 5e9
+    const rails = [
+      rail('A', 5_000.037, 5_100 + 2, 5_200 - 1, 5_300),
+      rail('B', 5_000.037, 5_100, 5_200 + 0.5),
+    ]
+    const o = readingOffsetsNs(rails, off, 100)
+    expect(o?.minNs).toBeCloseTo(-1e6, 0)
+    expect(o?.maxNs).toBeCloseTo(2e6, 0)
+    expect(readingOffsetsNs([rail('A', 5_000)], off, 100)).toBe(undefined)
+    expect(widerOffsets(o, { minNs: -3e6, maxNs: 0 })).toEqual({ minNs: -3e6, maxNs: o?.maxNs })
+    expect(widerOffsets(undefined, o)).toBe(o)
+  })
+
+  test('property: the wait reaches the first poll whose reading is stamped at or after the end, as late as readings run', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: 0, max: 1e12 }),
+        fc.integer({ min: 0, max: 5e6 }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.integer({ min: -40e6, max: 40e6 }),
+        fc.integer({ min: 0, max: 40e6 }),
+        (endHostNs, monoToBootNs, uncertaintyNs, where, loNs, spreadNs) => {
+          const pollNs = 100e6
+          const offsets = { minNs: loNs, maxNs: Math.min(49e6, loNs + spreadNs) }
+          const phase = {
+            hostToBoottime: mapping(monoToBootNs, uncertaintyNs),
+            monotonicToBoottimeNs: monoToBootNs,
+            readingOffsetsNs: offsets,
+          }
+          const waitMs = untilPollAfterMs(endHostNs, 100, phase, 0)
+          const trueEndMonoNs = endHostNs + where * uncertaintyNs
+          // The first grid point whose reading, stamped as early as seen, is not before the end…
+          const pollMonoNs = Math.ceil((trueEndMonoNs - offsets.minNs) / pollNs) * pollNs
+          // …has run, as late as seen, when the wait is over.
+          expect(trueEndMonoNs + waitMs * 1e6).toBeGreaterThanOrEqual(
+            pollMonoNs + Math.max(0, offsets.maxNs) - 1,
+          )
+          expect(waitMs * 1e6).toBeLessThanOrEqual(
+            pollNs + Math.max(0, offsets.maxNs) - offsets.minNs + 2 * uncertaintyNs + 1,
+          )
+        },
+      ),
+    )
+  })
+})
+
 describe('uncoveredEndMs', () => {
   const m = mapping(1e9, 0.5e6)
   test('undefined when every rail has a reading at or after the end', () => {
@@ -153,6 +208,9 @@ describe('on the virtual device (real time)', () => {
     const first = await window('first', 300, false)
     monotonicToBoottimeNs = first.data.monotonicToBoottimeNs
     expect(monotonicToBoottimeNs).toBeTypeOf('number')
+    // The virtual phone stamps readings on the grid, give or take whole-ms rounding.
+    expect(Math.abs(first.data.readingOffsetsNs?.minNs ?? NaN)).toBeLessThanOrEqual(1e6)
+    expect(Math.abs(first.data.readingOffsetsNs?.maxNs ?? NaN)).toBeLessThanOrEqual(1e6)
     // Window lengths that put the end at many phases of the 100 ms poll.
     for (const [i, bodyMs] of [230, 260, 317, 345, 389, 402, 455, 471].entries()) {
       const { data, endBootNs } = await window(`w${i}`, bodyMs, true)

@@ -47,6 +47,12 @@ export interface OdpmOptions {
   readonly pollPhase?: {
     readonly hostToBoottime: DeviceClockMapping
     readonly monotonicToBoottimeNs?: number
+    /**
+     * Where earlier sessions' rail readings were stamped relative to the poll grid (signed ns,
+     * `readingOffsetsNs` of their power data): a HAL that stamps a reading before the poll that
+     * read it, or polls that run late, widen the wait accordingly. Absent: on the grid.
+     */
+    readonly readingOffsetsNs?: ReadingOffsets
   }
   /** Slack after the predicted poll, for traced_probes' own scheduling, ms. @default 10 */
   readonly pollSlackMs?: number
@@ -187,11 +193,16 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
         }
       }
       const monotonicToBoottimeNs = monotonicOffsetFrom(trace.clockSnapshots)
+      const offsets =
+        monotonicToBoottimeNs === undefined
+          ? undefined
+          : readingOffsetsNs(trace.rails, monotonicToBoottimeNs, pollMs)
       return {
         kind: 'rails',
         rails: trace.rails,
         ...(trace.schedule === undefined ? {} : { schedule: trace.schedule }),
         ...(monotonicToBoottimeNs === undefined ? {} : { monotonicToBoottimeNs }),
+        ...(offsets === undefined ? {} : { readingOffsetsNs: offsets }),
         warnings,
       }
     },
@@ -205,10 +216,11 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
 }
 
 /**
- * How long to wait after `endHostNs` (the window's end) for the first perfetto poll after it, ms: until the next
- * multiple of the poll period on the device's CLOCK_MONOTONIC (traced_probes' `Tick()` posts its
- * next poll `poll − now_ms % poll` ms ahead), plus the clock mapping's uncertainty on both sides
- * and the slack. A whole period plus the slack when the phase is unknown.
+ * How long to wait after `endHostNs` (the window's end) for the first perfetto reading stamped
+ * after it, ms: until the next multiple of the poll period on the device's CLOCK_MONOTONIC
+ * (traced_probes' `Tick()` posts its next poll `poll − now_ms % poll` ms ahead), shifted by where
+ * earlier readings were stamped relative to that grid, plus the clock mapping's uncertainty on
+ * both sides and the slack. A whole period plus the slack when the phase is unknown.
  */
 export function untilPollAfterMs(
   endHostNs: number,
@@ -220,11 +232,54 @@ export function untilPollAfterMs(
   if (phase === undefined || monoToBoot === undefined) return pollMs + slackMs
   const pollNs = pollMs * 1e6
   const uncertaintyNs = mappingUncertaintyNs(phase.hostToBoottime, endHostNs)
-  // The latest the device's monotonic clock can read now, and the first poll at or after it.
+  const early = phase.readingOffsetsNs?.minNs ?? 0
+  const late = Math.max(0, phase.readingOffsetsNs?.maxNs ?? 0)
+  // The latest the device's monotonic clock can read now, and the first poll whose reading is
+  // stamped at or after it even when stamped as early as seen before.
   const latestMonoNs = endHostNs + phase.hostToBoottime.offsetNs + uncertaintyNs - monoToBoot
-  const pollMonoNs = Math.ceil(latestMonoNs / pollNs) * pollNs
-  // Measured from the earliest the clock can read now.
-  return (pollMonoNs - latestMonoNs + 2 * uncertaintyNs) / 1e6 + slackMs
+  const pollMonoNs = Math.ceil((latestMonoNs - early) / pollNs) * pollNs
+  // Until that poll has run, as late as seen before; measured from the earliest the clock can
+  // read now.
+  return (pollMonoNs + late - latestMonoNs + 2 * uncertaintyNs) / 1e6 + slackMs
+}
+
+/** Signed offsets of rail readings from the poll grid (reading stamp − nearest grid point), ns. */
+export interface ReadingOffsets {
+  readonly minNs: number
+  readonly maxNs: number
+}
+
+/**
+ * Where this session's rail readings fell relative to the poll grid (multiples of the period on
+ * CLOCK_MONOTONIC), from their own stamps and the trace's clock snapshot; the first reading of
+ * each rail (the session's start, off the grid) is left out. Offsets are within ± half a period.
+ */
+export function readingOffsetsNs(
+  rails: ReturnType<typeof decodePowerTrace>['rails'],
+  monotonicToBoottimeNs: number,
+  pollMs: number,
+): ReadingOffsets | undefined {
+  const pollNs = pollMs * 1e6
+  let minNs = Infinity
+  let maxNs = -Infinity
+  for (const rail of rails) {
+    for (let i = 1; i < rail.readings.length; i++) {
+      const monoNs = (rail.readings[i]?.tNs ?? 0) - monotonicToBoottimeNs
+      const offsetNs = monoNs - Math.round(monoNs / pollNs) * pollNs
+      minNs = Math.min(minNs, offsetNs)
+      maxNs = Math.max(maxNs, offsetNs)
+    }
+  }
+  return minNs === Infinity ? undefined : { minNs, maxNs }
+}
+
+/** The widest of two sets of offsets (what a device session has seen so far). */
+export function widerOffsets(
+  a: ReadingOffsets | undefined,
+  b: ReadingOffsets | undefined,
+): ReadingOffsets | undefined {
+  if (a === undefined || b === undefined) return a ?? b
+  return { minNs: Math.min(a.minNs, b.minNs), maxNs: Math.max(a.maxNs, b.maxNs) }
 }
 
 /** How far apart a phone's clock and the host's may run, relative (crystals: tens of ppm each). */
