@@ -59,6 +59,16 @@ export function hostNowNs(): number {
   return Number(process.hrtime.bigint())
 }
 
+/**
+ * How long ago (host ns) a mapping's last paired reading was taken, at `hostNs`: the two clocks
+ * drift apart from then on. 0 for a mapping without readings.
+ */
+export function mappingAgeNs(mapping: DeviceClockMapping, hostNs: number = hostNowNs()): number {
+  let takenNs = -Infinity
+  for (const r of mapping.readings) takenNs = Math.max(takenNs, r.hostAfterNs)
+  return takenNs === -Infinity ? 0 : Math.max(0, hostNs - takenNs)
+}
+
 interface ClockSource {
   readonly command: string
   parse(stdout: string): { deviceNs: number; resolutionNs: number } | undefined

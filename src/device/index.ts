@@ -22,6 +22,7 @@ export {
   estimateOffset,
   hostNowNs,
   mapDeviceClock,
+  mappingAgeNs,
   parseEpochDate,
   parseProcUptime,
   parseTimerListNow,

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto'
 import { copyFile, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { isAlive } from '../device/index.js'
 
 export interface Artifact {
   /** The window's label (the test name, `energy.measure`'s label, `label #n` for repetitions). */
@@ -191,14 +192,5 @@ export async function clearStaleStaging(artifactsDir: string): Promise<void> {
     const pid = Number(entry.split('-')[0])
     if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue
     await rm(join(root, entry), { recursive: true, force: true }).catch(() => undefined)
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

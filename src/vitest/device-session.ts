@@ -26,7 +26,7 @@ import {
 } from '../collectors/index.js'
 import {
   acquireLease,
-  hostNowNs,
+  mappingAgeNs,
   shell,
   connectAdb,
   mapDeviceClock,
@@ -302,10 +302,10 @@ export class DeviceSession {
    * missed perfetto's predicted poll has the clock mapped again before the next one.
    */
   private learnClocks(power: PowerData): void {
-    if (power.kind === 'rails' && power.monotonicToBoottimeNs !== undefined)
-      this.monotonicToBoottimeNs = power.monotonicToBoottimeNs
-    if (power.kind === 'rails')
+    if (power.kind === 'rails') {
+      this.monotonicToBoottimeNs = power.monotonicToBoottimeNs ?? this.monotonicToBoottimeNs
       this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, power.readingOffsetsNs)
+    }
     if (power.warnings.some((w) => w.code === 'W_ODPM_END_UNCOVERED')) this.clockSuspect = true
   }
 
@@ -315,9 +315,7 @@ export class DeviceSession {
    * would shift window edges and the predicted poll over a long run. ~10 round trips.
    */
   private async freshClock(): Promise<void> {
-    let takenNs = -Infinity
-    for (const r of this.boottimeMapping.readings) takenNs = Math.max(takenNs, r.hostAfterNs)
-    if (!this.clockSuspect && hostNowNs() - takenNs < CLOCK_REMAP_NS) return
+    if (!this.clockSuspect && mappingAgeNs(this.boottimeMapping) < CLOCK_REMAP_NS) return
     this.clockSuspect = false
     this.boottimeMapping = await mapDeviceClock(this.device, 'boottime')
   }

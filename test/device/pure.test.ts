@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest'
 import { mapAdbError } from '../../src/device/client.js'
 import {
   estimateOffset,
+  mappingAgeNs,
   parseEpochDate,
   parseProcUptime,
   parseTimerListNow,
@@ -256,6 +257,20 @@ describe('clock readings', () => {
 
   test('no usable reading is an error', () => {
     expect(errorOf(() => estimateOffset([], 'boottime')).code).toBe('E_CLOCK_UNREADABLE')
+  })
+
+  test("a mapping's age counts from its last reading; one without readings is new", () => {
+    const read = (before: number, after: number): ClockReading => ({
+      hostBeforeNs: before,
+      hostAfterNs: after,
+      deviceNs: before + 1e9,
+      resolutionNs: 1e7,
+    })
+    const readings = [read(10, 20), read(30, 45), read(25, 28)]
+    const m = { ...estimateOffset(readings, 'boottime'), command: 'cat /proc/uptime', readings }
+    expect(mappingAgeNs(m, 100)).toBe(55)
+    expect(mappingAgeNs(m, 40), 'never negative').toBe(0)
+    expect(mappingAgeNs({ ...m, readings: [] }, 100)).toBe(0)
   })
 })
 

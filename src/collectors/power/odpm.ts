@@ -15,6 +15,7 @@
 import {
   DeviceErrors,
   hostNowNs,
+  mappingAgeNs,
   pull,
   quoteShellArg,
   shell,
@@ -290,10 +291,7 @@ const CLOCK_DRIFT = 100e-6
  * (the device session maps the clock again every 30 s, so this stays within a few ms).
  */
 function mappingUncertaintyNs(mapping: DeviceClockMapping, hostNs: number): number {
-  let takenNs = -Infinity
-  for (const r of mapping.readings) takenNs = Math.max(takenNs, r.hostAfterNs)
-  const ageNs = takenNs === -Infinity ? 0 : Math.max(0, hostNs - takenNs)
-  return mapping.uncertaintyNs + ageNs * CLOCK_DRIFT
+  return mapping.uncertaintyNs + mappingAgeNs(mapping, hostNs) * CLOCK_DRIFT
 }
 
 /**
