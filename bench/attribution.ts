@@ -212,72 +212,42 @@ const scheduleSamplingMs: number[] = []
 const scheduleIntervalMs: number[] = []
 const refMs: number[] = []
 let methodsSeen = 0
+const samplesInput = {
+  kind: 'samples',
+  samples: { clock: 'boottime', samples: w.samples, lostCount: 0 },
+} as const
+const traceInput = {
+  kind: 'trace',
+  trace: { clock: 'boottime', threads: [], calls: w.calls, overflowed: false, mode: 'sampling' },
+} as const
+/** Wall time of one call, ms. */
+function timed(fn: () => unknown): number {
+  const t0 = performance.now()
+  fn()
+  return performance.now() - t0
+}
 for (let r = 0; r < runs; r++) {
   refMs.push(referenceMs(w.samples))
-  let t0 = performance.now()
   const cpu0 = process.cpuUsage()
-  const a = attributeTest({
-    label: 'bench',
-    window,
-    power: w.power,
-    execution: {
-      kind: 'samples',
-      samples: { clock: 'boottime', samples: w.samples, lostCount: 0 },
-    },
-  })
-  samplingMs.push(performance.now() - t0)
+  samplingMs.push(
+    timed(() => {
+      const a = attributeTest({ label: 'bench', window, power: w.power, execution: samplesInput })
+      methodsSeen = a.result.methods.length
+    }),
+  )
   const cpu = process.cpuUsage(cpu0)
   samplingCpuMs.push((cpu.user + cpu.system) / 1000)
-  methodsSeen = a.result.methods.length
-  t0 = performance.now()
-  attributeTest({
-    label: 'bench',
-    window,
-    power: w.power,
-    execution: {
-      kind: 'trace',
-      trace: {
-        clock: 'boottime',
-        threads: [],
-        calls: w.calls,
-        overflowed: false,
-        mode: 'sampling',
-      },
-    },
-  })
-  intervalMs.push(performance.now() - t0)
+  intervalMs.push(
+    timed(() => attributeTest({ label: 'bench', window, power: w.power, execution: traceInput })),
+  )
   // The same with the CPU schedule (the interval method needs `split: 'activity'` to use it).
-  t0 = performance.now()
-  attributeTest({
-    label: 'bench',
-    window,
-    power: w.power,
-    schedule: w.schedule,
-    execution: {
-      kind: 'samples',
-      samples: { clock: 'boottime', samples: w.samples, lostCount: 0 },
-    },
-  })
-  scheduleSamplingMs.push(performance.now() - t0)
-  t0 = performance.now()
-  attributeTest({
-    label: 'bench',
-    window,
-    power: w.power,
-    schedule: w.schedule,
-    execution: {
-      kind: 'trace',
-      split: 'activity',
-      trace: {
-        clock: 'boottime',
-        threads: [],
-        calls: w.calls,
-        overflowed: false,
-        mode: 'sampling',
-      },
-    },
-  })
-  scheduleIntervalMs.push(performance.now() - t0)
+  const withSchedule = { label: 'bench', window, power: w.power, schedule: w.schedule }
+  scheduleSamplingMs.push(timed(() => attributeTest({ ...withSchedule, execution: samplesInput })))
+  scheduleIntervalMs.push(
+    timed(() =>
+      attributeTest({ ...withSchedule, execution: { ...traceInput, split: 'activity' } }),
+    ),
+  )
 }
 const result = {
   stackSamples: STACK_SAMPLES,
