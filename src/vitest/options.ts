@@ -2,7 +2,8 @@
  * The plugin's options, validated once in the main process with errors that name the field, then
  * handed to workers through Vitest's provide/inject as plain JSON.
  */
-import { EnergyError } from '../model/index.js'
+import { inspect } from 'node:util'
+import { CommonErrors, EnergyError } from '../model/index.js'
 
 export interface EnergyOptions {
   /** Package name of the app under test, e.g. `com.example.trails`. */
@@ -149,230 +150,401 @@ export interface ResolvedEnergyOptions {
 
 const POWER = ['auto', 'odpm', 'fuel-gauge', 'batterystats', 'external-meter'] as const
 const EXECUTION = ['simpleperf', 'art-sampling', 'art-instrumentation', 'none'] as const
+const PACKAGE_NAME = /^[A-Za-z]\w*(\.[A-Za-z]\w*)+$/
 
+/** Every option's name; a name outside these is reported with the closest one. */
+const OPTION_NAMES = [
+  'app',
+  'device',
+  'adb',
+  'power',
+  'powerProfile',
+  'externalMeter',
+  'execution',
+  'repeats',
+  'baseline',
+  'baselineMs',
+  'autoWindow',
+  'endReading',
+  'batteryCapacityMah',
+  'inconclusive',
+  'budgets',
+  'checkBudgets',
+  'budgetHeadroomPct',
+  'classify',
+  'artifacts',
+  'artifactsDir',
+  'appium',
+  'virtualDevice',
+] as const satisfies readonly (keyof EnergyOptions)[]
+
+type Nested<K extends keyof EnergyOptions> = keyof Exclude<NonNullable<EnergyOptions[K]>, boolean>
+const ADB_NAMES = ['host', 'port'] as const satisfies readonly Nested<'adb'>[]
+const METER_NAMES = [
+  'file',
+  'command',
+  'nominalVoltageV',
+] as const satisfies readonly Nested<'externalMeter'>[]
+const CLASSIFY_NAMES = ['preset'] as const satisfies readonly Nested<'classify'>[]
+const APPIUM_NAMES = [
+  'automationName',
+  'appActivity',
+  'capabilities',
+] as const satisfies readonly Nested<'appium'>[]
+const VIRTUAL_NAMES = [
+  'appModel',
+  'devices',
+  'seed',
+] as const satisfies readonly Nested<'virtualDevice'>[]
+
+/**
+ * Validates the options and fills in the defaults. Every invalid option is reported at once, in one
+ * E_INVALID_OPTION error: a line per field with what was given and what is expected, and for a
+ * name that is not an option (at any level) the closest known name.
+ */
 export function resolveOptions(input: unknown): ResolvedEnergyOptions {
-  if (typeof input !== 'object' || input === null)
-    throw invalid('options', 'must be an object like { app: "com.example.app" }')
-  const o = input as Record<string, unknown>
-  const known = new Set([
-    'app',
-    'device',
-    'adb',
-    'power',
-    'powerProfile',
-    'externalMeter',
-    'execution',
-    'repeats',
-    'baseline',
-    'baselineMs',
-    'autoWindow',
-    'endReading',
-    'batteryCapacityMah',
-    'inconclusive',
-    'budgets',
-    'checkBudgets',
-    'budgetHeadroomPct',
-    'classify',
-    'artifacts',
-    'artifactsDir',
-    'appium',
-    'virtualDevice',
-  ])
-  for (const key of Object.keys(o)) {
-    if (!known.has(key))
-      throw invalid(key, `is not an option; known options: ${[...known].join(', ')}`)
+  const problems = new Problems()
+  if (!isObject(input)) {
+    problems.invalid('options', input, "an object like { app: 'com.example.app' }")
+    throw problems.error([])
   }
-  if (typeof o['app'] !== 'string' || !/^[A-Za-z][\w]*(\.[A-Za-z][\w]*)+$/.test(o['app'])) {
-    throw invalid(
-      'app',
-      `must be an Android package name like "com.example.trails" (got ${JSON.stringify(o['app'])})`,
-    )
-  }
-  const adb = (o['adb'] ?? {}) as Record<string, unknown>
-  const virtual = (o['virtualDevice'] ?? {}) as Record<string, unknown>
-  return {
-    app: o['app'],
-    device: optionalString(o, 'device') ?? 'auto',
+  const o = new Section(problems, input, '', OPTION_NAMES)
+  const app = o.required('app', "an Android package name like 'com.example.trails'", isPackageName)
+  const adb = o.section('adb', ADB_NAMES, "an object like { host: '127.0.0.1', port: 5037 }")
+  const virtual = o.section('virtualDevice', VIRTUAL_NAMES, 'an object like { devices: 2 }')
+  const resolved: Omit<ResolvedEnergyOptions, 'app'> = {
+    device: o.string('device') ?? 'auto',
     adb: {
-      host: optionalString(adb, 'host', 'adb.host') ?? '127.0.0.1',
-      port: optionalInteger(adb, 'port', 1, 65535, 'adb.port') ?? 5037,
+      host: adb.string('host') ?? '127.0.0.1',
+      port: adb.integer('port', 1, 65535) ?? 5037,
     },
-    power: oneOf(o, 'power', POWER) ?? 'auto',
-    powerProfile: optionalString(o, 'powerProfile') ?? null,
-    externalMeter: externalMeterOf(o['externalMeter'], o['power']),
-    execution: oneOf(o, 'execution', EXECUTION) ?? 'simpleperf',
-    repeats: optionalInteger(o, 'repeats', 1, 10_000) ?? 1,
-    baseline: baselineOf(o['baseline']),
-    baselineMs: optionalInteger(o, 'baselineMs', 100, 600_000) ?? 3000,
-    autoWindow: optionalBoolean(o, 'autoWindow') ?? true,
-    endReading: oneOf(o, 'endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
-    batteryCapacityMah: optionalNumber(o, 'batteryCapacityMah') ?? null,
-    inconclusive: oneOf(o, 'inconclusive', ['fail', 'warn'] as const) ?? 'fail',
-    appium: appiumOf(o['appium']),
-    budgets: optionalString(o, 'budgets') ?? 'energy-budgets.json',
-    checkBudgets: optionalBoolean(o, 'checkBudgets') ?? false,
-    budgetHeadroomPct: headroomOf(o['budgetHeadroomPct']),
-    classify: classifyOf(o['classify']),
-    artifacts: oneOf(o, 'artifacts', ['on-failure', 'always', 'never'] as const) ?? 'on-failure',
-    artifactsDir: optionalString(o, 'artifactsDir') ?? '.vitest-energy/artifacts',
+    power: o.oneOf('power', POWER) ?? 'auto',
+    powerProfile: o.string('powerProfile') ?? null,
+    externalMeter: externalMeterOf(o),
+    execution: o.oneOf('execution', EXECUTION) ?? 'simpleperf',
+    repeats: o.integer('repeats', 1, 10_000) ?? 1,
+    baseline:
+      o.read('baseline', "'measure', 'none' or an idle power in watts (≥ 0)", isBaseline) ??
+      'measure',
+    baselineMs: o.integer('baselineMs', 100, 600_000) ?? 3000,
+    autoWindow: o.boolean('autoWindow') ?? true,
+    endReading: o.oneOf('endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
+    batteryCapacityMah:
+      o.number('batteryCapacityMah', 'a capacity in mAh (> 0)', (v) => v > 0) ?? null,
+    inconclusive: o.oneOf('inconclusive', ['fail', 'warn'] as const) ?? 'fail',
+    appium: appiumOf(o),
+    budgets: o.string('budgets') ?? 'energy-budgets.json',
+    checkBudgets: o.boolean('checkBudgets') ?? false,
+    budgetHeadroomPct:
+      o.number('budgetHeadroomPct', 'a percentage from 0 to 1000', (v) => v >= 0 && v <= 1000) ??
+      10,
+    classify: classifyOf(o),
+    artifacts: o.oneOf('artifacts', ['on-failure', 'always', 'never'] as const) ?? 'on-failure',
+    artifactsDir: o.string('artifactsDir') ?? '.vitest-energy/artifacts',
     virtualDevice: {
-      appModel: optionalString(virtual, 'appModel', 'virtualDevice.appModel') ?? null,
-      devices: optionalInteger(virtual, 'devices', 1, 16, 'virtualDevice.devices') ?? 1,
-      seed: optionalInteger(virtual, 'seed', 0, 2 ** 31 - 1, 'virtualDevice.seed') ?? 1,
+      appModel: virtual.string('appModel') ?? null,
+      devices: virtual.integer('devices', 1, 16) ?? 1,
+      seed: virtual.integer('seed', 0, 2 ** 31 - 1) ?? 1,
     },
   }
+  if (app === undefined || problems.count > 0) throw problems.error(Object.keys(input))
+  return { app, ...resolved }
 }
 
-function invalid(field: string, why: string): EnergyError {
-  return new EnergyError({
-    code: 'E_INVALID_OPTION',
-    message: `vitest-energy option \`${field}\` ${why}`,
-    hint: 'Fix the options passed to energy({...}) in vitest.config.ts (see docs/configuration.md).',
-    details: { field },
-  })
-}
-
-function optionalString(o: Record<string, unknown>, key: string, name = key): string | undefined {
-  const v = o[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'string' || v === '')
-    throw invalid(name, `must be a non-empty string (got ${JSON.stringify(v)})`)
-  return v
-}
-
-function optionalBoolean(o: Record<string, unknown>, key: string): boolean | undefined {
-  const v = o[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'boolean') throw invalid(key, `must be true or false (got ${JSON.stringify(v)})`)
-  return v
-}
-
-function optionalNumber(o: Record<string, unknown>, key: string): number | undefined {
-  const v = o[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw invalid(key, `must be a positive number (got ${JSON.stringify(v)})`)
-  return v
-}
-
-function optionalInteger(
-  o: Record<string, unknown>,
-  key: string,
-  min: number,
-  max: number,
-  name = key,
-): number | undefined {
-  const v = o[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw invalid(name, `must be an integer from ${min} to ${max} (got ${JSON.stringify(v)})`)
-  }
-  return v
-}
-
-function oneOf<T extends string>(
-  o: Record<string, unknown>,
-  key: string,
-  values: readonly T[],
-): T | undefined {
-  const v = o[key]
-  if (v === undefined) return undefined
-  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
-    throw invalid(
-      key,
-      `must be one of ${values.map((x) => `"${x}"`).join(', ')} (got ${JSON.stringify(v)})`,
-    )
-  }
-  return v as T
-}
-
-function externalMeterOf(v: unknown, power: unknown): ResolvedEnergyOptions['externalMeter'] {
-  if (v === undefined) {
-    if (power === 'external-meter')
-      throw invalid('externalMeter', 'is required with power: "external-meter"')
+function externalMeterOf(o: Section): ResolvedEnergyOptions['externalMeter'] {
+  const given = o.raw('externalMeter')
+  const allowed = "an object like { file: 'meter.csv' } or { command: ['meter', '--csv'] }"
+  if (given === undefined) {
+    if (o.raw('power') === 'external-meter')
+      o.problems.missing('externalMeter', `${allowed} (required with power: 'external-meter')`)
     return null
   }
-  if (typeof v !== 'object' || v === null)
-    throw invalid('externalMeter', 'must be an object like { file: "meter.csv" }')
-  const m = v as Record<string, unknown>
-  const command = m['command']
-  if (
-    command !== undefined &&
-    (!Array.isArray(command) ||
-      command.length === 0 ||
-      !command.every((a): a is string => typeof a === 'string'))
-  )
-    throw invalid('externalMeter.command', 'must be a non-empty array of strings (argv)')
-  const file = optionalString(m, 'file', 'externalMeter.file') ?? null
-  if ((file === null) === (command === undefined))
-    throw invalid('externalMeter', 'needs exactly one of `file` and `command`')
-  const volts = m['nominalVoltageV']
-  if (volts !== undefined && (typeof volts !== 'number' || !(volts > 0)))
-    throw invalid('externalMeter.nominalVoltageV', 'must be a positive number of volts')
+  const m = o.section('externalMeter', METER_NAMES, allowed)
+  if (!isObject(given)) return null
+  const file = m.string('file') ?? null
+  const command = m.read('command', 'a non-empty array of strings (argv)', isArgv) ?? null
+  if ((m.raw('file') === undefined) === (m.raw('command') === undefined))
+    o.problems.invalid('externalMeter', given, 'exactly one of `file` and `command`')
   return {
     file,
-    command: command === undefined ? null : (command as string[]),
-    nominalVoltageV: typeof volts === 'number' ? volts : null,
+    command,
+    nominalVoltageV:
+      m.number('nominalVoltageV', 'a positive number of volts', (v) => v > 0) ?? null,
   }
 }
 
-function baselineOf(v: unknown): 'measure' | 'none' | number {
-  if (v === undefined) return 'measure'
-  if (v === 'measure' || v === 'none') return v
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v
-  throw invalid(
-    'baseline',
-    `must be "measure", "none" or an idle power in watts (got ${JSON.stringify(v)})`,
-  )
-}
-
-function headroomOf(v: unknown): number {
-  if (v === undefined) return 10
-  if (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 1000) return v
-  throw invalid(
-    'budgetHeadroomPct',
-    `must be a percentage from 0 to 1000 (got ${JSON.stringify(v)})`,
-  )
-}
-
-function classifyOf(v: unknown): ResolvedEnergyOptions['classify'] {
-  if (v === undefined) return false
-  if (typeof v === 'boolean') return v
-  if (typeof v === 'object' && v !== null) {
-    const preset = (v as Record<string, unknown>)['preset']
-    if (preset === undefined) return {}
-    if (preset === 'couto2014' || preset === 'greendroid-code') return { preset }
-  }
-  throw invalid(
+function classifyOf(o: Section): ResolvedEnergyOptions['classify'] {
+  const given = o.raw('classify')
+  if (given === undefined) return false
+  if (typeof given === 'boolean') return given
+  const c = o.section(
     'classify',
-    `must be true, false or { preset: "couto2014" | "greendroid-code" } (got ${JSON.stringify(v)})`,
+    CLASSIFY_NAMES,
+    "true, false or { preset: 'couto2014' | 'greendroid-code' }",
   )
+  const preset = c.oneOf('preset', ['couto2014', 'greendroid-code'] as const)
+  return preset === undefined ? {} : { preset }
 }
 
-function appiumOf(v: unknown): ResolvedEnergyOptions['appium'] {
-  if (v === false) return false
-  if (v !== undefined && (typeof v !== 'object' || v === null)) {
-    throw invalid(
-      'appium',
-      `must be false or an object like { automationName: 'UiAutomator2' } (got ${JSON.stringify(v)})`,
+function appiumOf(o: Section): ResolvedEnergyOptions['appium'] {
+  if (o.raw('appium') === false) return false
+  const a = o.section(
+    'appium',
+    APPIUM_NAMES,
+    "false or an object like { automationName: 'UiAutomator2' }",
+  )
+  const capabilities = a.raw('capabilities') ?? {}
+  if (!isObject(capabilities)) {
+    a.invalid(
+      'capabilities',
+      capabilities,
+      "an object of capability names to values, like { 'appium:newCommandTimeout': 120 }",
     )
-  }
-  const o = (v ?? {}) as Record<string, unknown>
-  const capabilities = o['capabilities'] ?? {}
-  if (typeof capabilities !== 'object' || capabilities === null || Array.isArray(capabilities)) {
-    throw invalid('appium.capabilities', 'must be an object of capability names to values')
-  }
-  for (const [key, value] of Object.entries(capabilities)) {
-    if (!['string', 'number', 'boolean'].includes(typeof value)) {
-      throw invalid(
-        `appium.capabilities.${key}`,
-        `must be a string, number or boolean (got ${JSON.stringify(value)})`,
-      )
+  } else {
+    for (const [key, value] of Object.entries(capabilities)) {
+      if (!['string', 'number', 'boolean'].includes(typeof value))
+        a.invalid(`capabilities.${key}`, value, 'a string, number or boolean')
     }
   }
   return {
-    automationName: optionalString(o, 'automationName', 'appium.automationName') ?? null,
-    appActivity: optionalString(o, 'appActivity', 'appium.appActivity') ?? '.MainActivity',
+    automationName: a.string('automationName') ?? null,
+    appActivity: a.string('appActivity') ?? '.MainActivity',
     capabilities: capabilities as Record<string, string | number | boolean>,
   }
+}
+
+/** The invalid options found so far; thrown together as one error. */
+class Problems {
+  private readonly found: {
+    readonly field: string
+    readonly line: string
+    readonly unknown: boolean
+  }[] = []
+
+  get count(): number {
+    return this.found.length
+  }
+
+  /** Records that `field` was given `given` instead of `expected`; `undefined` lets the default stand in. */
+  invalid(field: string, given: unknown, expected: string): undefined {
+    return this.add(field, `got ${showValue(given)}; expected ${expected}`, false)
+  }
+
+  /** Records that `field`, which is required, was not given. */
+  missing(field: string, expected: string): undefined {
+    return this.add(field, `missing; expected ${expected}`, false)
+  }
+
+  /** Records `field`, a name that is not among `known` (the names its object takes). */
+  unknownName(field: string, known: readonly string[], prefix: string): void {
+    const name = field.slice(prefix.length)
+    const near = closestName(name, known)
+    const where = prefix === '' ? 'the options are' : `\`${prefix.slice(0, -1)}\` takes`
+    const advice =
+      near === undefined ? `${where} ${known.join(', ')}` : `did you mean \`${prefix}${near}\`?`
+    this.add(field, `not an option; ${advice}`, true)
+  }
+
+  private add(field: string, problem: string, unknown: boolean): undefined {
+    this.found.push({ field, line: `\`${field}\`: ${problem}`, unknown })
+    return undefined
+  }
+
+  /** The error listing every problem, in the order of `order` (the options as the user wrote them). */
+  error(order: readonly string[]): EnergyError {
+    const rank = (field: string): number => order.indexOf(field.split('.')[0] ?? field)
+    const found = [...this.found].sort((a, b) => rank(a.field) - rank(b.field))
+    const [first] = found
+    const lines = found.map((p) => p.line)
+    const fields = found.map((p) => p.field)
+    const message =
+      lines.length === 1
+        ? `vitest-energy option ${lines[0] ?? ''}`
+        : [
+            `${lines.length} vitest-energy options are invalid:`,
+            ...lines.map((l) => `  - ${l}`),
+          ].join('\n')
+    const what = fields.length <= 3 ? listNames(fields) : `the ${fields.length} options above`
+    const rename = found.some((p) => p.unknown)
+      ? '; rename or remove the names that are not options'
+      : ''
+    return new EnergyError({
+      code: CommonErrors.INVALID_OPTION,
+      message,
+      hint: `In vitest.config.ts, fix ${what} in energy({...})${rename}. Every option and its values: docs/configuration.md.`,
+      details: {
+        field: first?.field ?? 'options',
+        fields: fields.join(', '),
+        count: fields.length,
+      },
+    })
+  }
+}
+
+/** One options object (the top level, `adb`, `virtualDevice`, …) read field by field. */
+class Section {
+  private readonly prefix: string
+
+  constructor(
+    readonly problems: Problems,
+    private readonly values: Readonly<Record<string, unknown>>,
+    /** Dotted name of the object, '' at the top level. */
+    name: string,
+    known: readonly string[],
+  ) {
+    this.prefix = name === '' ? '' : `${name}.`
+    for (const key of Object.keys(values)) {
+      if (!known.includes(key)) problems.unknownName(`${this.prefix}${key}`, known, this.prefix)
+    }
+  }
+
+  raw(key: string): unknown {
+    return this.values[key]
+  }
+
+  invalid(key: string, given: unknown, expected: string): undefined {
+    return this.problems.invalid(`${this.prefix}${key}`, given, expected)
+  }
+
+  /** The value when absent or of the expected kind; otherwise records the problem. */
+  read<T>(key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
+    const v = this.values[key]
+    if (v === undefined || is(v)) return v as T | undefined
+    return this.invalid(key, v, expected)
+  }
+
+  /** Like `read`, but absence is a problem too. */
+  required<T>(key: string, expected: string, is: (v: unknown) => v is T): T | undefined {
+    if (this.values[key] === undefined)
+      return this.problems.missing(`${this.prefix}${key}`, expected)
+    return this.read(key, expected, is)
+  }
+
+  /** A nested object; one that is absent or not an object (recorded) reads as empty. */
+  section(key: string, known: readonly string[], expected: string): Section {
+    const v = this.read(key, expected, isObject) ?? {}
+    return new Section(this.problems, v, `${this.prefix}${key}`, known)
+  }
+
+  string(key: string): string | undefined {
+    return this.read(
+      key,
+      'a non-empty string',
+      (v): v is string => typeof v === 'string' && v !== '',
+    )
+  }
+
+  boolean(key: string): boolean | undefined {
+    return this.read(key, 'true or false', (v): v is boolean => typeof v === 'boolean')
+  }
+
+  /** A finite number that passes `ok`. */
+  number(key: string, expected: string, ok: (v: number) => boolean): number | undefined {
+    return this.read(key, expected, (v): v is number => isFiniteNumber(v) && ok(v))
+  }
+
+  integer(key: string, min: number, max: number): number | undefined {
+    return this.number(
+      key,
+      `an integer from ${min} to ${max}`,
+      (v) => Number.isInteger(v) && v >= min && v <= max,
+    )
+  }
+
+  oneOf<T extends string>(key: string, values: readonly T[]): T | undefined {
+    return this.read(
+      key,
+      `one of ${values.map((x) => `'${x}'`).join(', ')}`,
+      (v): v is T => typeof v === 'string' && (values as readonly string[]).includes(v),
+    )
+  }
+}
+
+/** An object that is not an array (its prototype is not checked: a config may come from another realm). */
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function isFiniteNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v)
+}
+
+function isPackageName(v: unknown): v is string {
+  return typeof v === 'string' && PACKAGE_NAME.test(v)
+}
+
+function isBaseline(v: unknown): v is 'measure' | 'none' | number {
+  return v === 'measure' || v === 'none' || (isFiniteNumber(v) && v >= 0)
+}
+
+function isArgv(v: unknown): v is string[] {
+  return Array.isArray(v) && v.length > 0 && v.every((a) => typeof a === 'string')
+}
+
+/**
+ * A value as it would be written in the config: NaN, Infinity, -0, undefined and functions as
+ * themselves (JSON.stringify turns the first three into null and drops functions), long strings
+ * and deep objects shortened.
+ */
+function showValue(v: unknown): string {
+  return inspect(v, {
+    depth: 1,
+    breakLength: Infinity,
+    maxArrayLength: 5,
+    maxStringLength: 60,
+    colors: false,
+  })
+}
+
+/** "`a`", "`a` and `b`", "`a`, `b` and `c`". */
+function listNames(names: readonly string[]): string {
+  const quoted = names.map((n) => `\`${n}\``)
+  return quoted.length <= 1
+    ? (quoted[0] ?? '')
+    : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1] ?? ''}`
+}
+
+/**
+ * The known name `name` was probably meant to be: the same but for case, one a prefix of the
+ * other (4 letters or more), or within one edit per three letters (an edit: a letter added,
+ * dropped, changed, or two neighbours swapped). `undefined` when none is that close.
+ */
+function closestName(name: string, known: readonly string[]): string | undefined {
+  const wanted = name.toLowerCase()
+  let best: string | undefined
+  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1
+  for (const candidate of known) {
+    const c = candidate.toLowerCase()
+    const prefix =
+      Math.min(c.length, wanted.length) >= 4 && (c.startsWith(wanted) || wanted.startsWith(c))
+    const distance = c === wanted ? 0 : prefix ? 1 : editDistance(wanted, c)
+    if (distance < bestDistance) {
+      best = candidate
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+/** Optimal string alignment distance (Levenshtein plus the swap of two neighbouring letters). */
+function editDistance(a: string, b: string): number {
+  let twoBack: number[] = []
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let d = Math.min(
+        (previous[j] ?? 0) + 1,
+        (current[j - 1] ?? 0) + 1,
+        (previous[j - 1] ?? 0) + cost,
+      )
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d = Math.min(d, (twoBack[j - 2] ?? 0) + 1)
+      current.push(d)
+    }
+    twoBack = previous
+    previous = current
+  }
+  return previous[b.length] ?? 0
 }
