@@ -291,6 +291,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
     close() {
       closed ??= (async () => {
         try {
+          await endSessions(`http://127.0.0.1:${address.port}`)
           await running.close()
         } finally {
           await rm(home, { recursive: true, force: true })
@@ -298,5 +299,27 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
       })()
       return closed
     },
+  }
+}
+
+/**
+ * Ends the sessions still open on the server. A session whose worker ended without deleting it
+ * (a worker killed at the end of the run) keeps Appium's new-command timer running, which keeps
+ * the whole test process alive for a minute after the run ("close timed out"). Best effort.
+ */
+async function endSessions(url: string): Promise<void> {
+  const signal = AbortSignal.timeout(5000)
+  try {
+    const listed = (await (await fetch(`${url}/appium/sessions`, { signal })).json()) as {
+      value?: { id?: unknown }[]
+    }
+    const ids = (listed.value ?? []).map((s) => s.id).filter((id) => typeof id === 'string')
+    await Promise.all(
+      ids.map((id) =>
+        fetch(`${url}/session/${id}`, { method: 'DELETE', signal }).catch(() => undefined),
+      ),
+    )
+  } catch {
+    // the server is already gone or does not list sessions: nothing to end
   }
 }

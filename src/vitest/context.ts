@@ -11,12 +11,23 @@ export interface DeviceTarget {
   readonly virtual: boolean
   /** The Appium server started for the run, when one was. */
   readonly appium?: { readonly host: string; readonly port: number }
+  /**
+   * A folder for this run only (removed at its end): what one worker learns about a phone that
+   * every worker on it shares, such as the idle baseline.
+   */
+  readonly runDir: string
+}
+
+/** The plugin's options as workers receive them. */
+export type ProvidedEnergyOptions = ResolvedEnergyOptions & {
+  /** The user gave an adb address: it must answer (no fallback to the virtual device). */
+  readonly adbConfigured: boolean
 }
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** Plugin options after validation and defaults. */
-    vitestEnergyOptions: ResolvedEnergyOptions
+    vitestEnergyOptions: ProvidedEnergyOptions
     /** Set by the global setup. */
     vitestEnergyTarget: DeviceTarget
   }

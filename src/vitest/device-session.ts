@@ -3,6 +3,8 @@
  * host → boottime clock mapping, the collectors to use, and the idle baseline. Leases are taken
  * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
  */
+import { readFile, rename, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { inject } from 'vitest'
 import {
   ASYNC_COMPONENTS,
@@ -33,8 +35,10 @@ import {
   probeCapabilities,
   type AdbDevice,
   type Capabilities,
+  leaseFileName,
   type DeviceClockMapping,
   type Lease,
+  type LeaseHolder,
 } from '../device/index.js'
 import { parseDumpsysPowerWakeLocks, type HeldWakeLock } from '../formats/dumpsys/index.js'
 import {
@@ -43,8 +47,12 @@ import {
   type EnergyWarning,
   type MeasuredEnergyResult,
 } from '../model/index.js'
-import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
-import type { ResolvedEnergyOptions } from './options.js'
+import {
+  OPTIONS_KEY,
+  TARGET_KEY,
+  type DeviceTarget,
+  type ProvidedEnergyOptions,
+} from './context.js'
 import {
   measureWindow,
   openWindow,
@@ -65,6 +73,21 @@ const NOMINAL_VOLTAGE_V = 3.85
 /** Radio, GPS and Bluetooth: off when idle, and their tails outlast the code that ran. */
 const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
 
+/** A test that waits this long for its phone says so (once) on the progress line. */
+const WAIT_NOTICE_MS = 1000
+
+/**
+ * What the first window on a phone learns that every worker measuring on that phone shares for
+ * the rest of the run: the idle baseline (measured once per phone per run) and the clock offsets
+ * Perfetto reported with it. Kept as JSON in the run's folder, written and read under the lease.
+ */
+interface SharedPhoneState {
+  readonly baselineW: number
+  readonly baselineRails?: readonly RailBaseline[]
+  readonly monotonicToBoottimeNs?: number
+  readonly readingOffsetsNs?: ReadingOffsets
+}
+
 export class DeviceSession {
   private baselineW: number | undefined
   /** The idle window's level per rail, when the power source has rails. */
@@ -81,9 +104,15 @@ export class DeviceSession {
   readonly choiceWarnings: EnergyWarning[] = []
   /** Where the collectors' raw data goes while a test runs (set by the `energy` fixture). */
   artifactSink: ((window: string, name: string, data: Uint8Array | string) => void) | undefined
+  /** The lease this worker holds right now (a test's, or the driver's start or end). */
+  private held: Lease | undefined
+  /** The window open on this phone now, if any: windows never overlap (E_WINDOW_ALREADY_OPEN). */
+  private openLabel: string | undefined
+  /** The idle baseline being measured, so that concurrent callers share one measurement. */
+  private measuring: Promise<void> | undefined
 
   private constructor(
-    readonly options: ResolvedEnergyOptions,
+    readonly options: ProvidedEnergyOptions,
     readonly target: DeviceTarget,
     readonly device: AdbDevice,
     readonly capabilities: Capabilities,
@@ -144,9 +173,45 @@ export class DeviceSession {
     return result.stdout
   }
 
-  /** Waits for exclusive use of the phone (one energy window per device across all workers). */
-  lease(owner: string): Promise<Lease> {
-    return acquireLease(`${this.target.host}_${this.target.port}_${this.serial}`, { owner })
+  /**
+   * Waits for exclusive use of the phone (one energy window per device across all workers). A wait
+   * longer than a second is reported once through `onProgress`, naming the holder.
+   */
+  async lease(owner: string, onProgress?: (message: string) => void): Promise<Lease> {
+    let holder: LeaseHolder | undefined
+    let notice: NodeJS.Timeout | undefined
+    const lease = await acquireLease(this.leaseKey, {
+      owner,
+      onWait: (current) => {
+        holder = current
+        notice ??= setTimeout(() => {
+          const by = holder === undefined ? '' : ` (held by ${holder.owner})`
+          onProgress?.(`waiting for phone ${this.serial}${by}`)
+        }, WAIT_NOTICE_MS)
+      },
+    }).finally(() => clearTimeout(notice))
+    this.held = lease
+    return lease
+  }
+
+  /** Lock name of this phone's lease: the adb server and the serial. */
+  private get leaseKey(): string {
+    return `${this.target.host}_${this.target.port}_${this.serial}`
+  }
+
+  /**
+   * Runs `fn` holding the phone's lease: the one this worker holds already (inside a test), or a
+   * lease taken for `fn` alone — so that starting or ending the Appium session (which launches
+   * or force-stops the app) never lands inside another worker's test.
+   */
+  async withLease<T>(owner: string, fn: () => Promise<T>): Promise<T> {
+    if (this.held !== undefined && !this.held.released) return fn()
+    const lease = await this.lease(owner)
+    try {
+      return await fn()
+    } finally {
+      await lease.release()
+    }
   }
 
   /**
@@ -238,41 +303,89 @@ export class DeviceSession {
       this.choiceWarnings.push({ code, severity: 'warning', message })
   }
 
-  /** The baseline policy; a measured baseline is taken once per worker (the caller holds the lease). */
+  /**
+   * The baseline policy. A measured baseline is taken once per phone per run — by the first test
+   * on the phone, whichever worker runs it — and shared through the run's folder (the caller
+   * holds the lease, so no two workers measure it at once).
+   */
   async baseline(onProgress?: (message: string) => void): Promise<WindowBaseline> {
     const b = this.options.baseline
     if (b === 'none') return { kind: 'none' }
     if (typeof b === 'number') return { kind: 'configured', powerW: b }
     if (this.baselineW === undefined) {
-      onProgress?.(`measuring the idle baseline (${this.options.baselineMs} ms)`)
-      const idle = await measureWindow(
-        this.plan({ kind: 'none' }, undefined),
-        'idle baseline',
-        () => sleep(this.options.baselineMs),
-      )
-      this.learnClocks(idle.power)
-      // The median over the window's sensor intervals: start-up work still running at the
-      // beginning of the idle window would raise the mean (and make every net figure negative).
-      this.baselineW = idlePowerW({
-        window: idle.result.window,
-        power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
-      })
-      if (idle.power.kind === 'rails') {
-        const perRail = idleRailPowersW(idle.power.rails, idle.result.window)
-        this.baselineRails = idle.power.rails.map((r) => ({
-          rail: r.rail,
-          powerW: perRail.get(r.rail) ?? 0,
-          radio: RADIOS.has(
-            componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }),
-          ),
-        }))
-      }
+      this.measuring ??= (async () => {
+        const shared = await this.readSharedState()
+        if (shared !== undefined) this.adopt(shared)
+        else await this.measureBaseline(onProgress)
+      })().finally(() => (this.measuring = undefined))
+      await this.measuring
     }
     return {
       kind: 'measured',
-      powerW: this.baselineW,
+      powerW: this.baselineW ?? 0,
       ...(this.baselineRails === undefined ? {} : { rails: this.baselineRails }),
     }
+  }
+
+  private async measureBaseline(onProgress?: (message: string) => void): Promise<void> {
+    onProgress?.(
+      `measuring the idle baseline of ${this.serial} (${this.options.baselineMs} ms, once per phone)`,
+    )
+    const release = this.claimWindow('idle baseline')
+    const idle = await measureWindow(this.plan({ kind: 'none' }, undefined), 'idle baseline', () =>
+      sleep(this.options.baselineMs),
+    ).finally(release)
+    this.learnClocks(idle.power)
+    // The median over the window's sensor intervals: start-up work still running at the
+    // beginning of the idle window would raise the mean (and make every net figure negative).
+    this.baselineW = idlePowerW({
+      window: idle.result.window,
+      power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
+    })
+    if (idle.power.kind === 'rails') {
+      const perRail = idleRailPowersW(idle.power.rails, idle.result.window)
+      this.baselineRails = idle.power.rails.map((r) => ({
+        rail: r.rail,
+        powerW: perRail.get(r.rail) ?? 0,
+        radio: RADIOS.has(
+          componentOfRail({ rail: r.rail, ...(r.subsystem ? { subsystem: r.subsystem } : {}) }),
+        ),
+      }))
+    }
+    await this.writeSharedState({
+      baselineW: this.baselineW,
+      ...(this.baselineRails === undefined ? {} : { baselineRails: this.baselineRails }),
+      ...(this.monotonicToBoottimeNs === undefined
+        ? {}
+        : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
+      ...(this.readingOffsetsNs === undefined ? {} : { readingOffsetsNs: this.readingOffsetsNs }),
+    })
+  }
+
+  private adopt(shared: SharedPhoneState): void {
+    this.baselineW = shared.baselineW
+    this.baselineRails = shared.baselineRails
+    this.monotonicToBoottimeNs ??= shared.monotonicToBoottimeNs
+    this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, shared.readingOffsetsNs)
+  }
+
+  private get sharedStatePath(): string {
+    return join(this.target.runDir, `phone-${leaseFileName(this.leaseKey)}.json`)
+  }
+
+  private async readSharedState(): Promise<SharedPhoneState | undefined> {
+    try {
+      return JSON.parse(await readFile(this.sharedStatePath, 'utf8')) as SharedPhoneState
+    } catch {
+      return undefined // not measured yet on this phone in this run
+    }
+  }
+
+  /** Written whole then renamed, so a reader never sees half of it. */
+  private async writeSharedState(state: SharedPhoneState): Promise<void> {
+    const partial = `${this.sharedStatePath}.${process.pid}.tmp`
+    await writeFile(partial, JSON.stringify(state))
+    await rename(partial, this.sharedStatePath)
   }
 
   /** Runs one window with fresh collectors; remembers clock offsets the power source reported. */
@@ -283,17 +396,47 @@ export class DeviceSession {
     onProgress?: (message: string) => void,
     options: { readonly execution?: boolean } = {},
   ): Promise<WindowOutcome<T>> {
-    await this.freshClock()
-    const plan = await this.withAppProcess(
-      this.plan(
-        baseline,
-        options.execution === false ? undefined : this.executionCollector(),
-        onProgress,
-      ),
-    )
-    const outcome = await measureWindow(plan, label, body)
-    this.learnClocks(outcome.power)
-    return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
+    const release = this.claimWindow(label)
+    try {
+      await this.freshClock()
+      const plan = await this.withAppProcess(
+        this.plan(
+          baseline,
+          options.execution === false ? undefined : this.executionCollector(),
+          onProgress,
+        ),
+      )
+      const outcome = await measureWindow(plan, label, body)
+      this.learnClocks(outcome.power)
+      return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
+    } finally {
+      release()
+    }
+  }
+
+  /**
+   * Marks a window open on this phone until the returned function is called. Two windows at once
+   * (`Promise.all` over `energy.measure()`) would each count the other's work and stop each
+   * other's recorders, so the second is refused rather than queued: queuing would measure
+   * something other than what the test's code says.
+   */
+  private claimWindow(label: string): () => void {
+    const open = this.openLabel
+    if (open !== undefined) {
+      throw new EnergyError({
+        code: 'E_WINDOW_ALREADY_OPEN',
+        message: `window '${label}' was started while window '${open}' is still open on ${this.serial}`,
+        hint: 'A phone measures one window at a time: await each energy.measure()/repeat()/baseline() before starting the next (no Promise.all over them).',
+        details: { serial: this.serial },
+      })
+    }
+    this.openLabel = label
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.openLabel = undefined
+    }
   }
 
   /**
@@ -361,18 +504,28 @@ export class DeviceSession {
     baseline: WindowBaseline,
     onProgress?: (message: string) => void,
   ): Promise<OpenWindow> {
-    await this.freshClock()
-    const plan = await this.withAppProcess(
-      this.plan(baseline, this.executionCollector(), onProgress),
-    )
-    const window = await openWindow(plan, label)
-    return {
-      abort: () => window.abort(),
-      close: async () => {
-        const { result, power } = await window.closeWithData()
-        this.learnClocks(power)
-        return this.finish(result, plan.appPid)
-      },
+    const release = this.claimWindow(label)
+    try {
+      await this.freshClock()
+      const plan = await this.withAppProcess(
+        this.plan(baseline, this.executionCollector(), onProgress),
+      )
+      const window = await openWindow(plan, label)
+      return {
+        abort: () => window.abort().finally(release),
+        close: async () => {
+          try {
+            const { result, power } = await window.closeWithData()
+            this.learnClocks(power)
+            return await this.finish(result, plan.appPid)
+          } finally {
+            release()
+          }
+        },
+      }
+    } catch (error) {
+      release()
+      throw error
     }
   }
 

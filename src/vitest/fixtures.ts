@@ -90,29 +90,34 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
           hint: 'Remove `appium: false` from the vitest-energy plugin options.',
         })
       }
-      const browser = await createDriver({
-        appiumHost: appium.host,
-        appiumPort: appium.port,
-        serial: device.serial,
-        app: device.options.app,
-        appActivity: options.appActivity,
-        automationName:
-          options.automationName ?? (device.target.virtual ? 'VirtualDevice' : 'UiAutomator2'),
-        adbHost: device.target.host,
-        adbPort: device.target.port,
-        capabilities: options.capabilities,
-      })
+      // Started and ended holding the phone's lease: a session start launches the app and its end
+      // force-stops it, which must never happen inside another worker's test on the same phone.
+      const browser = await device.withLease('starting the Appium session', () =>
+        createDriver({
+          appiumHost: appium.host,
+          appiumPort: appium.port,
+          serial: device.serial,
+          app: device.options.app,
+          appActivity: options.appActivity,
+          automationName:
+            options.automationName ?? (device.target.virtual ? 'VirtualDevice' : 'UiAutomator2'),
+          adbHost: device.target.host,
+          adbPort: device.target.port,
+          capabilities: options.capabilities,
+        }),
+      )
       try {
         await use(browser)
       } finally {
-        await closeDriver(browser)
+        await device.withLease('ending the Appium session', () => closeDriver(browser))
       }
     },
     { scope: 'worker' },
   ],
   phone: [
     async ({ device, task }, use) => {
-      const lease = await device.lease(`${task.file.name} › ${task.name}`)
+      // Taken in the setup file's aroundEach (no timeout): waiting here never fails the test.
+      const lease = await device.lease(`${task.file.name} › ${task.name}`, progressOf(task.name))
       try {
         await use(lease)
       } finally {
@@ -129,8 +134,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       inconclusive: device.options.inconclusive,
     })
     const results: EnergyResult[] = []
-    const progress = (message: string): void =>
-      void process.stderr.write(`  ⋯ ${task.name}: ${message}\n`)
+    const progress = progressOf(task.name)
     let auto: OpenWindow | undefined
     let testBaseline: Baseline | undefined
     // Raw data of this test's windows, kept at the end when `artifacts` says so.
@@ -274,6 +278,11 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     }
   },
 })
+
+/** The progress line of a test: what it waits for or works on, on stderr. */
+function progressOf(testName: string): (message: string) => void {
+  return (message) => void process.stderr.write(`  ⋯ ${testName}: ${message}\n`)
+}
 
 /** `vitest -u` (the snapshot state's update mode) or VITEST_ENERGY_UPDATE=1: budgets get rewritten. */
 function budgetUpdateMode(): boolean {

@@ -1,64 +1,115 @@
 /**
- * Runs once in the main process before any test file: decides which device(s) the run uses and
- * tells the workers. A configured serial or an attached phone wins; when no phone is configured or
- * attached, the bundled virtual device starts (and says so in one line). This file is the only one
- * in src/vitest that may import the virtual device, and only to start it: tests reach it over adb.
+ * Runs once in the main process before any test file: decides which phone(s) the run uses, checks
+ * that the app under test is on each of them, starts the Appium server, and tells the workers. A
+ * configured serial or an attached phone wins; when no phone is configured or attached, the bundled
+ * virtual device starts (and says so in one line). This file is the only one in src/vitest that
+ * may import the virtual device, and only to start it: tests reach it over adb.
  */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { connectAdb, isListening, listDevices } from '../device/index.js'
+import { connectAdb, DeviceErrors, shell } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
 import { clearStaleStaging } from './artifacts.js'
 import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
 import type { ResolvedEnergyOptions } from './options.js'
+import { choosePhones } from './phones.js'
+import { setupFailure } from './setup-failure.js'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const options = project.getProvidedContext()[OPTIONS_KEY]
   if (options === undefined) {
-    throw new EnergyError({
-      code: 'E_PLUGIN_MISSING',
-      message: 'the vitest-energy global setup ran without the plugin’s options',
-      hint: "Add the plugin: plugins: [energy({ app: 'com.example.app' })] in vitest.config.ts.",
-    })
+    throw setupFailure(
+      new EnergyError({
+        code: 'E_PLUGIN_MISSING',
+        message: 'the vitest-energy global setup ran without the plugin’s options',
+        hint: "Add the plugin: plugins: [energy({ app: 'com.example.app' })] in vitest.config.ts.",
+      }),
+    )
   }
-  // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
-  await clearStaleStaging(options.artifactsDir)
-  const real = await realTarget(options)
-  if (real !== undefined) {
-    const appium = await startAppium(options)
-    project.provide(TARGET_KEY, { ...real, ...(appium ? { appium: appium.address } : {}) })
-    return async () => {
-      await appium?.close()
-    }
+  const cleanups: (() => Promise<void>)[] = []
+  const teardown = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+    cleanups.length = 0
   }
-  const { startVirtualDevice } = await import('../virtual-device/index.js')
-  const vdev = await startVirtualDevice({
-    ...(options.virtualDevice.appModel === null ? {} : { app: options.virtualDevice.appModel }),
-    devices: options.virtualDevice.devices,
-    seed: options.virtualDevice.seed,
+  // Ctrl-C: Vitest's own teardown may not get to run; the phone and Appium must not outlive us.
+  const onSignal = (): void => void teardown()
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  cleanups.push(async () => {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
   })
-  const why = options.device === 'virtual' ? 'as configured' : 'no phone attached'
-  process.stdout.write(
-    `vitest-energy: ${why}; using the virtual device (${vdev.serials.length} simulated phone${vdev.serials.length === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
-  )
-  let appium: Awaited<ReturnType<typeof startAppium>>
   try {
-    appium = await startAppium(options)
+    // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
+    await clearStaleStaging(options.artifactsDir)
+    const runDir = await mkdtemp(join(tmpdir(), 'vitest-energy-run-'))
+    cleanups.push(() => rm(runDir, { recursive: true, force: true }))
+    const choice = await choosePhones(options, { adbConfigured: options.adbConfigured })
+    let target: Omit<DeviceTarget, 'appium'>
+    if (choice.kind === 'real') {
+      target = {
+        host: choice.host,
+        port: choice.port,
+        serials: choice.serials,
+        virtual: false,
+        runDir,
+      }
+    } else {
+      const { startVirtualDevice } = await import('../virtual-device/index.js')
+      const vdev = await startVirtualDevice({
+        ...(options.virtualDevice.appModel === null ? {} : { app: options.virtualDevice.appModel }),
+        devices: choice.devices,
+        seed: options.virtualDevice.seed,
+      })
+      cleanups.push(() => vdev.close())
+      const n = vdev.serials.length
+      process.stdout.write(
+        `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
+      )
+      target = {
+        host: '127.0.0.1',
+        port: vdev.port,
+        serials: [...vdev.serials],
+        virtual: true,
+        runDir,
+      }
+    }
+    await assertAppInstalled(options, target)
+    const appium = await startAppium(options)
+    if (appium !== undefined) cleanups.push(() => appium.close())
+    project.provide(TARGET_KEY, { ...target, ...(appium ? { appium: appium.address } : {}) })
+    return teardown
   } catch (error) {
-    await vdev.close()
-    throw error
+    await teardown()
+    throw setupFailure(error)
   }
-  const target: DeviceTarget = {
-    host: '127.0.0.1',
-    port: vdev.port,
-    serials: [...vdev.serials],
-    virtual: true,
-    ...(appium ? { appium: appium.address } : {}),
+}
+
+/**
+ * Fails the run before any test when the app under test is missing from a phone: otherwise every
+ * test fails on its own (or, without `driver`, passes measuring an idle phone).
+ */
+async function assertAppInstalled(
+  options: ResolvedEnergyOptions,
+  target: Omit<DeviceTarget, 'appium'>,
+): Promise<void> {
+  const client = await connectAdb({ host: target.host, port: target.port })
+  const missing: string[] = []
+  for (const serial of target.serials) {
+    const result = await shell(client.device(serial), ['pm', 'path', options.app])
+    if (result.exitCode !== 0 || !/^package:/m.test(result.stdout)) missing.push(serial)
   }
-  project.provide(TARGET_KEY, target)
-  return async () => {
-    await appium?.close()
-    await vdev.close()
-  }
+  if (missing.length === 0) return
+  throw new EnergyError({
+    code: DeviceErrors.APP_NOT_INSTALLED,
+    message: `${options.app} is not installed on ${missing.join(', ')}${target.virtual ? ' (the virtual device runs the app model given in virtualDevice.appModel; the bundled one is com.example.trails)' : ''}`,
+    hint: target.virtual
+      ? "Set app to the package of the virtual device's app model, or give virtualDevice.appModel an app model whose package is your app."
+      : 'Install the app under test (`adb install -r app.apk`), or correct the `app` option (`adb shell pm list packages` lists what is installed).',
+    details: { package: options.app, serials: missing.join(', ') },
+  })
 }
 
 /** Starts Appium on a free loopback port for the `driver` fixture, unless `appium: false`. */
@@ -69,34 +120,4 @@ async function startAppium(
   const { startAppiumServer } = await import('./appium-server.js')
   const server = await startAppiumServer()
   return { address: { host: server.host, port: server.port }, close: () => server.close() }
-}
-
-/** A real adb server with phones ready, or undefined when the virtual device should be used. */
-async function realTarget(options: ResolvedEnergyOptions): Promise<DeviceTarget | undefined> {
-  if (options.device === 'virtual') return undefined
-  const { host, port } = options.adb
-  const listening = await isListening(host, port, 500)
-  if (!listening) {
-    if (options.device === 'auto') return undefined
-    throw new EnergyError({
-      code: 'E_ADB_UNREACHABLE',
-      message: `device ${options.device} was configured, but no adb server answers on ${host}:${port}`,
-      hint: 'Start one with `adb start-server`, or set device: "virtual" to use the simulated phone.',
-    })
-  }
-  const devices = (await listDevices(await connectAdb({ host, port }))).filter(
-    (d) => d.state === 'device',
-  )
-  if (options.device === 'auto') {
-    if (devices.length === 0) return undefined
-    return { host, port, serials: devices.map((d) => d.serial), virtual: false }
-  }
-  if (!devices.some((d) => d.serial === options.device)) {
-    throw new EnergyError({
-      code: 'E_NO_DEVICE',
-      message: `device ${options.device} is not attached and ready (attached: ${devices.map((d) => d.serial).join(', ') || 'none'})`,
-      hint: 'Check `adb devices`; accept the USB debugging prompt on the phone if it shows "unauthorized".',
-    })
-  }
-  return { host, port, serials: [options.device], virtual: false }
 }

@@ -1,19 +1,30 @@
 /**
  * `vitest-energy/plugin`: wires vitest-energy into a Vitest project.
  * - validates the options (clear errors naming the field) and provides them to workers;
- * - adds the global setup that connects to the phone or starts the virtual device;
+ * - adds the global setup that connects to the phone or starts the virtual device, and the setup
+ *   file that holds each test's phone lease outside its timeout;
+ * - fits Vitest's defaults to UI tests on phones when the user has not set them: one worker per
+ *   phone, and timeouts for an Appium test with an energy window (docs/configuration.md);
  * - makes `--reporter=energy` resolvable: Vitest loads custom reporters by import specifier, so
  *   the bare name `energy` resolves to our reporter module.
  */
 import { resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Plugin } from 'vite'
+import type { Plugin, UserConfig } from 'vite'
 import type {} from 'vitest/config'
 import type { VitestPluginContext } from 'vitest/node'
 import { OPTIONS_KEY } from './context.js'
 import { resolveOptions, type EnergyOptions } from './options.js'
+import { choosePhones, phoneCount } from './phones.js'
+import { setupFailure } from './setup-failure.js'
 
 const REPORTER_ALIAS = 'energy'
+
+/**
+ * `testTimeout` and `hookTimeout` when the user sets none: an Appium step takes seconds, and a
+ * window adds the idle baseline (once per phone) and the profilers' start and stop.
+ */
+export const UI_TEST_TIMEOUT_MS = 60_000
 
 /** A sibling module: the TypeScript source in a checkout, the compiled file when installed. */
 function modulePath(relative: string): string {
@@ -22,13 +33,37 @@ function modulePath(relative: string): string {
 }
 
 export function energy(options?: EnergyOptions): Plugin {
-  const resolved = options === undefined ? undefined : resolveOptions(options)
+  let resolved: ReturnType<typeof resolveOptions> | undefined
+  try {
+    resolved = options === undefined ? undefined : resolveOptions(options)
+  } catch (error) {
+    throw setupFailure(error)
+  }
+  const adbConfigured = options?.adb !== undefined
   return {
     name: 'vitest-energy',
     enforce: 'pre',
-    config() {
+    async config(user: UserConfig) {
       if (resolved === undefined) return undefined
-      return { test: { globalSetup: [modulePath('./global-setup')] } }
+      const mine = user.test ?? {}
+      const defaults: Record<string, number> = {}
+      if (mine.testTimeout === undefined) defaults['testTimeout'] = UI_TEST_TIMEOUT_MS
+      if (mine.hookTimeout === undefined) defaults['hookTimeout'] = UI_TEST_TIMEOUT_MS
+      // One worker per phone: a phone measures one test at a time, so more workers only wait.
+      // (`--maxWorkers` on the command line still wins; then workers take turns per test.)
+      if (mine.maxWorkers === undefined) {
+        const phones = await choosePhones(resolved, { adbConfigured }).catch((error: unknown) => {
+          throw setupFailure(error)
+        })
+        defaults['maxWorkers'] = phoneCount(phones)
+      }
+      return {
+        test: {
+          globalSetup: [modulePath('./global-setup')],
+          setupFiles: [modulePath('./setup-file')],
+          ...defaults,
+        },
+      }
     },
     configureVitest({ project }: VitestPluginContext) {
       // Paths the workers write to are made absolute here, against the project's root.
@@ -36,6 +71,7 @@ export function energy(options?: EnergyOptions): Plugin {
         project.provide(OPTIONS_KEY, {
           ...resolved,
           artifactsDir: resolvePath(project.config.root, resolved.artifactsDir),
+          adbConfigured,
         })
       }
     },
