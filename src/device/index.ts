@@ -15,6 +15,7 @@ export {
   isAlive,
   leaseFileName,
   readLeaseHolderSync,
+  removeRunLeasesSync,
   withLease,
 } from './lease.js'
 export type { ClockMappingOptions, ClockReading, DeviceClock, DeviceClockMapping } from './clock.js'

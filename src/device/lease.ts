@@ -9,7 +9,7 @@
  * removing it, so two waiters cannot both take over, and a fresh lock is never removed.
  */
 import { randomBytes } from 'node:crypto'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { mkdir, open, readFile, rm, rmdir, stat, utimes } from 'node:fs/promises'
 import { hostname as osHostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -33,12 +33,16 @@ export interface LeaseHolder {
    * so a pid reused by another process after the holder died is not taken for the holder.
    */
   readonly pidStartTime?: string
+  /** The test run the holder belongs to, so the run can remove its locks when it is stopped. */
+  readonly run?: string
 }
 
 /** Options of {@link acquireLease}. */
 export interface LeaseOptions {
   /** Label saved in the lock (shown to waiters). @default `pid <pid>` */
   readonly owner?: string
+  /** Id of the test run taking it (see {@link removeRunLeasesSync}). */
+  readonly run?: string
   /** Give up after this long with `E_LEASE_TIMEOUT`. @default 600_000 (10 min) */
   readonly timeoutMs?: number
   /** Lock directory shared by all workers. @default `os.tmpdir()/vitest-energy/leases` */
@@ -97,6 +101,7 @@ export async function acquireLease(serial: string, options: LeaseOptions = {}): 
     acquiredAtMs: Date.now(),
     token: randomBytes(8).toString('hex'),
     ...withStartTime(process.pid),
+    ...(options.run === undefined ? {} : { run: options.run }),
   }
   const deadline = Date.now() + timeoutMs
   let lastSeen: string | undefined
@@ -372,6 +377,28 @@ export async function withLease<T>(
     return await fn(lease)
   } finally {
     await lease.release()
+  }
+}
+
+/**
+ * Removes the locks held by a run's processes, synchronously (it runs on the main process's exit,
+ * after Ctrl-C): workers killed mid-test cannot remove their own. Locks of other runs stay.
+ */
+export function removeRunLeasesSync(run: string, dir = defaultLeaseDir()): void {
+  let names: string[]
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.lock'))
+  } catch {
+    return // no lease was ever taken on this host
+  }
+  for (const name of names) {
+    const path = join(dir, name)
+    try {
+      const holder = parseHolder(readFileSync(path, 'utf8'))
+      if (holder !== 'corrupt' && holder.run === run) rmSync(path, { force: true })
+    } catch {
+      // gone meanwhile
+    }
   }
 }
 

@@ -12,7 +12,7 @@
  * installed drivers, so Appium discovers both as installed extensions. The directory is removed on
  * close.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
@@ -281,6 +281,9 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
     )
   }
   const running = server
+  // Ctrl-C ends the process without `close()`: the temporary APPIUM_HOME must not stay behind.
+  const removeHome = (): void => rmSync(home, { recursive: true, force: true })
+  process.once('exit', removeHome)
   let closed: Promise<void> | undefined
   return {
     host: '127.0.0.1',
@@ -294,6 +297,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
           await endSessions(`http://127.0.0.1:${address.port}`)
           await running.close()
         } finally {
+          process.off('exit', removeHome)
           await rm(home, { recursive: true, force: true })
         }
       })()

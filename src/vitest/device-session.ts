@@ -182,6 +182,7 @@ export class DeviceSession {
     let notice: NodeJS.Timeout | undefined
     const lease = await acquireLease(this.leaseKey, {
       owner,
+      run: this.target.runDir,
       onWait: (current) => {
         holder = current
         notice ??= setTimeout(() => {

@@ -5,11 +5,12 @@
  * virtual device starts (and says so in one line). This file is the only one in src/vitest that
  * may import the virtual device, and only to start it: tests reach it over adb.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { rmSync } from 'node:fs'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { connectAdb, DeviceErrors, shell } from '../device/index.js'
+import { connectAdb, DeviceErrors, removeRunLeasesSync, shell } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
 import { clearStaleStaging } from './artifacts.js'
 import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
@@ -33,19 +34,23 @@ export default async function setup(project: TestProject): Promise<() => Promise
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
     cleanups.length = 0
   }
-  // Ctrl-C: Vitest's own teardown may not get to run; the phone and Appium must not outlive us.
-  const onSignal = (): void => void teardown()
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-  cleanups.push(async () => {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-  })
   try {
     // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
     await clearStaleStaging(options.artifactsDir)
     const runDir = await mkdtemp(join(tmpdir(), 'vitest-energy-run-'))
-    cleanups.push(() => rm(runDir, { recursive: true, force: true }))
+    // Ctrl-C: Vitest exits the process a millisecond after the signal, without this teardown; what
+    // is on disk goes synchronously on exit — the run's folder and the phone locks of its workers
+    // (killed mid-test, they cannot remove their own). The simulated phones and Appium live in
+    // this process and end with it.
+    const onExit = (): void => {
+      removeRunLeasesSync(runDir)
+      rmSync(runDir, { recursive: true, force: true })
+    }
+    process.once('exit', onExit)
+    cleanups.push(async () => {
+      process.off('exit', onExit)
+      onExit()
+    })
     const choice = await choosePhones(options, { adbConfigured: options.adbConfigured })
     let target: Omit<DeviceTarget, 'appium'>
     if (choice.kind === 'real') {
