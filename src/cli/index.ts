@@ -2,6 +2,7 @@
  * `vitest-energy` command dispatch. Subcommands load lazily, so `trace` does not pay for Appium.
  * `runCommand` is what tests call; only main.ts owns `process.exit`.
  */
+import { createRequire } from 'node:module'
 import { EnergyError, isEnergyError } from '../model/index.js'
 import { CliErrors, type CliCommand, type CliIo } from './_command.js'
 
@@ -22,8 +23,22 @@ export async function renderUsage(): Promise<string> {
   for (const [name, load] of Object.entries(commands).sort(([a], [b]) => a.localeCompare(b))) {
     lines.push(`  ${name.padEnd(16)}${(await load()).summary}`)
   }
-  lines.push('', 'Run `vitest-energy <command> --help` for a command’s options.', '')
+  lines.push(
+    '',
+    'Options:',
+    `  ${'-h, --help'.padEnd(16)}this help`,
+    `  ${'-v, --version'.padEnd(16)}the installed vitest-energy version`,
+    '',
+    'Run `vitest-energy <command> --help` for a command’s options.',
+    '',
+  )
   return lines.join('\n')
+}
+
+/** The package's version, from its own package.json (found by name, so src/ and dist/ agree). */
+export function packageVersion(): string {
+  const pkg = createRequire(import.meta.url)('vitest-energy/package.json') as { version: string }
+  return pkg.version
 }
 
 export async function runCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -31,6 +46,10 @@ export async function runCommand(argv: readonly string[], io: CliIo): Promise<nu
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.out(await renderUsage())
     return name === undefined ? 1 : 0
+  }
+  if (name === '--version' || name === '-v') {
+    io.out(`${packageVersion()}\n`)
+    return 0
   }
   const load = commands[name]
   if (load === undefined) {

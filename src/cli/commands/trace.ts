@@ -3,7 +3,7 @@
  * numbers `dmtracedump` prints, as a table or as JSON. Reads the file in chunks (constant memory),
  * so traces larger than memory work; the parsing itself stays in src/formats/art-trace.
  */
-import { closeSync, openSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { resolve } from 'node:path'
 import {
   ArtTraceDecoder,
@@ -80,15 +80,11 @@ function decodeFile(file: string, decoder: ArtTraceDecoder): ArtTraceInfo {
   try {
     fd = openSync(file, 'r')
   } catch (error) {
-    throw new EnergyError({
-      code: ArtTraceErrors.FILE_UNREADABLE,
-      message: `cannot read '${file}': ${error instanceof Error ? error.message : String(error)}`,
-      hint: 'Check the path; pull the trace first with `adb pull /data/local/tmp/<name>.trace`.',
-      details: { format: 'ART trace' },
-      cause: error,
-    })
+    throw unreadable(file, error instanceof Error ? error.message : String(error), error)
   }
   try {
+    // Opening a directory succeeds on Linux; only the first read would fail (EISDIR).
+    if (fstatSync(fd).isDirectory()) throw unreadable(file, 'it is a directory, not a trace file')
     const buffer = new Uint8Array(CHUNK_BYTES)
     for (;;) {
       const n = readSync(fd, buffer, 0, CHUNK_BYTES, null)
@@ -99,6 +95,16 @@ function decodeFile(file: string, decoder: ArtTraceDecoder): ArtTraceInfo {
   } finally {
     closeSync(fd)
   }
+}
+
+function unreadable(file: string, why: string, cause?: unknown): EnergyError {
+  return new EnergyError({
+    code: ArtTraceErrors.FILE_UNREADABLE,
+    message: `cannot read '${file}': ${why}`,
+    hint: 'Check the path; pull the trace first with `adb pull /data/local/tmp/<name>.trace`.',
+    details: { format: 'ART trace' },
+    ...(cause === undefined ? {} : { cause }),
+  })
 }
 
 /** Pure: the table `vitest-energy trace` prints. */

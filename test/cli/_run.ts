@@ -1,0 +1,16 @@
+/** Runs the real `vitest-energy` executable (bin/vitest-energy.js: the sources through tsx in a checkout). */
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url))
+const BIN = fileURLToPath(new URL('../../bin/vitest-energy.js', import.meta.url))
+
+export function runBin(args: readonly string[], cwd = REPO) {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 30_000,
+  })
+  return { code: r.status, out: r.stdout, err: r.stderr }
+}
