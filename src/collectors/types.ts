@@ -72,9 +72,21 @@ export type ExecutionData =
 export interface Collector<T> {
   /** Stable name recorded in results: `fuel-gauge`, `odpm`, `art-sampling`, `simpleperf`, … */
   readonly name: string
+  /**
+   * Starts recording on the device. When it fails it leaves nothing behind: the window aborts only
+   * the collectors that started.
+   */
   start(context: CollectorContext): Promise<void>
+  /**
+   * Ends the recording and returns its data. Whether it succeeds or throws, the process it started
+   * has ended and the window's files on the device are removed.
+   */
   stop(context: CollectorContext): Promise<T>
-  /** Stops whatever is still running on the device without collecting (after a failure). */
+  /**
+   * Stops what this collector started on the device, without collecting (the window was abandoned
+   * or failed), and removes the window's files. It signals its own process by pid, never by name:
+   * other windows' recorders on the phone keep running.
+   */
   abort(context: CollectorContext): Promise<void>
 }
 

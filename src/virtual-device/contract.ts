@@ -75,6 +75,11 @@ export interface ProcessTable {
     body: (signal: AbortSignal) => Promise<number>,
     options?: { user?: string },
   ): VirtualProcess
+  /**
+   * `exec` in a shell: the process keeps its pid, parent and signals and takes the new program's
+   * name (what `ps` and `pidof` show). Nothing happens when `pid` is not running.
+   */
+  rename(pid: number, name: string): void
 }
 
 /** Byte sinks for a running command. */

@@ -14,7 +14,7 @@ import { createVirtualFs, type MemoryFs } from './shell/vfs.js'
 export interface CreateDeviceOptions {
   /** Serial as `adb devices` lists it: printable ASCII, no whitespace. */
   readonly serial: string
-  /** Properties to add or override (`getprop`). Defaults describe a Pixel 6 on Android 13. */
+  /** Properties to add or override (`getprop`). Defaults describe a Pixel 6 on Android 13 (model `Pixel 6 (virtual)`). */
   readonly props?: Readonly<Record<string, string>>
   /** Device clock. @default realTimeClock() */
   readonly clock?: DeviceClock
@@ -22,10 +22,14 @@ export interface CreateDeviceOptions {
   readonly files?: Readonly<Record<string, string | Uint8Array>>
 }
 
-/** The default properties (see `getprop` on a Pixel 6, Android 13). */
+/**
+ * The default properties (see `getprop` on a Pixel 6, Android 13), except the model, which says
+ * the phone is virtual: budgets and reports are keyed by `ro.product.model`, and the virtual
+ * phone's figures must never be taken for (or checked against) a real Pixel 6's.
+ */
 export function defaultProps(serial: string): Record<string, string> {
   return {
-    'ro.product.model': 'Pixel 6',
+    'ro.product.model': 'Pixel 6 (virtual)',
     'ro.product.manufacturer': 'Google',
     'ro.product.brand': 'google',
     'ro.product.name': 'oriole',

@@ -66,7 +66,9 @@ describe('discovery', () => {
     expect(devices[0]).toMatchObject({
       serial: 'vdev-0001',
       state: 'device',
-      model: 'Pixel 6',
+      // `Pixel 6 (virtual)` as adb's `devices -l` sanitizes it (`Pixel_6__virtual_`), underscores
+      // turned back into spaces.
+      model: 'Pixel 6  virtual ',
       product: 'oriole',
       device: 'oriole',
     })
@@ -469,7 +471,7 @@ describe('capability probe', () => {
     server.addDevice(dev)
     try {
       const caps = await probeCapabilities(adb.device('vdev-probe'), { app: 'com.example.trails' })
-      expect(caps).toMatchObject({ model: 'Pixel 6', manufacturer: 'Google', sdk: 33 })
+      expect(caps).toMatchObject({ model: 'Pixel 6 (virtual)', manufacturer: 'Google', sdk: 33 })
       expect(caps.odpm.available).toBe(true)
       expect(caps.odpm.rails).toHaveLength(16)
       expect(caps.odpm.evidence[0]).toEqual({

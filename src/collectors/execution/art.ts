@@ -2,11 +2,15 @@
  * ART method tracing through `am profile start|stop`. Sampling mode (the default) has the runtime
  * diff stacks every interval and costs little; full instrumentation records every call but
  * deoptimizes the app, which inflates the energy being measured — allowed only on request, and
- * reported as a warning. Needs a debuggable or profileable app (API 29+).
+ * reported as a warning. Needs a debuggable or profileable app (API 29+). The trace file is the
+ * window's own (`<deviceDir>/<windowId>.trace`) and is removed when the window ends, however it
+ * ends. `am profile stop` ends the app's one profiling session: Android refuses a second
+ * `am profile start` while one runs, so the session it stops is this window's.
  */
 import { pull, shell, statFile } from '../../device/index.js'
 import { parseArtTrace, readArtCallTrace } from '../../formats/art-trace/index.js'
 import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
 
@@ -37,62 +41,74 @@ export function artTracingCollector(options: ArtTracingOptions = {}): ExecutionC
       ]
       const result = await shell(context.device, argv)
       const problem = amProblem(result.stdout)
-      if (result.exitCode !== 0 || problem !== undefined)
+      if (result.exitCode !== 0 || problem !== undefined) {
+        // `am` creates the file before the app refuses.
+        await removeFiles(context, [path])
         throw startFailed(context, problem ?? result.stdout)
+      }
       file = path
     },
     async stop(context): Promise<ExecutionData> {
       const path = file
       file = undefined
       if (path === undefined) throw notStarted()
-      const result = await shell(context.device, ['am', 'profile', 'stop', context.app])
-      const problem = amProblem(result.stdout)
-      if (result.exitCode !== 0 || problem !== undefined) {
-        throw new EnergyError({
-          code: CollectorErrors.RECORDER_FAILED,
-          message: `am profile stop failed: ${problem ?? result.stdout.trim()}`,
-          hint: `Is ${context.app} still running? Method tracing ends when the process dies.`,
-          details: { serial: context.device.serial },
-        })
+      try {
+        return await stopTracing(context, path)
+      } finally {
+        await removeFiles(context, [path])
       }
-      await waitForStableFile(context, path, options.stopTimeoutMs ?? 30_000)
-      const bytes = await pull(context.device, path, {
-        onProgress: (p) =>
-          context.onProgress?.(`pulling method trace: ${(p.bytes / 1e6).toFixed(1)} MB`),
-      })
-      context.keepArtifact?.('method-trace.trace', bytes)
-      await shell(context.device, ['rm', '-f', path])
-      const trace = readArtCallTrace(parseArtTrace(bytes), {
-        mode: sampling === 'instrumentation' ? 'instrumentation' : 'sampling',
-      })
-      const warnings: EnergyWarning[] = trace.warnings.map((message) => ({
-        code: 'W_TRACE_REPAIRED',
-        severity: 'info',
-        message,
-      }))
-      if (sampling === 'instrumentation') {
-        warnings.push({
-          code: 'W_INSTRUMENTATION',
-          severity: 'warning',
-          message:
-            'full method tracing deoptimizes the app and inflates the energy measured; use sampling for budgets',
-        })
-      }
-      if (trace.overflowed) {
-        warnings.push({
-          code: 'W_TRACE_OVERFLOW',
-          severity: 'error',
-          message:
-            'the method trace buffer overflowed (data-file-overflow=true): calls near the end of the window are missing',
-        })
-      }
-      return { kind: 'calls', trace, warnings }
     },
     async abort(context) {
-      if (file === undefined) return
+      const path = file
       file = undefined
+      if (path === undefined) return
       await shell(context.device, ['am', 'profile', 'stop', context.app]).catch(() => undefined)
+      await removeFiles(context, [path])
     },
+  }
+
+  async function stopTracing(context: CollectorContext, path: string): Promise<ExecutionData> {
+    const result = await shell(context.device, ['am', 'profile', 'stop', context.app])
+    const problem = amProblem(result.stdout)
+    if (result.exitCode !== 0 || problem !== undefined) {
+      throw new EnergyError({
+        code: CollectorErrors.RECORDER_FAILED,
+        message: `am profile stop failed: ${problem ?? result.stdout.trim()}`,
+        hint: `Is ${context.app} still running? Method tracing ends when the process dies.`,
+        details: { serial: context.device.serial },
+      })
+    }
+    await waitForStableFile(context, path, options.stopTimeoutMs ?? 30_000)
+    const bytes = await pull(context.device, path, {
+      onProgress: (p) =>
+        context.onProgress?.(`pulling method trace: ${(p.bytes / 1e6).toFixed(1)} MB`),
+    })
+    context.keepArtifact?.('method-trace.trace', bytes)
+    const trace = readArtCallTrace(parseArtTrace(bytes), {
+      mode: sampling === 'instrumentation' ? 'instrumentation' : 'sampling',
+    })
+    const warnings: EnergyWarning[] = trace.warnings.map((message) => ({
+      code: 'W_TRACE_REPAIRED',
+      severity: 'info',
+      message,
+    }))
+    if (sampling === 'instrumentation') {
+      warnings.push({
+        code: 'W_INSTRUMENTATION',
+        severity: 'warning',
+        message:
+          'full method tracing deoptimizes the app and inflates the energy measured; use sampling for budgets',
+      })
+    }
+    if (trace.overflowed) {
+      warnings.push({
+        code: 'W_TRACE_OVERFLOW',
+        severity: 'error',
+        message:
+          'the method trace buffer overflowed (data-file-overflow=true): calls near the end of the window are missing',
+      })
+    }
+    return { kind: 'calls', trace, warnings }
   }
 }
 

@@ -1,8 +1,11 @@
 /**
  * simpleperf sampling with EDATA's settings: `task-clock` events (a thread is sampled after every
  * 1/f s it spends on a CPU), DWARF call graphs, a clock shared with the power data. The recorder
- * runs in the foreground of an adb shell kept open for the window; stop sends SIGINT, waits for
- * it to write the file, then converts on the device with `report-sample --show-callchain`.
+ * runs in the foreground of an adb shell kept open for the window, started as
+ * `sh -c 'echo $$; exec simpleperf record …'` so the pid it prints is the recorder's own; stop
+ * sends SIGINT to that pid only (another window's recorder on the phone keeps running), waits for
+ * it to write the file, then converts on the device with `report-sample --show-callchain`. The
+ * recording is removed when the window ends, however it ends.
  */
 import type { Readable } from 'node:stream'
 import { quoteShellArg, shell, shellScript, shellStream } from '../../device/index.js'
@@ -12,6 +15,7 @@ import {
   type SimpleperfClockId,
 } from '../../formats/simpleperf/index.js'
 import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { killProcess, PID_LINE, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
 
@@ -26,11 +30,25 @@ export interface SimpleperfOptions {
   readonly stopTimeoutMs?: number
 }
 
+/** How long the shell may take to print the recorder's pid. */
+const START_TIMEOUT_MS = 10_000
+/** How long an abandoned recorder may take to exit after SIGINT before it is killed. */
+const ABORT_GRACE_MS = 5_000
+
+interface Recorder {
+  readonly stream: Readable
+  /** The recorder's output after its pid line (legacy adb shell merges stderr into it). */
+  readonly output: string[]
+  readonly ended: Promise<void>
+  readonly file: string
+  /** simpleperf's pid: the shell's, which `exec` handed over. */
+  readonly pid: string
+}
+
 export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionCollector {
   const frequencyHz = options.frequencyHz ?? 1000
   const clock = options.clock ?? 'boottime'
-  let recorder:
-    { stream: Readable; output: string[]; ended: Promise<void>; file: string } | undefined
+  let recorder: Recorder | undefined
 
   return {
     name: 'simpleperf',
@@ -53,82 +71,131 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
         '-o',
         file,
       ]
-      const stream = await shellStream(context.device, argv)
-      const output: string[] = []
-      stream.setEncoding('utf8')
-      stream.on('data', (chunk: string) => output.push(chunk))
-      const ended = new Promise<void>((resolve) => {
-        stream.once('end', resolve)
-        stream.once('close', resolve)
-        stream.once('error', () => resolve())
-      })
-      recorder = { stream, output, ended, file }
+      // `exec` keeps the shell's pid: the pid printed first is the recorder's.
+      const stream = await shellStream(context.device, [
+        'sh',
+        '-c',
+        `echo $$; exec ${argv.map(quoteShellArg).join(' ')}`,
+      ])
+      const r = await recorderStarted(stream, file)
+      if (typeof r === 'string') {
+        stream.destroy()
+        await removeFiles(context, [file])
+        throw new EnergyError({
+          code: CollectorErrors.RECORDER_FAILED,
+          message: `the shell that starts simpleperf did not print its pid within ${START_TIMEOUT_MS} ms: ${firstLine(r) || 'no output'}`,
+          hint: "Check the device answers `adb shell sh -c 'echo $$'` and has simpleperf (`adb shell simpleperf --version`, Android 9+).",
+          details: { serial: context.device.serial },
+        })
+      }
+      recorder = r
     },
     async stop(context): Promise<ExecutionData> {
       const r = recorder
       recorder = undefined
       if (r === undefined) throw notStarted()
-      await interruptRecorder(context)
-      const timeoutMs = options.stopTimeoutMs ?? 30_000
-      const finished = await Promise.race([
-        r.ended.then(() => true),
-        delay(timeoutMs).then(() => false),
-      ])
-      r.stream.destroy()
-      const recorderOutput = r.output.join('')
-      if (!finished) {
-        throw new EnergyError({
-          code: CollectorErrors.RECORDER_FAILED,
-          message: `simpleperf did not finish within ${timeoutMs} ms of SIGINT`,
-          hint: 'Check the device with `adb shell ps -A | grep simpleperf`; a very large recording may need a larger stopTimeoutMs.',
-          details: { serial: context.device.serial },
-        })
+      try {
+        return await stopRecorder(context, r)
+      } finally {
+        r.stream.destroy()
+        await removeFiles(context, [r.file])
       }
-      context.onProgress?.('converting simpleperf samples on the device')
-      const report = await shellScript(
-        context.device,
-        `simpleperf report-sample --show-callchain -i ${quoteShellArg(r.file)}`,
-      )
-      context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
-      if (report.exitCode !== 0) {
-        throw new EnergyError({
-          code: CollectorErrors.RECORDER_FAILED,
-          message: `simpleperf report-sample failed (exit ${report.exitCode}): ${firstLine(report.stdout)}; recorder said: ${firstLine(recorderOutput)}`,
-          hint: `Is ${context.app} profileable (\`<profileable android:shell="true"/>\`) and running during the test?`,
-          details: { serial: context.device.serial },
-        })
-      }
-      await shell(context.device, ['rm', '-f', r.file])
-      const samples = toStackSampleSet(parseReportSampleText(report.stdout), {
-        clock,
-        eventType: 'task-clock',
-      })
-      const warnings: EnergyWarning[] = []
-      if (samples.lostCount > 0) {
-        warnings.push({
-          code: 'W_SAMPLES_LOST',
-          severity: 'warning',
-          message: `simpleperf lost ${samples.lostCount} sample(s); per-method figures undercount`,
-        })
-      }
-      return { kind: 'stacks', samples, warnings }
     },
     async abort(context) {
       const r = recorder
       recorder = undefined
       if (r === undefined) return
-      await interruptRecorder(context).catch(() => undefined)
-      r.stream.destroy()
+      try {
+        await shell(context.device, ['kill', '-INT', r.pid])
+        if (!(await endedWithin(r, ABORT_GRACE_MS))) await killProcess(context, r.pid)
+      } catch {
+        // Abandoned: nothing to report; the file is removed either way.
+      } finally {
+        r.stream.destroy()
+        await removeFiles(context, [r.file])
+      }
     },
+  }
+
+  async function stopRecorder(context: CollectorContext, r: Recorder): Promise<ExecutionData> {
+    // Exit status 1 when it is gone already (the app died): its file is still there to read.
+    await shell(context.device, ['kill', '-INT', r.pid])
+    const timeoutMs = options.stopTimeoutMs ?? 30_000
+    if (!(await endedWithin(r, timeoutMs))) {
+      await killProcess(context, r.pid)
+      throw new EnergyError({
+        code: CollectorErrors.RECORDER_FAILED,
+        message: `simpleperf (pid ${r.pid}) did not finish within ${timeoutMs} ms of SIGINT; it was killed and its recording is lost`,
+        hint: 'Check the device with `adb shell ps -A | grep simpleperf`; a very large recording may need a larger stopTimeoutMs.',
+        details: { serial: context.device.serial },
+      })
+    }
+    const recorderOutput = r.output.join('')
+    context.onProgress?.('converting simpleperf samples on the device')
+    const report = await shellScript(
+      context.device,
+      `simpleperf report-sample --show-callchain -i ${quoteShellArg(r.file)}`,
+    )
+    context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
+    if (report.exitCode !== 0) {
+      throw new EnergyError({
+        code: CollectorErrors.RECORDER_FAILED,
+        message: `simpleperf report-sample failed (exit ${report.exitCode}): ${firstLine(report.stdout)}; recorder said: ${firstLine(recorderOutput)}`,
+        hint: `Is ${context.app} profileable (\`<profileable android:shell="true"/>\`) and running during the test?`,
+        details: { serial: context.device.serial },
+      })
+    }
+    const samples = toStackSampleSet(parseReportSampleText(report.stdout), {
+      clock,
+      eventType: 'task-clock',
+    })
+    const warnings: EnergyWarning[] = []
+    if (samples.lostCount > 0) {
+      warnings.push({
+        code: 'W_SAMPLES_LOST',
+        severity: 'warning',
+        message: `simpleperf lost ${samples.lostCount} sample(s); per-method figures undercount`,
+      })
+    }
+    return { kind: 'stacks', samples, warnings }
   }
 }
 
-async function interruptRecorder(context: CollectorContext): Promise<void> {
-  const pids = (await shell(context.device, ['pidof', 'simpleperf'])).stdout
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-  if (pids.length > 0) await shell(context.device, ['kill', '-INT', ...pids])
+/**
+ * Waits for the shell's first line, the recorder's pid. Resolves with what the shell said instead
+ * when it ended (or stayed silent) without one.
+ */
+function recorderStarted(stream: Readable, file: string): Promise<Recorder | string> {
+  const output: string[] = []
+  stream.setEncoding('utf8')
+  const ended = new Promise<void>((resolve) => {
+    stream.once('end', resolve)
+    stream.once('close', resolve)
+    stream.once('error', () => resolve())
+  })
+  return new Promise((resolve) => {
+    let head = ''
+    const done = (pid?: string): void => {
+      clearTimeout(timer)
+      resolve(pid === undefined ? head : { stream, output, ended, file, pid })
+    }
+    const timer = setTimeout(() => done(), START_TIMEOUT_MS)
+    const onHead = (chunk: string): void => {
+      head += chunk
+      const m = PID_LINE.exec(head)
+      if (m === null) return
+      stream.off('data', onHead)
+      stream.on('data', (c: string) => output.push(c))
+      output.push(head.slice(m[0].length))
+      done(m[1])
+    }
+    stream.on('data', onHead)
+    void ended.then(() => done())
+  })
+}
+
+function endedWithin(r: Recorder, timeoutMs: number): Promise<boolean> {
+  return Promise.race([r.ended.then(() => true), delay(timeoutMs).then(() => false)])
 }
 
 function firstLine(text: string): string {

@@ -4,7 +4,9 @@
  * not disturb them. Window energy per rail = difference of the counters at the window's edges.
  *
  * The config goes in on stdin (`perfetto -c - --txt`) because SELinux stops perfetto from reading
- * files the shell wrote on many releases; the trace goes where perfetto may write it.
+ * files the shell wrote on many releases; the trace goes where perfetto may write it. The session
+ * is stopped by the pid `--background` printed (never by name: other windows' sessions on the
+ * phone keep running), and its trace is removed when the window ends, however it ends.
  *
  * The window's end needs one reading after it, and perfetto reads only on its poll (at most every
  * 100 ms, nothing when the session stops). traced_probes polls at the session's start and then on
@@ -13,17 +15,16 @@
  * just past the next poll instead of a whole period.
  */
 import {
-  DeviceErrors,
   hostNowNs,
   mappingAgeNs,
   pull,
   quoteShellArg,
-  shell,
   shellScript,
   type DeviceClockMapping,
 } from '../../device/index.js'
 import { decodePowerTrace, formatPerfettoTextConfig } from '../../formats/perfetto/index.js'
-import { EnergyError, isEnergyError, type EnergyWarning } from '../../model/index.js'
+import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { endProcess, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
 
@@ -67,6 +68,8 @@ export interface OdpmOptions {
 
 /** traced_probes polls android.power at most this often (it caps shorter periods silently). */
 const MIN_POLL_MS = 100
+/** How long an abandoned session may take to exit after SIGTERM before it is killed. */
+const ABORT_GRACE_MS = 5_000
 
 export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
   const pollMs = options.pollMs ?? MIN_POLL_MS
@@ -140,8 +143,10 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
         context.device,
         `echo ${quoteShellArg(config)} | perfetto --txt -c - -o ${quoteShellArg(file)} --background`,
       )
+      // `--background` prints the session's pid last (log lines on stderr may come first).
       const pid = started.stdout.trim().split(/\s+/).pop() ?? ''
       if (started.exitCode !== 0 || !/^\d+$/.test(pid)) {
+        await removeFiles(context, [file])
         throw new EnergyError({
           code: CollectorErrors.RECORDER_FAILED,
           message: `perfetto did not start (exit ${started.exitCode}): ${started.stdout.trim().slice(0, 200) || 'no output'}`,
@@ -158,13 +163,23 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       // Let one more poll land after the window's end, so the counters cover the whole window.
       const endHostNs = endReading ?? (await awaitPoll())
       endReading = undefined
-      await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
-      const bytes = await pull(context.device, s.file)
+      let bytes: Uint8Array
+      try {
+        await stopPerfetto(context, s.pid, options.stopTimeoutMs ?? 20_000)
+        bytes = await pull(context.device, s.file)
+      } catch (error) {
+        await removeFiles(context, [s.file])
+        throw error
+      }
       context.keepArtifact?.('power-rails.pftrace', bytes)
-      // Removed in the background; a file left behind is harmless.
-      const removed = shell(context.device, ['rm', '-f', s.file]).catch(() => undefined)
-      const trace = decodePowerTrace(bytes)
-      await removed
+      // Removed while the trace decodes.
+      const removed = removeFiles(context, [s.file])
+      let trace: ReturnType<typeof decodePowerTrace>
+      try {
+        trace = decodePowerTrace(bytes)
+      } finally {
+        await removed
+      }
       if (trace.rails.length === 0) {
         throw new EnergyError({
           code: CollectorErrors.NO_POWER_DATA,
@@ -210,8 +225,11 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
     async abort(context) {
       const s = session
       session = undefined
-      if (s !== undefined)
-        await shell(context.device, ['kill', '-TERM', s.pid]).catch(() => undefined)
+      endReading = undefined
+      if (s === undefined) return
+      // Gone before its trace is removed, or it could write the file again.
+      await endProcess(context, s.pid, 'TERM', ABORT_GRACE_MS).catch(() => undefined)
+      await removeFiles(context, [s.file])
     },
   }
 }
@@ -310,35 +328,19 @@ export function uncoveredEndMs(
   return shortNs > 0 ? (endNs - lastNs) / 1e6 : undefined
 }
 
-/**
- * SIGTERM makes perfetto flush and write the trace; one shell waits for the process to go away
- * (one round trip instead of a `kill -0` each time).
- */
+/** SIGTERM makes perfetto flush and write the trace; it is killed if it does not exit in time. */
 async function stopPerfetto(
   context: CollectorContext,
   pid: string,
   timeoutMs: number,
 ): Promise<void> {
-  const p = quoteShellArg(pid)
-  try {
-    await shellScript(
-      context.device,
-      `kill -TERM ${p}; while kill -0 ${p} 2>/dev/null; do sleep 0.005; done`,
-      { signal: AbortSignal.timeout(timeoutMs) },
-    )
-  } catch (error) {
-    if (isEnergyError(error) && error.code === DeviceErrors.ABORTED) {
-      // Do not leave it recording on the phone (its trace is lost either way).
-      await shell(context.device, ['kill', '-KILL', pid]).catch(() => undefined)
-      throw new EnergyError({
-        code: CollectorErrors.RECORDER_FAILED,
-        message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM; it was killed and its trace is lost`,
-        hint: 'Check `adb shell ps -A | grep perfetto` for another stuck session; a very busy phone may need a longer stopTimeoutMs.',
-        details: { serial: context.device.serial },
-      })
-    }
-    throw error
-  }
+  if (await endProcess(context, pid, 'TERM', timeoutMs)) return
+  throw new EnergyError({
+    code: CollectorErrors.RECORDER_FAILED,
+    message: `perfetto (pid ${pid}) did not exit within ${timeoutMs} ms of SIGTERM; it was killed and its trace is lost`,
+    hint: 'Check `adb shell ps -A | grep perfetto` for another stuck session; a very busy phone may need a longer stopTimeoutMs.',
+    details: { serial: context.device.serial },
+  })
 }
 
 /** boottime − monotonic from the trace's clock snapshots (they record both at one instant). */

@@ -73,7 +73,10 @@ export interface RunShellOptions {
   /** Aborts the whole command line (the ADB connection closed). */
   readonly signal: AbortSignal
   readonly stdin?: Uint8Array
-  /** `$$`. @default a fresh pid is not allocated; 0 is used */
+  /**
+   * `$$`: the process in the device's table this shell runs as (`exec` runs a command in its
+   * place). @default 0, no process (`exec` then starts the command as a child)
+   */
   readonly pid?: number
   /** Initial variables. @default PATH, HOME, TMPDIR, EXTERNAL_STORAGE, HOSTNAME */
   readonly env?: ReadonlyMap<string, string>
@@ -102,7 +105,12 @@ export async function runShell(source: string, options: RunShellOptions): Promis
     out: (c) => options.io.write(c),
     err: (c) => options.io.writeErr(c),
   }
-  const shell = new Shell(options.device, options.pid ?? 0, options.env ?? defaultEnv())
+  const shell = new Shell(
+    options.device,
+    options.pid ?? 0,
+    options.env ?? defaultEnv(),
+    options.pid !== undefined,
+  )
   return shell.runSource(source, streams, options.signal)
 }
 
@@ -112,10 +120,15 @@ class Shell {
   cwd = '/'
   readonly vars: Map<string, string>
 
+  /**
+   * @param ownsProcess whether this shell is process `pid` itself, so `exec` may replace it
+   *   (subshells, pipeline stages and `$( )` share `$$` with their parent but not its process)
+   */
   constructor(
     readonly device: VirtualDeviceHandle,
     readonly pid: number,
     vars: ReadonlyMap<string, string>,
+    private readonly ownsProcess = false,
   ) {
     this.vars = new Map(vars)
   }
@@ -341,10 +354,27 @@ class Shell {
       io.err(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
       return 127
     }
+    return this.runProcess(
+      basename(name),
+      (procSignal) => this.invoke(command, argv, io, procSignal),
+      signal,
+    )
+  }
+
+  /**
+   * Runs `body` as a child process in the device's table (its own pid, this shell's as parent)
+   * and waits for it; the client going away hangs it up. `body` gets its own signal combined
+   * with ours, and its pid.
+   */
+  private async runProcess(
+    name: string,
+    body: (signal: AbortSignal, pid: number) => Promise<number>,
+    signal: AbortSignal,
+  ): Promise<number> {
     const spawnOptions: SpawnOptions = { ppid: this.pid }
     const process = this.device.processes.spawn(
-      basename(name),
-      (procSignal) => this.invoke(command, argv, io, AbortSignal.any([signal, procSignal])),
+      name,
+      (procSignal) => body(AbortSignal.any([signal, procSignal]), process.pid),
       spawnOptions,
     )
     const onAbort = (): void => {
@@ -358,6 +388,33 @@ class Shell {
     } finally {
       signal.removeEventListener('abort', onAbort)
     }
+  }
+
+  /**
+   * mksh's `exec cmd args…`: the command replaces the shell — same pid, the shell's signals reach
+   * it, and the shell ends with its status. In a subshell (which has no process of its own here)
+   * the command runs as a child and the subshell ends with it. `exec` alone (redirections only)
+   * is not modelled: it does nothing.
+   */
+  private async exec(args: string[], io: Streams, signal: AbortSignal): Promise<number> {
+    const [name] = args
+    if (name === undefined) return 0
+    const program = basename(name)
+    let run: ((signal: AbortSignal, pid: number) => Promise<number>) | undefined
+    if (program === 'sh') run = (s, pid) => this.sh(args.slice(1), io, s, pid)
+    else {
+      const command = this.lookup(name)
+      if (command !== undefined) run = (s) => this.invoke(command, args, io, s)
+    }
+    if (run === undefined) {
+      io.err(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
+      throw new ExitRequest(127)
+    }
+    if (this.ownsProcess) {
+      this.device.processes.rename(this.pid, program)
+      throw new ExitRequest(await run(signal, this.pid))
+    }
+    throw new ExitRequest(await this.runProcess(program, run, signal))
   }
 
   /** Finds a device command by name or by path (`/system/bin/ls`). */
@@ -445,15 +502,20 @@ class Shell {
       case 'test':
       case '[':
         return this.test(name === '[' ? args : args, name === '[', io)
+      case 'exec':
+        return this.exec(args, io, signal)
       case 'sh':
-        return this.sh(args, io, signal)
+      case '/system/bin/sh':
+        // Not a builtin in mksh: a new process, with its own `$$`.
+        return this.runProcess('sh', (s, pid) => this.sh(args, io, s, pid), signal)
       default:
         return undefined
     }
   }
 
-  private async sh(args: string[], io: Streams, signal: AbortSignal): Promise<number> {
-    const child = new Shell(this.device, this.pid, this.vars)
+  /** `sh [-c source | file]` run as process `pid`. */
+  private async sh(args: string[], io: Streams, signal: AbortSignal, pid: number): Promise<number> {
+    const child = new Shell(this.device, pid, this.vars, true)
     child.cwd = this.cwd
     let source: string
     if (args[0] === '-c') {

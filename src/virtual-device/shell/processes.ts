@@ -123,6 +123,21 @@ export function createProcessTable(): MemoryProcessTable {
     list: () => [...entries.values()].map((e) => e.process).sort((a, b) => a.pid - b.pid),
     get: (pid) => entries.get(pid)?.process,
     info: (pid) => entries.get(pid)?.info,
+    rename(pid, name) {
+      const entry = entries.get(pid)
+      if (entry === undefined) return
+      const { process } = entry
+      entries.set(pid, {
+        process: {
+          pid,
+          name,
+          user: process.user,
+          exited: process.exited,
+          kill: (signal) => process.kill(signal),
+        },
+        info: { ...entry.info, name },
+      })
+    },
     spawn(name, body, options = {}) {
       const pid = nextPid
       nextPid += 1 + (nextPid % 5)

@@ -42,7 +42,7 @@ describe.skipIf(!hasAdb).each([1, 4])('real adb client, %i device(s) on one serv
       `List of devices attached\n${serials
         .map(
           (s, i) =>
-            `${s.padEnd(22)} device usb:1-${i + 1} product:oriole model:Pixel_6 device:oriole transport_id:${i + 1}\n`,
+            `${s.padEnd(22)} device usb:1-${i + 1} product:oriole model:Pixel_6__virtual_ device:oriole transport_id:${i + 1}\n`,
         )
         .join('')}\n`,
     )

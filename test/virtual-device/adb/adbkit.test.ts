@@ -67,7 +67,7 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
         'device',
         `usb:1-${i + 1}`,
         'product:oriole',
-        'model:Pixel_6',
+        'model:Pixel_6__virtual_',
         'device:oriole',
         `transport_id:${i + 1}`,
       ]),
@@ -147,7 +147,7 @@ describe.each([1, 4])('adbkit against a server with %i device(s)', (count) => {
 
   it('getProperties parses our getprop output', async () => {
     const props = await adbkitClient(server.port).getDevice(serials[0]!).getProperties()
-    expect(props['ro.product.model']).toBe('Pixel 6')
+    expect(props['ro.product.model']).toBe('Pixel 6 (virtual)')
     expect(props['ro.build.version.sdk']).toBe('33')
     expect(props['ro.serialno']).toBe(serials[0])
   })

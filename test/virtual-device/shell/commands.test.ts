@@ -21,7 +21,7 @@ describe('getprop / setprop', () => {
   it('lists all properties sorted as [key]: [value], one key prints its value', async () => {
     const d = createDevice({ serial: 'p-1', props: { 'zz.custom': 'x y' } })
     const all = (await run(d, 'getprop')).out.split('\n')
-    expect(all).toContain('[ro.product.model]: [Pixel 6]')
+    expect(all).toContain('[ro.product.model]: [Pixel 6 (virtual)]')
     expect(all).toContain('[ro.serialno]: [p-1]')
     expect(all).toContain('[ro.debuggable]: [0]')
     expect(all.at(-2)).toBe('[zz.custom]: [x y]')

@@ -124,7 +124,7 @@ describe('redirections and pipes', () => {
     const d = device()
     expect(await run(d, 'getprop ro.product.model | cat | cat')).toEqual({
       status: 0,
-      out: 'Pixel 6\n',
+      out: 'Pixel 6 (virtual)\n',
     })
     expect((await run(d, 'cat /nope | cat; echo $?')).out).toBe(
       'cat: /nope: No such file or directory\n0\n',
@@ -163,6 +163,37 @@ describe('background jobs', () => {
     expect((await run(d, `kill -INT ${pid}; echo $?`)).out).toBe('0\n')
     expect(await proc?.exited).toBe(130)
     expect((await run(d, 'pidof sleep; echo $?')).out).toBe('1\n')
+  })
+
+  it('sh is a process of its own ($$ is its pid); exec replaces it: same pid, the command’s name, its signals', async () => {
+    const d = createDevice({ serial: 'exec' })
+    const outer = await run(d, `echo $$; sh -c 'echo $$; ps -o PID,PPID,NAME -p $$'`)
+    const [shellPid, innerPid] = outer.out.split('\n').map(Number)
+    expect(innerPid).not.toBe(shellPid)
+    expect(outer.out).toContain(`${innerPid} ${String(shellPid).padStart(5)} sh\n`)
+
+    const controller = new AbortController()
+    let out = ''
+    const { execShell } = await import('../../../src/virtual-device/shell/index.js')
+    const done = execShell(
+      d,
+      `sh -c 'echo $$; exec sleep 1000'`,
+      { write: (c) => (out += Buffer.from(c).toString()), writeErr: () => undefined },
+      controller.signal,
+    )
+    await vi.waitFor(() => expect(out).toMatch(/^\d+\n$/))
+    const pid = Number(out.trim())
+    await vi.waitFor(() => expect(d.processes.get(pid)?.name).toBe('sleep'))
+    expect((await run(d, 'pidof sleep')).out).toBe(`${pid}\n`)
+    expect((await run(d, `kill -INT ${pid}; echo $?`)).out).toBe('0\n')
+    // sleep's status on SIGINT, passed on by the shell that ran `sh -c`.
+    expect(await done).toBe(130)
+    expect(d.processes.get(pid)).toBeUndefined()
+    expect((await run(d, `exec echo replaced; echo never`)).out).toBe('replaced\n')
+    expect(await run(d, `exec nothing-here; echo never`)).toEqual({
+      status: 127,
+      out: '/system/bin/sh: nothing-here: inaccessible or not found\n',
+    })
   })
 
   it('background output is discarded unless redirected', async () => {

@@ -87,7 +87,7 @@ describe('createDevice', () => {
     })
     const b = createDevice({ serial: 'b' })
     expect(a.props.get('ro.product.model')).toBe('A')
-    expect(b.props.get('ro.product.model')).toBe('Pixel 6')
+    expect(b.props.get('ro.product.model')).toBe('Pixel 6 (virtual)')
     expect(new TextDecoder().decode(a.fs.readFile('/data/local/tmp/x'))).toBe('ax')
     expect(b.fs.stat('/data/local/tmp/x')).toBeUndefined()
     a.processes.spawn('p', () => new Promise<number>(() => undefined))
