@@ -2,7 +2,10 @@
 import type { EnergyErrorCode } from '../model/index.js'
 
 export const BudgetErrors = {
-  /** `energy-budgets.json` is not valid JSON or not a budget file of a known schema version. */
+  /**
+   * `energy-budgets.json` is not valid JSON or not a budget file of a known schema version;
+   * `details`: `file`, `line`, `column` (1-based) and, for a malformed value, its JSON `path`.
+   */
   FILE_INVALID: 'E_BUDGET_FILE_INVALID',
   /** The budget file could not be read or written (permissions, a directory in the way). */
   FILE_IO: 'E_BUDGET_FILE_IO',

@@ -7,6 +7,13 @@
  *     "tests": { "trails.test.ts": { "opening the feed": { "Pixel 6": { "energyJ": 2.8, "measuredEnergyJ": 2.53 } } } } }
  */
 import { EnergyError } from '../model/index.js'
+import {
+  findJsonSyntaxProblem,
+  findJsonValue,
+  formatJsonPath,
+  lineColumn,
+  type JsonPath,
+} from './_json-location.js'
 import { BudgetErrors } from './errors.js'
 
 export const BUDGET_SCHEMA_VERSION = 1 as const
@@ -46,52 +53,95 @@ export function emptyBudgetFile(): BudgetFile {
   return { schemaVersion: BUDGET_SCHEMA_VERSION, tests: {} }
 }
 
-/** Parses and validates a budget file's text. `source` names it in errors. */
+/**
+ * Parses and validates a budget file's text. `source` names it in errors, which carry where the
+ * problem is: `details.line` and `details.column` (1-based), and for a value of the wrong shape
+ * its JSON path (`details.path`). A leading byte-order mark is ignored.
+ */
 export function parseBudgetFile(text: string, source = 'energy-budgets.json'): BudgetFile {
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(json)
   } catch (error) {
-    const position = /position (\d+)/.exec(String(error))?.[1]
-    throw invalid(
-      source,
-      `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-      position === undefined ? {} : { offset: Number(position) },
-    )
+    const found = findJsonSyntaxProblem(json)
+    const reason = found?.problem ?? (error instanceof Error ? error.message : String(error))
+    throw invalid(source, json, found?.offset, [], (at) => `not valid JSON${at}: ${reason}`, error)
   }
-  if (!isRecord(value)) throw invalid(source, 'expected a JSON object at the top level')
-  if (value['schemaVersion'] !== BUDGET_SCHEMA_VERSION) {
-    throw invalid(
-      source,
-      `schemaVersion ${JSON.stringify(value['schemaVersion'])} is not supported (this build reads ${BUDGET_SCHEMA_VERSION})`,
-    )
+  const problem = shapeProblem(value)
+  if (problem === undefined) return value as BudgetFile
+  const subject = formatJsonPath(problem.path)
+  // A missing value has no place of its own: the nearest enclosing value's is given.
+  let offset: number | undefined
+  for (let depth = problem.path.length; offset === undefined && depth >= 0; depth--)
+    offset = findJsonValue(json, problem.path.slice(0, depth))
+  throw invalid(source, json, offset, problem.path, (at) => `${subject}${at} ${problem.what}`)
+}
+
+/** The first value that does not fit the format: its path and what is wrong with it. */
+function shapeProblem(value: unknown): { path: JsonPath; what: string } | undefined {
+  const example = '{ "schemaVersion": 1, "tests": {} }'
+  if (!isRecord(value))
+    return { path: [], what: `must be an object like ${example} (got ${shown(value)})` }
+  const version = value['schemaVersion']
+  if (version !== BUDGET_SCHEMA_VERSION) {
+    const what = `must be ${BUDGET_SCHEMA_VERSION}, the version this build reads (got ${shown(version)})`
+    return { path: ['schemaVersion'], what }
   }
   const tests = value['tests']
-  if (!isRecord(tests)) throw invalid(source, '`tests` must be an object keyed by test file')
+  if (!isRecord(tests))
+    return { path: ['tests'], what: `must be an object keyed by test file (got ${shown(tests)})` }
   for (const [file, names] of Object.entries(tests)) {
-    if (!isRecord(names)) throw invalid(source, `tests[${JSON.stringify(file)}] must be an object`)
+    if (!isRecord(names)) {
+      return {
+        path: ['tests', file],
+        what: `must be an object keyed by full test name (got ${shown(names)})`,
+      }
+    }
     for (const [name, devices] of Object.entries(names)) {
-      const path = `tests[${JSON.stringify(file)}][${JSON.stringify(name)}]`
-      if (!isRecord(devices))
-        throw invalid(source, `${path} must be an object keyed by device model`)
+      if (!isRecord(devices)) {
+        return {
+          path: ['tests', file, name],
+          what: `must be an object keyed by device model (got ${shown(devices)})`,
+        }
+      }
       for (const [device, entry] of Object.entries(devices)) {
-        const at = `${path}[${JSON.stringify(device)}]`
+        const at = ['tests', file, name, device]
         if (!isRecord(entry))
-          throw invalid(source, `${at} must be an object like { "energyJ": 2.5 }`)
+          return {
+            path: at,
+            what: `must be an object like { "energyJ": 2.5 } (got ${shown(entry)})`,
+          }
         const energyJ = entry['energyJ']
         if (typeof energyJ !== 'number' || !Number.isFinite(energyJ) || energyJ < 0) {
-          throw invalid(
-            source,
-            `${at}.energyJ must be a finite number ≥ 0 (got ${JSON.stringify(energyJ)})`,
-          )
+          return {
+            path: [...at, 'energyJ'],
+            what: `must be a finite number ≥ 0 (got ${shown(energyJ)})`,
+          }
         }
         const measured = entry['measuredEnergyJ']
-        if (measured !== undefined && (typeof measured !== 'number' || !Number.isFinite(measured)))
-          throw invalid(source, `${at}.measuredEnergyJ must be a finite number`)
+        if (
+          measured !== undefined &&
+          (typeof measured !== 'number' || !Number.isFinite(measured))
+        ) {
+          return {
+            path: [...at, 'measuredEnergyJ'],
+            what: `must be a finite number (got ${shown(measured)})`,
+          }
+        }
       }
     }
   }
-  return value as unknown as BudgetFile
+  return undefined
+}
+
+/** A JSON value in a message: scalars as written (long strings cut), containers by kind. */
+function shown(value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (Array.isArray(value)) return 'an array'
+  if (isRecord(value)) return 'an object'
+  const text = JSON.stringify(value)
+  return text.length > 40 ? `${text.slice(0, 37)}…` : text
 }
 
 /** Serializes with every object's keys sorted, two-space indent and a final newline. */
@@ -130,11 +180,28 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-function invalid(source: string, message: string, details: { offset?: number } = {}): EnergyError {
+/** E_BUDGET_FILE_INVALID at `offset` in `json` (when known): the message and `details` give the line and column. */
+function invalid(
+  source: string,
+  json: string,
+  offset: number | undefined,
+  path: JsonPath,
+  /** The message, given ` (at line:column)` or '' when the place is unknown. */
+  message: (at: string) => string,
+  cause?: unknown,
+): EnergyError {
+  const where = offset === undefined ? undefined : lineColumn(json, offset)
+  const place = where === undefined ? '' : ` (at ${where.line}:${where.column})`
   return new EnergyError({
     code: BudgetErrors.FILE_INVALID,
-    message,
-    hint: 'Fix the file by hand, or delete it and re-run with `vitest -u` (or VITEST_ENERGY_UPDATE=1) to write budgets from measurements.',
-    details: { format: source, ...details },
+    message: message(place),
+    hint: `Fix the file by hand${where === undefined ? '' : ` at line ${where.line}, column ${where.column}`} (the format: docs/budgets.md), or delete it and re-run with \`vitest -u\` (or VITEST_ENERGY_UPDATE=1) to write budgets from measurements.`,
+    details: {
+      format: source,
+      file: source,
+      ...(where === undefined ? {} : { line: where.line, column: where.column }),
+      ...(path.length === 0 ? {} : { path: formatJsonPath(path) }),
+    },
+    ...(cause === undefined ? {} : { cause }),
   })
 }
