@@ -1,10 +1,31 @@
 /** Reading a previous JSON report for the `baseline` option. */
+import { readFileSync } from 'node:fs'
 import { EnergyError } from '../src/model/index.js'
 import { ReporterErrors } from './errors.js'
-import { REPORT_SCHEMA_VERSION, type EnergyReport } from './report.js'
+import type { BaselineReport } from './report.js'
+
+/**
+ * Report versions a baseline may have. Version 1 listed only tests with energy windows; the
+ * comparison reads the fields both versions have (file, name, netEnergyJ, results).
+ */
+const READABLE_VERSIONS: readonly unknown[] = [1, 2]
+
+/** Reads and parses the baseline report at `path`; any failure is an E_REPORT_BASELINE_INVALID. */
+export function readBaselineReport(path: string): BaselineReport {
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (error) {
+    throw invalid(
+      path,
+      `cannot be read (${error instanceof Error ? error.message : String(error)})`,
+    )
+  }
+  return parseBaselineReport(text, path)
+}
 
 /** Parses a baseline report; checks the version and the shape the comparison reads. */
-export function parseBaselineReport(text: string, source: string): Pick<EnergyReport, 'tests'> {
+export function parseBaselineReport(text: string, source: string): BaselineReport {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -17,10 +38,10 @@ export function parseBaselineReport(text: string, source: string): Pick<EnergyRe
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw invalid(source, 'expected an energy report object')
   const record = value as Record<string, unknown>
-  if (record['schemaVersion'] !== REPORT_SCHEMA_VERSION) {
+  if (!READABLE_VERSIONS.includes(record['schemaVersion'])) {
     throw invalid(
       source,
-      `schemaVersion ${JSON.stringify(record['schemaVersion'])} is not supported (this build reads ${REPORT_SCHEMA_VERSION})`,
+      `schemaVersion ${JSON.stringify(record['schemaVersion'])} is not supported (this build reads ${READABLE_VERSIONS.join(' and ')})`,
     )
   }
   const tests = record['tests']
@@ -37,7 +58,7 @@ export function parseBaselineReport(text: string, source: string): Pick<EnergyRe
     )
       throw invalid(source, `tests[${i}] needs file, name, netEnergyJ and results`)
   })
-  return value as Pick<EnergyReport, 'tests'>
+  return value as BaselineReport
 }
 
 function invalid(source: string, message: string): EnergyError {

@@ -4,6 +4,8 @@ import type { EnergyErrorCode } from '../src/model/index.js'
 export const ReporterErrors = {
   /** The `baseline` report cannot be read, is not JSON, or is not an energy report of a known version. */
   BASELINE_INVALID: 'E_REPORT_BASELINE_INVALID',
+  /** An output (JSON report, sunburst hierarchy, markdown summary) cannot be written. */
+  OUTPUT_IO: 'E_REPORT_OUTPUT_IO',
   /** `recordEnergy()` was called outside a Jest test (no current test to attribute energy to). */
   JEST_NO_CURRENT_TEST: 'E_JEST_NO_CURRENT_TEST',
 } as const satisfies Record<string, EnergyErrorCode>

@@ -4,14 +4,25 @@
  *   vitest --reporter=energy                      (with the vitest-energy plugin)
  *   reporters: [['vitest-energy/reporter', { outputFile: 'energy.json', markdown: true }]]
  *
- * It reads each test's `task.meta.energy`, builds the report once per run (no state survives
- * between watch-mode reruns), and renders it. It is also the one writer of the budget file.
- * Output that cannot be produced (a bad path, unreadable meta, a broken baseline) is reported and
- * never stops the other outputs.
+ * It lists every test of the run, with its state, its failure and its energy (from
+ * `task.meta.energy`), builds the report once per run (no state survives between watch-mode
+ * reruns), and renders it. It is also the one writer of the budget file. Output that cannot be
+ * produced (a bad path, unreadable meta, a broken baseline) is reported, fails the run (exit code
+ * 1) and never stops the other outputs. A run stopped by Ctrl-C still gets the report of the tests
+ * that finished.
  */
-import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises'
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, relative, resolve } from 'node:path'
-import type { Reporter, TestModule, Vitest } from 'vitest/node'
+import type {
+  Reporter,
+  SerializedError,
+  TestCase,
+  TestModule,
+  TestRunEndReason,
+  TestSpecification,
+  TestSuite,
+  Vitest,
+} from 'vitest/node'
 import {
   DEFAULT_BUDGETS_FILE,
   budgetFileKey,
@@ -21,17 +32,28 @@ import {
   writeBudgetFile,
 } from '../src/budgets/index.js'
 import type { HierarchyNode } from '../src/classify/index.js'
-import { isEnergyError, parseTestEnergyMeta, type EnergyResult } from '../src/model/index.js'
-import { parseBaselineReport } from './baseline.js'
+import {
+  EnergyError,
+  isEnergyError,
+  parseTestEnergyMeta,
+  type EnergyResult,
+} from '../src/model/index.js'
+import { readBaselineReport } from './baseline.js'
 import { classifyEntries, type ClassifyReportOptions } from './classification.js'
+import { ReporterErrors } from './errors.js'
+import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
 import { renderJson } from './json.js'
 import { renderMarkdown } from './markdown.js'
 import {
   budgetObservations,
   buildEnergyReport,
+  noEnergyReason,
   type EnergyReport,
   type ReportContext,
   type ReportEntry,
+  type ReportedFailure,
+  type ReportedState,
+  type ReportedSuiteFailure,
 } from './report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
@@ -91,6 +113,9 @@ export { renderJson }
 export default class EnergyReporter implements Reporter {
   private vitest: Vitest | undefined
   private readonly options: EnergyReporterOptions
+  /** The run under way, until onTestRunEnd has reported it. */
+  private running: ReadonlyArray<TestSpecification> | undefined
+  private readonly onExit = (): void => this.reportInterruptedRun()
 
   constructor(options: EnergyReporterOptions = {}) {
     this.options = options
@@ -98,36 +123,86 @@ export default class EnergyReporter implements Reporter {
 
   onInit(vitest: Vitest): void {
     this.vitest = vitest
+    // Ctrl-C in `vitest run`: Vitest's SIGINT handler exits the process without calling
+    // onTestRunEnd (watch mode's keypress handler does call it, with reason 'interrupted').
+    process.on('exit', this.onExit)
+    vitest.onClose(() => void process.off('exit', this.onExit))
   }
 
-  async onTestRunEnd(testModules: ReadonlyArray<TestModule>): Promise<void> {
-    // Everything below is local to this call: a watch-mode rerun starts from nothing.
+  onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
+    this.running = specifications
+  }
+
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError> = [],
+    reason: TestRunEndReason = 'passed',
+  ): void {
+    this.running = undefined
+    this.report(testModules, unhandledErrors, reason === 'interrupted')
+  }
+
+  /**
+   * The process exits during a run (Ctrl-C, SIGTERM): report the tests that finished, with the
+   * others as `pending`. Synchronous, as everything in an 'exit' listener must be.
+   */
+  private reportInterruptedRun(): void {
+    const specifications = this.running
+    if (specifications === undefined) return
+    this.running = undefined
+    const modules = specifications.flatMap((s) => (s.testModule ? [s.testModule] : []))
+    try {
+      this.report(modules, [], true)
+    } catch (error) {
+      this.print(`vitest-energy: ${describeProblem(error)}\n`)
+    }
+  }
+
+  /** Everything below is local to this call: a watch-mode rerun starts from nothing. */
+  private report(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+    interrupted: boolean,
+  ): void {
     const problems: string[] = []
     const root = this.vitest?.config.root ?? process.cwd()
-    const entries = collectEntries(testModules, root, problems)
-    const report = await this.buildReport(entries, root, problems)
-    const write = this.options.write ?? ((text: string) => void process.stdout.write(text))
-    write(
-      renderTerminal(report.report, this.options.screen ?? terminalScreen(), {
+    const { entries, suiteFailures } = collectEntries(testModules, root, problems)
+    const built = this.buildReport(entries, root, problems, {
+      suiteFailures,
+      unhandledErrors: unhandledErrors.map((e) => reportedFailure(e)),
+      interrupted,
+    })
+    this.print(
+      renderTerminal(built.report, this.options.screen ?? terminalScreen(), {
         topMethods: this.options.topMethods ?? 3,
       }),
     )
-    await this.writeOutputs(report.report, report.hierarchy, root, problems)
-    for (const problem of problems) write(`vitest-energy: ${problem}\n`)
+    this.writeOutputs(built.report, built.hierarchy, root, problems)
+    for (const problem of problems) this.print(`vitest-energy: ${problem}\n`)
+    // Vitest sets the exit code for failed tests only; a report that could not be made fails too.
+    if (problems.length > 0 && (process.exitCode === undefined || process.exitCode === 0))
+      process.exitCode = 1
   }
 
-  /** Builds the report with budgets, baseline and classification; file I/O happens here. */
-  async buildReport(
+  private print(text: string): void {
+    if (this.options.write) this.options.write(text)
+    else process.stdout.write(text)
+  }
+
+  /**
+   * Builds the report with budgets, baseline and classification; file I/O happens here. An
+   * interrupted run checks budgets but never writes them: its measurements are incomplete.
+   */
+  buildReport(
     entries: readonly ReportEntry[],
     root: string,
     problems: string[],
-  ): Promise<{ report: EnergyReport; hierarchy?: HierarchyNode }> {
+    run: Pick<ReportContext, 'suiteFailures' | 'unhandledErrors' | 'interrupted'> = {},
+  ): { report: EnergyReport; hierarchy?: HierarchyNode } {
     const plugin = pluginSettings(this.vitest)
     const context: {
-      budgets?: ReportContext['budgets']
-      baseline?: ReportContext['baseline']
-      classification?: ReportContext['classification']
-    } = {}
+      -readonly [K in keyof ReportContext]: ReportContext[K]
+    } = { ...run }
     let hierarchy: HierarchyNode | undefined
 
     const budgetsPath = resolve(
@@ -135,9 +210,10 @@ export default class EnergyReporter implements Reporter {
       this.options.budgets ?? plugin.budgets ?? DEFAULT_BUDGETS_FILE,
     )
     const update =
-      this.options.updateBudgets ??
-      (isUpdateRequested(process.env) ||
-        this.vitest?.config.snapshotOptions.updateSnapshot === 'all')
+      run.interrupted !== true &&
+      (this.options.updateBudgets ??
+        (isUpdateRequested(process.env) ||
+          this.vitest?.config.snapshotOptions.updateSnapshot === 'all'))
     try {
       const fileKey = (file: string): string => budgetFileKey(budgetsPath, resolve(root, file))
       const budgets = readBudgetFile(budgetsPath)
@@ -157,26 +233,21 @@ export default class EnergyReporter implements Reporter {
         context.budgets = { file: budgets, path: shownPath, fileKey }
       }
     } catch (error) {
-      problems.push(isEnergyError(error) ? error.message : String(error))
+      problems.push(describeProblem(error))
     }
 
     if (this.options.baseline !== undefined) {
       const path = resolve(root, this.options.baseline)
       try {
-        const text = await readFile(path, 'utf8').catch((error: unknown) => {
-          throw new Error(
-            `could not read the baseline report ${path}: ${error instanceof Error ? error.message : String(error)}`,
-          )
-        })
         context.baseline = {
-          report: parseBaselineReport(text, path),
+          report: readBaselineReport(path),
           path: relative(root, path).split('\\').join('/'),
           ...(this.options.baselineMaxPct === undefined
             ? {}
             : { maxPct: this.options.baselineMaxPct }),
         }
       } catch (error) {
-        problems.push(error instanceof Error ? error.message : String(error))
+        problems.push(describeProblem(error))
       }
     }
 
@@ -189,28 +260,28 @@ export default class EnergyReporter implements Reporter {
           hierarchy = classified.hierarchy
         }
       } catch (error) {
-        problems.push(`classifier: ${isEnergyError(error) ? error.message : String(error)}`)
+        problems.push(`classifier: ${describeProblem(error)}`)
       }
     }
     const report = buildEnergyReport(entries, context)
     return hierarchy === undefined ? { report } : { report, hierarchy }
   }
 
-  private async writeOutputs(
+  private writeOutputs(
     report: EnergyReport,
     hierarchy: HierarchyNode | undefined,
     root: string,
     problems: string[],
-  ): Promise<void> {
+  ): void {
     const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest)
     if (jsonPath !== undefined) {
-      await writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
+      writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
     }
     const hierarchyPath =
       this.options.hierarchyFile ??
       (jsonPath === undefined ? undefined : `${jsonPath.replace(/\.json$/, '')}.hierarchy.json`)
     if (hierarchy !== undefined && hierarchyPath !== undefined) {
-      await writeSafely(
+      writeSafely(
         resolve(root, hierarchyPath),
         `${JSON.stringify(hierarchy, null, 2)}\n`,
         problems,
@@ -221,14 +292,13 @@ export default class EnergyReporter implements Reporter {
     const markdownPath =
       markdown === true ? process.env['GITHUB_STEP_SUMMARY'] : markdown || undefined
     if (markdownPath !== undefined) {
-      const text = renderMarkdown(report)
-      if (markdown === true) {
-        await appendFile(markdownPath, text).catch((error: unknown) =>
-          problems.push(`could not write the markdown summary: ${String(error)}`),
-        )
-      } else {
-        await writeSafely(resolve(root, markdownPath), text, problems, 'markdown summary')
-      }
+      writeSafely(
+        resolve(root, markdownPath),
+        renderMarkdown(report),
+        problems,
+        'markdown summary',
+        markdown === true,
+      )
     }
   }
 }
@@ -265,32 +335,61 @@ function outputFileFromConfig(vitest: Vitest | undefined): string | undefined {
   return undefined
 }
 
-async function writeSafely(
+/** Writes (or appends) an output; a failure becomes an E_REPORT_OUTPUT_IO problem. */
+function writeSafely(
   path: string,
   text: string,
   problems: string[],
   what: string,
-): Promise<void> {
+  append = false,
+): void {
   try {
-    await mkdir(dirname(path), { recursive: true })
-    await writeFile(path, text)
+    mkdirSync(dirname(path), { recursive: true })
+    if (append) appendFileSync(path, text)
+    else writeFileSync(path, text)
   } catch (error) {
     problems.push(
-      `could not write the ${what} to ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      describeProblem(
+        new EnergyError({
+          code: ReporterErrors.OUTPUT_IO,
+          message: `could not write the ${what} to ${path}: ${error instanceof Error ? error.message : String(error)}`,
+          hint: 'Point the option at a writable path (missing folders are created).',
+          details: { path },
+        }),
+      ),
     )
   }
 }
 
+/** A problem as printed after `vitest-energy: `: the code and message, never a stack trace. */
+function describeProblem(error: unknown): string {
+  return isEnergyError(error) ? error.message : failureMessage(error)
+}
+
+/**
+ * Every test of the run in order, with its state, failure and energy meta; and the errors of
+ * files and suites (a file that failed to load, a failing beforeAll or afterAll).
+ */
 export function collectEntries(
   testModules: ReadonlyArray<TestModule>,
   root: string,
   problems: string[],
-): ReportEntry[] {
+): { entries: ReportEntry[]; suiteFailures: ReportedSuiteFailure[] } {
   const entries: ReportEntry[] = []
+  const suiteFailures: ReportedSuiteFailure[] = []
   for (const module of testModules) {
     const file = (isAbsolute(module.moduleId) ? relative(root, module.moduleId) : module.moduleId)
       .split('\\')
       .join('/')
+    // The first error of each file or suite that has any, for the tests it kept from running.
+    const failedSuites = new Map<TestModule | TestSuite, ReportedFailure>()
+    for (const suite of [module, ...module.children.allSuites()]) {
+      const name = suite.type === 'module' ? '' : suite.fullName
+      const errors = suite.errors()
+      for (const error of errors)
+        suiteFailures.push({ file, ...reportedFailure(error), suite: name })
+      if (errors.length > 0) failedSuites.set(suite, reportedFailure(errors[0], name))
+    }
     for (const test of module.children.allTests()) {
       const raw: unknown = test.meta().energy
       let results: readonly EnergyResult[] = []
@@ -298,21 +397,48 @@ export function collectEntries(
         try {
           results = parseTestEnergyMeta(raw).results
         } catch (error) {
-          problems.push(
-            `${file} › ${test.fullName}: ${isEnergyError(error) ? error.message : String(error)}`,
-          )
+          problems.push(`${file} › ${test.fullName}: ${describeProblem(error)}`)
         }
       }
       const result = test.result()
-      entries.push({
+      const state: ReportedState =
+        result.state === 'skipped' && test.options.mode === 'todo' ? 'todo' : result.state
+      const errors = result.errors ?? []
+      const note = result.state === 'skipped' ? result.note : undefined
+      const failure =
+        state === 'failed' && errors[0] !== undefined
+          ? reportedFailure(errors[0])
+          : state === 'skipped' && note === undefined && test.options.mode !== 'skip'
+            ? failureAround(test, failedSuites)
+            : undefined
+      const entry = {
         file,
         name: test.fullName,
-        state: result.state,
+        state,
         ...(test.options.fails === true ? { expectedToFail: true } : {}),
         results,
-        errors: (result.errors ?? []).map((e) => (e.message ?? '').split('\n')[0] ?? ''),
-      })
+        errors: errors.map(failureMessage),
+        ...(failure === undefined ? {} : { failure }),
+      }
+      const reason =
+        note !== undefined && results.length === 0
+          ? `skipped: ${cleanMessage(note)}`
+          : noEnergyReason(entry, raw !== undefined)
+      entries.push(reason === undefined ? entry : { ...entry, noEnergyReason: reason })
     }
   }
-  return entries
+  return { entries, suiteFailures }
+}
+
+/** The failure of the nearest suite (or the file) around a test that did not run. */
+function failureAround(
+  test: TestCase,
+  failedSuites: ReadonlyMap<TestModule | TestSuite, ReportedFailure>,
+): ReportedFailure | undefined {
+  for (let suite: TestModule | TestSuite | undefined = test.parent; suite !== undefined;) {
+    const failure = failedSuites.get(suite)
+    if (failure !== undefined) return failure
+    suite = suite.type === 'module' ? undefined : suite.parent
+  }
+  return undefined
 }

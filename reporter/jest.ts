@@ -20,6 +20,7 @@ import {
   writeBudgetFile,
 } from '../src/budgets/index.js'
 import { isEnergyError, type EnergyResult } from '../src/model/index.js'
+import { cleanMessage, reportedFailure } from './failures.js'
 import { JEST_SIDE_DIR_ENV, readSideFiles } from './jest-side-files.js'
 import { renderJson } from './json.js'
 import { renderMarkdown } from './markdown.js'
@@ -28,6 +29,8 @@ import {
   buildEnergyReport,
   type ReportContext,
   type ReportEntry,
+  type ReportedState,
+  type ReportedSuiteFailure,
 } from './report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
@@ -57,6 +60,8 @@ interface JestGlobalConfig {
 interface JestAggregatedResult {
   readonly testResults: ReadonlyArray<{
     readonly testFilePath: string
+    /** Set when the file failed to run (a syntax error, a failing import). */
+    readonly testExecError?: { readonly message?: string; readonly stack?: string } | null
     readonly testResults: ReadonlyArray<{
       readonly fullName: string
       readonly status: string
@@ -109,7 +114,10 @@ export default class JestEnergyReporter {
       } catch (error) {
         problems.push(isEnergyError(error) ? error.message : String(error))
       }
-      const report = buildEnergyReport(entries, context)
+      const report = buildEnergyReport(entries, {
+        ...context,
+        suiteFailures: suiteFailures(aggregated, this.rootDir),
+      })
       write(
         renderTerminal(report, this.options.screen ?? terminalScreen(), {
           topMethods: this.options.topMethods ?? 3,
@@ -135,7 +143,7 @@ export default class JestEnergyReporter {
     for (const problem of problems) write(`vitest-energy: ${problem}\n`)
   }
 
-  /** Jest's results in run order, with the energy its workers recorded. */
+  /** Jest's tests that recorded energy, in run order. */
   private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
     const energy = new Map<string, EnergyResult[]>()
     for (const record of readSideFiles(this.dir, problems)) {
@@ -146,15 +154,40 @@ export default class JestEnergyReporter {
     for (const file of aggregated.testResults) {
       for (const t of file.testResults) {
         const results = energy.get(`${file.testFilePath}\u0000${t.fullName}`) ?? []
+        // Unlike the Vitest reporter, only the tests that recorded energy (docs/reporter.md).
+        if (results.length === 0) continue
+        const state: ReportedState =
+          t.status === 'passed' || t.status === 'failed' || t.status === 'todo'
+            ? t.status
+            : 'skipped'
+        const first = t.failureMessages[0]
         entries.push({
           file: relative(this.rootDir, file.testFilePath).split('\\').join('/'),
           name: t.fullName,
-          state: t.status === 'passed' ? 'passed' : t.status === 'failed' ? 'failed' : 'skipped',
+          state,
           results,
-          errors: t.failureMessages.map((m) => m.split('\n')[0] ?? ''),
+          errors: t.failureMessages.map(cleanMessage),
+          ...(state === 'failed' && first !== undefined
+            ? { failure: { message: cleanMessage(first) } }
+            : {}),
         })
       }
     }
     return entries
   }
+}
+
+/** Files Jest could not run, as the report's failures outside tests. */
+function suiteFailures(aggregated: JestAggregatedResult, rootDir: string): ReportedSuiteFailure[] {
+  return aggregated.testResults.flatMap((file) =>
+    file.testExecError
+      ? [
+          {
+            file: relative(rootDir, file.testFilePath).split('\\').join('/'),
+            suite: '',
+            ...reportedFailure(file.testExecError),
+          },
+        ]
+      : [],
+  )
 }

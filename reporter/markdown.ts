@@ -31,7 +31,7 @@ export function renderMarkdown(report: EnergyReport): string {
     '|---|---|---:|---:|---:|---:|---|---:|---|',
   ]
   for (const t of report.tests) {
-    const mark = t.state === 'passed' ? '✅' : t.state === 'failed' ? '❌' : '⏭️'
+    const mark = MARK[t.state]
     const windows = measuredWindows(t)
     const top = windows
       .flatMap((w) => w.methods)
@@ -45,7 +45,10 @@ export function renderMarkdown(report: EnergyReport): string {
             '–',
             '–',
             '–',
-            t.results.map((r) => (r.status === 'failed' ? r.error.code : r.status)).join(', '),
+            [
+              `no energy measured: ${t.noEnergyReason ?? 'no window'}`,
+              ...t.results.map((r) => (r.status === 'failed' ? r.error.code : r.status)),
+            ].join(', '),
           ]
         : [
             formatJoules(t.netEnergyJ),
@@ -63,6 +66,11 @@ export function renderMarkdown(report: EnergyReport): string {
     )
   }
   lines.push('')
+  for (const f of report.suiteFailures) {
+    const where = f.suite === '' ? f.file : `${f.file} › ${f.suite}`
+    lines.push(`- ❌ ${escapeMarkdownCell(`${where}: ${f.message.split('\n')[0] ?? ''}`)}`)
+  }
+  if (report.suiteFailures.length > 0) lines.push('')
   const b = report.budgets
   if (b !== undefined) {
     lines.push(
@@ -103,6 +111,14 @@ export function renderMarkdown(report: EnergyReport): string {
   }
   return lines.join('\n')
 }
+
+const MARK = {
+  passed: '✅',
+  failed: '❌',
+  skipped: '⏭️',
+  todo: '📝',
+  pending: '⏸️',
+} as const
 
 const COLOR_MARK = {
   red: '🔴 red',

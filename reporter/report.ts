@@ -22,7 +22,37 @@ import {
 import { compare } from '../src/stats/index.js'
 import type { ReportClassification } from './classification.js'
 
-export const REPORT_SCHEMA_VERSION = 1 as const
+/**
+ * 2: every test the run reported (not only those with energy), with its failure and why it has
+ * no energy; `errors` hold whole messages; `suiteFailures`, `unhandledErrors`, `interrupted`.
+ */
+export const REPORT_SCHEMA_VERSION = 2 as const
+
+/**
+ * A test's outcome: Vitest's result state, with `todo` told apart from `skipped`. `pending` only
+ * in an interrupted run: the test had not finished.
+ */
+export type ReportedState = 'passed' | 'failed' | 'skipped' | 'todo' | 'pending'
+
+/** Why a test failed or did not run. */
+export interface ReportedFailure {
+  /** The whole message: every line, without ANSI codes or a stack trace. */
+  readonly message: string
+  /** The error's code, when it has one (an EnergyError's `E_…`). */
+  readonly code?: string
+  /**
+   * Set when the failure is not the test's own: the full name of the suite that failed around it
+   * (its beforeAll), `''` for the file.
+   */
+  readonly suite?: string
+}
+
+/** An error outside any test: a file that failed to load, a failing beforeAll or afterAll. */
+export interface ReportedSuiteFailure extends ReportedFailure {
+  readonly file: string
+  /** Full name of the suite; `''` for the file itself. */
+  readonly suite: string
+}
 
 /** One test as the reporter received it. */
 export interface ReportEntry {
@@ -30,13 +60,20 @@ export interface ReportEntry {
   readonly file: string
   /** Full name: describe blocks and test name joined by ` > `. */
   readonly name: string
-  readonly state: 'passed' | 'failed' | 'skipped' | 'pending'
+  readonly state: ReportedState
   /** Declared with `test.fails`: it passed because its assertions failed as intended. */
   readonly expectedToFail?: boolean
   /** Every energy window the test measured, in order. */
   readonly results: readonly EnergyResult[]
-  /** First line of each failure, for the summary. */
+  /** Whole message of each error the test itself threw (no stack trace). */
   readonly errors: readonly string[]
+  /** Why it failed, or did not run: its first error, or the error of the suite around it. */
+  readonly failure?: ReportedFailure
+  /**
+   * Why it has no measured window, when the reporter knows more than its state and results tell
+   * (a skip note, a missing energy meta); else derived by {@link noEnergyReason}.
+   */
+  readonly noEnergyReason?: string
 }
 
 /** A test's budget and the verdict on its net energy. */
@@ -66,6 +103,8 @@ export interface ReportedDelta {
 }
 
 export interface ReportedTest extends ReportEntry {
+  /** Present exactly when the test has no measured window: why (`skipped`, `todo`, …). */
+  readonly noEnergyReason?: string
   /** Sum of net energy over the test's measured windows. */
   readonly netEnergyJ: number
   readonly grossEnergyJ: number
@@ -78,10 +117,24 @@ export interface ReportedTest extends ReportEntry {
 
 export interface EnergyReport {
   readonly schemaVersion: typeof REPORT_SCHEMA_VERSION
-  /** Tests with at least one energy window, in run order. */
+  /** True when the run was stopped (Ctrl-C) before it ended; unfinished tests are `pending`. */
+  readonly interrupted?: true
+  /**
+   * Every test the run reported, in run order; `noEnergyReason` says why one has no measured
+   * window.
+   */
   readonly tests: readonly ReportedTest[]
+  /** Errors outside tests, in run order: files that failed to load, failing beforeAll/afterAll. */
+  readonly suiteFailures: readonly ReportedSuiteFailure[]
+  /** Errors Vitest caught outside any test or suite (they fail the run too). */
+  readonly unhandledErrors: readonly ReportedFailure[]
   readonly summary: {
+    /** Every test in `tests`. */
     readonly tests: number
+    /** Tests by state. */
+    readonly states: Readonly<Record<ReportedState, number>>
+    /** Tests with at least one energy window (measured, skipped or failed). */
+    readonly testsWithWindows: number
     readonly windows: number
     readonly measuredWindows: number
     readonly failedWindows: number
@@ -154,7 +207,7 @@ export interface ReportContext {
     }
   }
   readonly baseline?: {
-    readonly report: Pick<EnergyReport, 'tests'>
+    readonly report: BaselineReport
     readonly path: string
     /** Smallest increase that counts as a regression, percent. @default 5 */
     readonly maxPct?: number
@@ -162,9 +215,19 @@ export interface ReportContext {
     readonly alpha?: number
   }
   readonly classification?: ReportClassification
+  /** Errors outside tests (see EnergyReport). @default none */
+  readonly suiteFailures?: readonly ReportedSuiteFailure[]
+  readonly unhandledErrors?: readonly ReportedFailure[]
+  /** The run was stopped before it ended. */
+  readonly interrupted?: boolean
 }
 
-export function measuredWindows(test: ReportEntry): MeasuredEnergyResult[] {
+/** What the baseline comparison reads of a previous report (any readable schema version). */
+export interface BaselineReport {
+  readonly tests: ReadonlyArray<Pick<ReportedTest, 'file' | 'name' | 'netEnergyJ' | 'results'>>
+}
+
+export function measuredWindows(test: Pick<ReportEntry, 'results'>): MeasuredEnergyResult[] {
   return test.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
 }
 
@@ -182,71 +245,85 @@ export function buildEnergyReport(
   let over = 0
   let inconclusive = 0
   let missing = 0
-  const tests: ReportedTest[] = entries
-    .filter((e) => e.results.length > 0)
-    .map((e) => {
-      const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
-      const windows = measuredWindows({ ...e, results })
-      const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
-      const test: ReportedTest = {
-        ...e,
-        results,
-        netEnergyJ,
-        grossEnergyJ: sum(windows.map((w) => w.grossEnergyJ)),
-        durationS: sum(windows.map((w) => w.durationS)),
-      }
-      let budget: ReportedBudget | undefined
-      const figure = context.budgets ? testBudgetFigure(results) : undefined
-      if (context.budgets && figure) {
-        const found = lookupBudget(context.budgets.file, {
-          file: (context.budgets.fileKey ?? identity)(e.file),
-          name: e.name,
-          ...(figure.device === undefined ? {} : { device: figure.device }),
-        })
-        if (found === undefined) missing++
-        else {
-          const { verdict } = decide(
-            figure.valueJ,
-            found.entry.energyJ,
-            figure.intervalJ,
-            false,
-            figure.n,
-          )
-          if (verdict === 'within') within++
-          else if (verdict === 'over') over++
-          else inconclusive++
-          budget = {
-            energyJ: found.entry.energyJ,
-            device: found.device,
-            valueJ: figure.valueJ,
-            verdict,
-          }
+  const tests: ReportedTest[] = entries.map((e) => {
+    const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
+    const windows = measuredWindows({ results })
+    const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
+    const { noEnergyReason: given, ...entry } = e
+    const reason = windows.length > 0 ? undefined : (given ?? noEnergyReason(e))
+    const test: ReportedTest = {
+      ...entry,
+      ...(reason === undefined ? {} : { noEnergyReason: reason }),
+      results,
+      netEnergyJ,
+      grossEnergyJ: sum(windows.map((w) => w.grossEnergyJ)),
+      durationS: sum(windows.map((w) => w.durationS)),
+    }
+    let budget: ReportedBudget | undefined
+    const figure = context.budgets ? testBudgetFigure(results) : undefined
+    if (context.budgets && figure) {
+      const found = lookupBudget(context.budgets.file, {
+        file: (context.budgets.fileKey ?? identity)(e.file),
+        name: e.name,
+        ...(figure.device === undefined ? {} : { device: figure.device }),
+      })
+      if (found === undefined) missing++
+      else {
+        const { verdict } = decide(
+          figure.valueJ,
+          found.entry.energyJ,
+          figure.intervalJ,
+          false,
+          figure.n,
+        )
+        if (verdict === 'within') within++
+        else if (verdict === 'over') over++
+        else inconclusive++
+        budget = {
+          energyJ: found.entry.energyJ,
+          device: found.device,
+          valueJ: figure.valueJ,
+          verdict,
         }
       }
-      const base = baselineTests?.get(`${e.file}\u0000${e.name}`)
-      const delta =
-        base && windows.length > 0 && context.baseline
-          ? compareWithBaseline(
-              test,
-              base,
-              context.baseline.maxPct ?? 5,
-              context.baseline.alpha ?? 0.05,
-            )
-          : undefined
-      return {
-        ...test,
-        ...(budget === undefined ? {} : { budget }),
-        ...(delta === undefined ? {} : { baseline: delta }),
-      }
-    })
+    }
+    const base = baselineTests?.get(`${e.file}\u0000${e.name}`)
+    const delta =
+      base && windows.length > 0 && measuredWindows(base).length > 0 && context.baseline
+        ? compareWithBaseline(
+            test,
+            base,
+            context.baseline.maxPct ?? 5,
+            context.baseline.alpha ?? 0.05,
+          )
+        : undefined
+    return {
+      ...test,
+      ...(budget === undefined ? {} : { budget }),
+      ...(delta === undefined ? {} : { baseline: delta }),
+    }
+  })
   const all = tests.flatMap((t) => t.results)
   const measured = all.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
   const warnings: EnergyWarning[] = all.flatMap((r) => (r.status === 'skipped' ? [] : r.warnings))
+  const states: Record<ReportedState, number> = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    todo: 0,
+    pending: 0,
+  }
+  for (const t of tests) states[t.state]++
   const report: EnergyReport = {
     schemaVersion: REPORT_SCHEMA_VERSION,
+    ...(context.interrupted === true ? { interrupted: true as const } : {}),
     tests,
+    suiteFailures: context.suiteFailures ?? [],
+    unhandledErrors: context.unhandledErrors ?? [],
     summary: {
       tests: tests.length,
+      states,
+      testsWithWindows: tests.filter((t) => t.results.length > 0).length,
       windows: all.length,
       measuredWindows: measured.length,
       failedWindows: all.filter((r) => r.status === 'failed').length,
@@ -321,7 +398,7 @@ export function budgetObservations(
 }
 
 /** Net energies of repetitions (windows sharing a base label `x #i`), when there are ≥ 2. */
-function repetitionsOf(test: ReportEntry): number[] | undefined {
+function repetitionsOf(test: Pick<ReportEntry, 'results'>): number[] | undefined {
   const windows = measuredWindows(test)
   if (windows.length < 2) return undefined
   const labels = new Set(windows.map((w) => w.label.replace(/ #\d+$/, '')))
@@ -330,7 +407,7 @@ function repetitionsOf(test: ReportEntry): number[] | undefined {
 
 function compareWithBaseline(
   current: ReportedTest,
-  base: ReportedTest,
+  base: BaselineReport['tests'][number],
   maxPct: number,
   alpha: number,
 ): ReportedDelta {
@@ -371,6 +448,36 @@ function recolor(result: EnergyResult, colors: ReadonlyMap<string, MethodColor>)
       return color === undefined ? m : { ...m, color }
     }),
   }
+}
+
+/**
+ * Why a test has no measured window, from what the report knows of it. `hasMeta`: the test wrote
+ * energy meta (it used the `energy` fixture); assumed when it has windows.
+ */
+export function noEnergyReason(
+  test: Pick<ReportEntry, 'state' | 'results' | 'failure'>,
+  hasMeta = test.results.length > 0,
+): string | undefined {
+  const { results } = test
+  if (results.some((r) => r.status === 'measured')) return undefined
+  const failed = results.filter((r) => r.status === 'failed').length
+  if (failed > 0) {
+    const of = failed === results.length ? '' : ` (${results.length - failed} skipped)`
+    return failed === 1
+      ? `its energy window failed${of}`
+      : `its ${failed} energy windows failed${of}`
+  }
+  if (results.length > 0)
+    return results.length === 1
+      ? 'its energy window was skipped'
+      : `its ${results.length} energy windows were skipped`
+  if (test.state === 'todo') return 'todo'
+  if (test.state === 'pending') return 'did not finish: the run was interrupted'
+  const suite = test.failure?.suite
+  if (suite !== undefined) return `not run: ${suite === '' ? 'the file' : `'${suite}'`} failed`
+  if (test.state === 'skipped') return 'skipped'
+  if (test.state === 'failed') return 'the test failed before an energy window opened'
+  return hasMeta ? 'no energy window was opened' : 'the test does not use the energy fixture'
 }
 
 function identity(file: string): string {

@@ -27,21 +27,43 @@ export function renderTerminal(
     c.bold(c.cyan(' ENERGY ')) + c.dim(` ${describeSources(report)}`),
     '',
   ]
-  if (report.tests.length === 0) {
-    lines.push(c.dim('  No test measured energy. Use the `energy` fixture (see the README).'), '')
+  if (
+    report.tests.length === 0 &&
+    report.suiteFailures.length === 0 &&
+    report.unhandledErrors.length === 0
+  ) {
+    lines.push(c.dim('  No tests ran.'), '')
     return lines.join('\n')
   }
-  let file = ''
-  const nameWidth = Math.min(48, Math.max(...report.tests.map((t) => t.name.length)))
-  for (const test of report.tests) {
-    if (test.file !== file) {
-      file = test.file
-      lines.push(` ${c.bold(file)}`)
+  const nameWidth = Math.min(48, Math.max(0, ...report.tests.map((t) => t.name.length)))
+  for (const file of filesInOrder(report)) {
+    lines.push(` ${c.bold(file)}`)
+    // A suite's failure is printed once, before its first test (the file's first of all).
+    const failures = report.suiteFailures.filter((f) => f.file === file)
+    const printed = new Set<string>()
+    const printSuite = (suite: string): void => {
+      if (printed.has(suite)) return
+      printed.add(suite)
+      lines.push(
+        `   ${c.red('✗')} ${suite === '' ? c.red('the file failed') : `${suite}  ${c.red('suite failed')}`}`,
+      )
+      for (const f of failures.filter((x) => x.suite === suite))
+        lines.push(...renderMessage(f.message, screen))
     }
-    lines.push(...renderTest(test, screen, options.topMethods ?? 3, nameWidth))
+    if (failures.some((f) => f.suite === '')) printSuite('')
+    for (const test of report.tests.filter((t) => t.file === file)) {
+      for (const f of failures) if (test.name.startsWith(`${f.suite} > `)) printSuite(f.suite)
+      lines.push(...renderTest(test, screen, options.topMethods ?? 3, nameWidth))
+    }
+    for (const f of failures) printSuite(f.suite)
+  }
+  if (report.unhandledErrors.length > 0) {
+    lines.push(` ${c.bold(c.red('Unhandled errors'))}`)
+    for (const e of report.unhandledErrors) lines.push(...renderMessage(e.message, screen))
   }
   lines.push(
     '',
+    ...renderStates(report, screen),
     ...renderSummary(report, screen),
     ...renderBudgets(report, screen),
     ...renderBaseline(report, screen),
@@ -51,6 +73,30 @@ export function renderTerminal(
   return lines.join('\n')
 }
 
+/** Files in the order the run reported them (a file that failed to load has no tests). */
+function filesInOrder(report: EnergyReport): string[] {
+  return [
+    ...new Set([...report.tests.map((t) => t.file), ...report.suiteFailures.map((f) => f.file)]),
+  ]
+}
+
+/** A failure's whole message under its row: every non-blank line, the first in red. */
+function renderMessage(message: string, screen: Screen): string[] {
+  return message
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, i) => `       ${i === 0 ? screen.colors.red(line) : line}`)
+}
+
+function stateMark(test: ReportedTest, screen: Screen): string {
+  const c = screen.colors
+  if (test.state === 'passed') return test.expectedToFail === true ? c.magenta('⚑') : c.green('✓')
+  if (test.state === 'failed') return c.red('✗')
+  if (test.state === 'todo') return c.dim('✎')
+  if (test.state === 'pending') return c.yellow('…')
+  return c.dim('↓')
+}
+
 function renderTest(
   test: ReportedTest,
   screen: Screen,
@@ -58,19 +104,11 @@ function renderTest(
   nameWidth: number,
 ): string[] {
   const c = screen.colors
-  const mark =
-    test.state === 'passed' && test.expectedToFail === true
-      ? c.magenta('⚑')
-      : test.state === 'passed'
-        ? c.green('✓')
-        : test.state === 'failed'
-          ? c.red('✗')
-          : c.dim('↓')
   const lines: string[] = []
   const windows = measuredWindows(test)
-  const head = `   ${mark} ${test.name.padEnd(nameWidth)}`
+  const head = `   ${stateMark(test, screen)} ${test.name.padEnd(nameWidth)}`
   if (windows.length === 0) {
-    lines.push(head.trimEnd())
+    lines.push(`${head}  ${c.dim(`no energy measured: ${test.noEnergyReason ?? 'no window'}`)}`)
   } else {
     const figures = [
       c.bold(formatJoules(test.netEnergyJ).padStart(9)) + ' net',
@@ -98,6 +136,9 @@ function renderTest(
     }
     lines.push(...renderWindow(result, windows.length > 1, screen, topMethods))
   }
+  // The test's own failure; a suite's failure is printed once, on the suite's row.
+  if (test.failure !== undefined && test.failure.suite === undefined)
+    lines.push(...renderMessage(test.failure.message, screen))
   return lines
 }
 
@@ -260,11 +301,35 @@ function renderClassification(report: EnergyReport, screen: Screen, topMethods: 
   return lines
 }
 
+/** The tests by state, and what failed outside them; the line an interrupted run starts with. */
+function renderStates(report: EnergyReport, screen: Screen): string[] {
+  const c = screen.colors
+  const s = report.summary.states
+  const outside = report.suiteFailures.length + report.unhandledErrors.length
+  const parts = [
+    s.failed > 0 ? c.red(`${s.failed} failed`) : '',
+    s.passed > 0 ? c.green(`${s.passed} passed`) : '',
+    s.skipped > 0 ? c.dim(`${s.skipped} skipped`) : '',
+    s.todo > 0 ? c.dim(`${s.todo} todo`) : '',
+    s.pending > 0 ? c.yellow(`${s.pending} unfinished`) : '',
+    outside > 0 ? c.red(`${outside} error${outside === 1 ? '' : 's'} outside tests`) : '',
+  ].filter((p) => p !== '')
+  return [
+    ...(report.interrupted === true
+      ? [` ${c.bold(c.yellow('Interrupted'))} the run was stopped before it ended`]
+      : []),
+    ` ${c.bold('Tests')}     ${parts.length > 0 ? parts.join(c.dim(' · ')) : c.dim('none')}`,
+  ]
+}
+
 function renderSummary(report: EnergyReport, screen: Screen): string[] {
   const c = screen.colors
   const s = report.summary
+  if (s.windows === 0) {
+    return [c.dim(' No test measured energy. Use the `energy` fixture (see the README).')]
+  }
   const lines = [
-    ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.tests} test${s.tests === 1 ? '' : 's'}` +
+    ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +
       (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : '') +
       (s.warnings > 0 ? c.yellow(` · ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`) : ''),
   ]

@@ -195,6 +195,33 @@ describe('budgets, baseline, classification and schema', () => {
     expect(markdown).toMatch(/\| class com\.example\.trails\.FeedAdapter \| 3\.75 J \| /)
   })
 
+  test('a baseline of schema version 1 (tests with energy only, first lines of errors) is still compared', async () => {
+    const current = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
+    const v1 = {
+      schemaVersion: 1,
+      tests: current.tests
+        .filter((t) => t.results.length > 0)
+        .map((t) => ({
+          file: t.file,
+          name: t.name,
+          state: t.state,
+          results: t.results,
+          errors: t.errors.map((e) => e.split('\n')[0]),
+          netEnergyJ: t.name === 'opening the feed' ? 1.5 : t.netEnergyJ,
+          grossEnergyJ: t.grossEnergyJ,
+          durationS: t.durationS,
+        })),
+    }
+    await writeFile(join(dir, 'baseline-v1.json'), JSON.stringify(v1))
+    const { out } = await run({
+      budgets: '.features-e2e.energy-budgets.json',
+      updateBudgets: false,
+      baseline: join(dir, 'baseline-v1.json'),
+    })
+    expect(out).not.toContain('vitest-energy:')
+    expect(out).toMatch(/Baseline {2}3 tests compared with .*baseline-v1\.json: 1 regression/)
+  })
+
   test('a broken baseline or budget file is reported, and the other outputs are still written', async () => {
     await writeFile(join(dir, 'bad-baseline.json'), '{"schemaVersion": 7, "tests": []}')
     await writeFile(budgets, '{ not json')
@@ -210,13 +237,14 @@ describe('budgets, baseline, classification and schema', () => {
     const report = JSON.parse(
       await readFile(join(dir, 'after-errors.json'), 'utf8'),
     ) as EnergyReport
-    expect(report.summary.tests).toBe(4)
+    expect(report.summary.tests).toBe(5)
     expect(validate(report)).toBe(true)
   })
 
   test('the schema rejects reports that break it', async () => {
     const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
-    expect(validate({ ...report, schemaVersion: 2 })).toBe(false)
+    expect(validate({ ...report, schemaVersion: 1 })).toBe(false)
+    expect(validate({ ...report, tests: [{ ...report.tests[0], state: 'timed out' }] })).toBe(false)
     expect(validate({ ...report, extra: 1 })).toBe(false)
     expect(validate({ ...report, tests: [{ ...report.tests[0], netEnergyJ: '2 J' }] })).toBe(false)
     const { summary: _summary, ...withoutSummary } = report

@@ -61,7 +61,12 @@ test('totals are the sums of the tests; budget verdicts account for every measur
         sum(report.tests.map((t) => t.netEnergyJ)),
         9,
       )
-      expect(report.tests.length).toBe(entries.filter((e) => e.results.length > 0).length)
+      expect(report.tests.length).toBe(entries.length)
+      for (const t of report.tests)
+        expect(t.noEnergyReason === undefined, 'a reason exactly when nothing was measured').toBe(
+          measuredWindows(t).length > 0,
+        )
+      expect(sum(Object.values(report.summary.states))).toBe(entries.length)
       const measured = report.tests.filter((t) => measuredWindows(t).length > 0)
       const b = report.budgets!
       expect(b.within + b.over + b.inconclusive + b.missing).toBe(measured.length)

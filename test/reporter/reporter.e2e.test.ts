@@ -1,45 +1,29 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startVitest } from 'vitest/node'
-import EnergyReporter from '../../reporter/index.js'
 import type { EnergyReport } from '../../reporter/report.js'
-import { plainScreen } from '../../reporter/screen.js'
+import { runReporter, type ReporterRun } from './_run.js'
 
 const root = fileURLToPath(new URL('../fixtures/reporter-project/', import.meta.url))
 
 describe('energy reporter in a real Vitest run', () => {
+  let run: ReporterRun
   let out = ''
-  let dir = ''
   let report: EnergyReport
   let markdown = ''
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-reporter-'))
-    const vitest = await startVitest('test', [], {
-      root,
-      watch: false,
-      reporters: [
-        new EnergyReporter({
-          screen: plainScreen,
-          write: (text) => void (out += text),
-          outputFile: join(dir, 'energy.json'),
-          markdown: join(dir, 'summary.md'),
-        }),
-      ],
-    })
-    await vitest.close()
-    report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
-    markdown = await readFile(join(dir, 'summary.md'), 'utf8')
+    run = await runReporter(root, (dir) => ({ markdown: join(dir, 'summary.md') }))
+    ;({ out, report } = run)
+    markdown = await readFile(join(run.dir, 'summary.md'), 'utf8')
   })
 
   afterAll(async () => {
-    await rm(dir, { recursive: true, force: true })
+    await run.cleanup()
   })
 
-  test('prints every test that measured energy, with figures, methods, rails and warnings', () => {
+  test('prints every test, with figures, methods, rails and warnings, or why it has none', () => {
     expect(out).toContain('energy.test.ts')
     expect(out).toMatch(/✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s/)
     expect(out).toContain('FeedAdapter.bind ●red')
@@ -47,7 +31,11 @@ describe('energy reporter in a real Vitest run', () => {
     expect(out).toContain('⚠ W_UNDERSAMPLED only 20 samples')
     expect(out).toMatch(/✗ export fails its budget/)
     expect(out).toContain("energy window 'device vanished' failed: E_DEVICE_DISCONNECTED")
-    expect(out).not.toContain('no energy here')
+    expect(out).toMatch(
+      /✓ no energy here +no energy measured: the test does not use the energy fixture\n/,
+    )
+    expect(out).toMatch(/✓ device vanished +no energy measured: its energy window failed\n/)
+    expect(out).toContain('       expected 6 to be less than 5')
   })
 
   test('summarizes totals and the hungriest tests', () => {
@@ -59,15 +47,16 @@ describe('energy reporter in a real Vitest run', () => {
   })
 
   test('writes the JSON report with the same figures', () => {
-    expect(report.schemaVersion).toBe(1)
+    expect(report.schemaVersion).toBe(2)
     expect(report.summary.totalNetEnergyJ).toBeCloseTo(11, 10)
     expect(report.tests.map((t) => [t.name, t.state])).toEqual([
       ['opening the feed', 'passed'],
       ['syncing <b>|pipes|</b> & "quotes"', 'passed'],
       ['export fails its budget', 'failed'],
       ['device vanished', 'passed'],
+      ['no energy here', 'passed'],
     ])
-    expect(report.tests[2]!.errors[0]).toContain('expected 6 to be less than 5')
+    expect(report.tests[2]!.failure?.message).toBe('expected 6 to be less than 5')
   })
 
   test('escapes what it prints in markdown', () => {

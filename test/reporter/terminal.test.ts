@@ -1,11 +1,11 @@
 // The terminal renderer on hand-built reports (the e2e tests cover it inside real Vitest runs).
 import { expect, test } from 'vitest'
 import type { ReportClassification } from '../../reporter/classification.js'
-import type { EnergyReport } from '../../reporter/report.js'
+import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
 import { failedResult } from '../../src/vitest/window.js'
-import { EnergyError } from '../../src/model/index.js'
+import { EnergyError, measuredResult } from '../../src/model/index.js'
 
 const unplugged = {
   file: 'a.test.ts',
@@ -25,6 +25,8 @@ const unplugged = {
 
 const summary: EnergyReport['summary'] = {
   tests: 1,
+  states: { passed: 0, failed: 1, skipped: 0, todo: 0, pending: 0 },
+  testsWithWindows: 1,
   windows: 1,
   measuredWindows: 0,
   failedWindows: 1,
@@ -67,7 +69,14 @@ test("the run's method, class and package lines put the app's own code before th
     project: 'yellow',
   } as unknown as ReportClassification
   const out = renderTerminal(
-    { schemaVersion: 1, tests: [unplugged], summary, classification } as unknown as EnergyReport,
+    {
+      schemaVersion: 2,
+      tests: [unplugged],
+      suiteFailures: [],
+      unhandledErrors: [],
+      summary,
+      classification,
+    } as unknown as EnergyReport,
     plainScreen,
   )
   expect(out).toMatch(/Methods {3}1\.00 J FeedAdapter\.bind.* · 3\.00 J Looper\.loop/)
@@ -77,7 +86,13 @@ test("the run's method, class and package lines put the app's own code before th
 
 test('a failed window prints its code once, its message and its hint', () => {
   const out = renderTerminal(
-    { schemaVersion: 1, tests: [unplugged], summary } as unknown as EnergyReport,
+    {
+      schemaVersion: 2,
+      tests: [unplugged],
+      suiteFailures: [],
+      unhandledErrors: [],
+      summary,
+    } as unknown as EnergyReport,
     plainScreen,
   )
   expect(out).toContain(
@@ -85,4 +100,134 @@ test('a failed window prints its code once, its message and its hint', () => {
   )
   expect(out).not.toContain('[E_NO_DEVICE]')
   expect(out).toContain('Plug the phone in again.')
+})
+
+// Every test has a row: one line when it has no energy, then the whole message of its failure.
+const measured = measuredResult({
+  label: 'feed',
+  window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
+  grossEnergyJ: 1.5,
+  baselinePowerW: 0.5,
+  components: [],
+  rails: [],
+  methods: [],
+  sources: { power: 'odpm', sampleCount: 10 },
+  warnings: [],
+})
+const matcherMessage =
+  "expect(received).toConsumeLessThan(400 mJ)\n\nmethod 'com.example.trails.FeedAdapter.bind' did not run (or was never sampled) in 'feed'; methods seen: none"
+const entries: ReportEntry[] = [
+  {
+    file: 'a.test.ts',
+    name: 'feed',
+    state: 'failed',
+    results: [measured],
+    errors: [matcherMessage],
+    failure: { message: matcherMessage },
+  },
+  {
+    file: 'a.test.ts',
+    name: 'times out',
+    state: 'failed',
+    results: [],
+    errors: ['Test timed out in 5000ms.\nIf this is a long-running test, …'],
+    failure: { message: 'Test timed out in 5000ms.\nIf this is a long-running test, …' },
+  },
+  { file: 'a.test.ts', name: 'later', state: 'todo', results: [], errors: [] },
+  {
+    file: 'a.test.ts',
+    name: 'no rails',
+    state: 'skipped',
+    results: [],
+    errors: [],
+    noEnergyReason: 'skipped: no ODPM rails',
+  },
+  { file: 'a.test.ts', name: 'unit', state: 'passed', results: [], errors: [] },
+  {
+    file: 'b.test.ts',
+    name: 'login > sees the feed',
+    state: 'skipped',
+    results: [],
+    errors: [],
+    failure: { message: 'could not log in', suite: 'login' },
+  },
+]
+const report = buildEnergyReport(entries, {
+  suiteFailures: [
+    { file: 'b.test.ts', suite: 'login', message: 'could not log in' },
+    { file: 'c.test.ts', suite: '', message: "Cannot find module './pages'" },
+  ],
+})
+
+test('a test without energy is one row that says why; a failure follows with its whole message', () => {
+  const lines = renderTerminal(report, plainScreen).split('\n')
+  const row = (name: string): string => lines.find((l) => l.includes(` ${name} `)) ?? ''
+  expect(row('times out')).toMatch(
+    /^ {3}✗ times out +no energy measured: the test failed before an energy window opened$/,
+  )
+  expect(row('later')).toMatch(/^ {3}✎ later +no energy measured: todo$/)
+  expect(row('no rails')).toMatch(/^ {3}↓ no rails +no energy measured: skipped: no ODPM rails$/)
+  expect(row('unit')).toMatch(
+    /^ {3}✓ unit +no energy measured: the test does not use the energy fixture$/,
+  )
+  const at = lines.indexOf(row('times out'))
+  expect(lines.slice(at + 1, at + 3)).toEqual([
+    '       Test timed out in 5000ms.',
+    '       If this is a long-running test, …',
+  ])
+  // A test with energy keeps its figures row, and its failure's every line (blank lines dropped).
+  const feed = lines.indexOf(row('feed'))
+  expect(lines[feed]).toMatch(/✗ feed +· +1\.00 J net/)
+  expect(lines.slice(feed + 1, feed + 3)).toEqual([
+    '       expect(received).toConsumeLessThan(400 mJ)',
+    "       method 'com.example.trails.FeedAdapter.bind' did not run (or was never sampled) in 'feed'; methods seen: none",
+  ])
+})
+
+test('a failed suite is printed once, before its tests, which say they did not run; a file that failed to load is listed', () => {
+  const out = renderTerminal(report, plainScreen)
+  expect(out).toContain(
+    [
+      ' b.test.ts',
+      '   ✗ login  suite failed',
+      '       could not log in',
+      "   ↓ login > sees the feed  no energy measured: not run: 'login' failed",
+    ].join('\n'),
+  )
+  expect(out.match(/could not log in/g)).toHaveLength(1)
+  expect(out).toContain(
+    [' c.test.ts', '   ✗ the file failed', "       Cannot find module './pages'"].join('\n'),
+  )
+  expect(out).toContain(
+    'Tests     2 failed · 1 passed · 2 skipped · 1 todo · 2 errors outside tests',
+  )
+  expect(out).toContain('Energy  1.00 J net, 1.50 J gross over 1 window in 1 test')
+})
+
+test('an interrupted run says so and marks the unfinished tests; unhandled errors are listed', () => {
+  const out = renderTerminal(
+    buildEnergyReport(
+      [
+        { file: 'a.test.ts', name: 'done', state: 'passed', results: [measured], errors: [] },
+        { file: 'a.test.ts', name: 'running', state: 'pending', results: [], errors: [] },
+      ],
+      { interrupted: true, unhandledErrors: [{ message: 'Error: socket hang up' }] },
+    ),
+    plainScreen,
+  )
+  expect(out).toMatch(/… running +no energy measured: did not finish: the run was interrupted/)
+  expect(out).toContain(' Unhandled errors\n       Error: socket hang up')
+  expect(out).toContain(' Interrupted the run was stopped before it ended')
+  expect(out).toContain('Tests     1 passed · 1 unfinished · 1 error outside tests')
+})
+
+test('a run without energy says how to measure it', () => {
+  const out = renderTerminal(
+    buildEnergyReport([
+      { file: 'a.test.ts', name: 'unit', state: 'passed', results: [], errors: [] },
+    ]),
+    plainScreen,
+  )
+  expect(out).toContain('No test measured energy. Use the `energy` fixture')
+  expect(renderTerminal(buildEnergyReport([]), plainScreen)).toContain('No tests ran.')
 })
