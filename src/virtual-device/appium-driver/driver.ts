@@ -226,7 +226,11 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
   private async hierarchy(): Promise<UiNode> {
     const { device } = this.requireSession()
     const dump = quoteShellArg(DUMP_PATH)
-    const result = await shellScript(device, `uiautomator dump ${dump} >/dev/null && cat ${dump}`)
+    // Removed once read: nothing of a run may stay on the phone.
+    const result = await shellScript(
+      device,
+      `uiautomator dump ${dump} >/dev/null && cat ${dump} && rm -f ${dump}`,
+    )
     if (result.exitCode !== 0) {
       throw new EnergyError({
         code: AppiumDriverErrors.HIERARCHY,

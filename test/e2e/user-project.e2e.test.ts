@@ -1,0 +1,220 @@
+// A user's first project, the way a user builds it: the package packed with `npm pack`, installed
+// with Vitest into a fresh project outside the repository, the README's quick-start config and
+// tests written as they stand in README.md (so the README cannot drift from what works), run with
+// Vitest's own defaults and with more workers than phones. Every child run gets a TMPDIR of its
+// own, so "nothing left in /tmp" is checked, not assumed.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { connectAdb, shell } from '../../src/device/index.js'
+import { startVirtualDevice } from '../../src/virtual-device/index.js'
+import { docExamples } from './doc-examples.js'
+
+const repo = fileURLToPath(new URL('../../', import.meta.url))
+const run = promisify(execFile)
+
+interface ReportedTest {
+  readonly name: string
+  readonly file: string
+  readonly state: string
+  readonly failure?: { readonly message: string }
+  readonly noEnergyReason?: string
+}
+
+interface VitestRun {
+  readonly code: number
+  readonly output: string
+  readonly tests: readonly ReportedTest[]
+  /** What the run left in its TMPDIR, as relative paths (files and folders). */
+  readonly leftInTmp: readonly string[]
+}
+
+let work: string
+let project: string
+
+async function listTree(dir: string, prefix = ''): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  const nested = await Promise.all(
+    entries.map(async (e) =>
+      e.isDirectory()
+        ? [`${prefix}${e.name}/`, ...(await listTree(join(dir, e.name), `${prefix}${e.name}/`))]
+        : [`${prefix}${e.name}`],
+    ),
+  )
+  return nested.flat()
+}
+
+async function vitest(args: readonly string[], name: string): Promise<VitestRun> {
+  const tmp = await mkdtemp(join(work, `tmp-${name}-`))
+  const out = join(work, `${name}.json`)
+  let code = 0
+  let output: string
+  try {
+    const result = await run(
+      'npx',
+      ['vitest', 'run', '--reporter=energy', `--outputFile.energy=${out}`, ...args],
+      {
+        cwd: project,
+        env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', CI: '1', VITEST_POOL_ID: '' },
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    )
+    output = result.stdout + result.stderr
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number }
+    output = e.stdout + e.stderr
+    code = e.code
+  }
+  const report = JSON.parse(await readFile(out, 'utf8')) as { tests: ReportedTest[] }
+  return { code, output, tests: report.tests, leftInTmp: await listTree(tmp) }
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'vitest-energy-user-'))
+  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: repo,
+  })
+  const tarball = join(work, stdout.trim().split('\n').pop()!)
+  project = join(work, 'project')
+  await mkdir(project)
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-app-tests', private: true, type: 'module' }),
+  )
+  // The versions this repository tests with, from the local npm cache when it has them.
+  const vitestVersion = (
+    JSON.parse(await readFile(join(repo, 'node_modules/vitest/package.json'), 'utf8')) as {
+      version: string
+    }
+  ).version
+  await run(
+    'npm',
+    [
+      'install',
+      '--save-dev',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      `vitest@${vitestVersion}`,
+      tarball,
+    ],
+    { cwd: project, timeout: 300_000 },
+  )
+  for (const example of await docExamples('quickstart')) {
+    await writeFile(join(project, example.file), example.code)
+  }
+}, 360_000)
+
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true })
+})
+
+describe('the README quick start in a fresh project', () => {
+  const quickstartTests = ['opening the map', 'refreshing the feed', 'scrolling the feed']
+
+  test('vitest -u writes budgets for every test', async () => {
+    const first = await vitest(['-u'], 'update')
+    expect(first.output).not.toMatch(/Test timed out|close timed out/)
+    expect(first.code, first.output).toBe(0)
+    const budgets = JSON.parse(await readFile(join(project, 'energy-budgets.json'), 'utf8')) as {
+      tests: Record<string, Record<string, Record<string, unknown>>>
+    }
+    const names = Object.values(budgets.tests).flatMap((byName) => Object.keys(byName))
+    expect(names.sort()).toEqual(quickstartTests)
+    // Budgets measured on the simulation are never applied to a real phone, nor the reverse.
+    const models = Object.values(budgets.tests).flatMap((byName) =>
+      Object.values(byName).flatMap((byModel) => Object.keys(byModel)),
+    )
+    expect(new Set(models)).toEqual(new Set(['Pixel 6 (virtual)']))
+  }, 240_000)
+
+  test('three workers on one phone: every test passes and checks its budget', async () => {
+    const three = await vitest(['--maxWorkers=3'], 'three-workers')
+    expect(three.output).not.toMatch(/Test timed out|close timed out/)
+    expect(three.code, three.output).toBe(0)
+    expect(three.tests.map((t) => [t.name, t.state]).sort()).toEqual(
+      quickstartTests.map((n) => [n, 'passed']),
+    )
+    // feed.test.ts checks its budget with toStayWithinBudget(): its pass is the check.
+    expect(three.leftInTmp).toEqual(expectedTmpLeftovers(three.leftInTmp))
+  }, 240_000)
+
+  test('Vitest defaults (one worker per phone), with a failing energy test listed with its reason', async () => {
+    await writeFile(
+      join(project, 'missing-method.test.ts'),
+      [
+        "import { test, expect } from 'vitest-energy'",
+        "test('a method that never runs', async ({ driver, energy }) => {",
+        '  const run = await energy.measure(() => driver.pause(300))',
+        "  expect(run.method('com.example.trails.Nope.never')).toConsumeLessThan(1)",
+        '})',
+        '',
+      ].join('\n'),
+    )
+    try {
+      const one = await vitest([], 'defaults')
+      expect(one.output).not.toMatch(/Test timed out|close timed out/)
+      expect(one.code).toBe(1)
+      expect(one.tests.map((t) => [t.name, t.state]).sort()).toEqual(
+        [...quickstartTests.map((n) => [n, 'passed']), ['a method that never runs', 'failed']].sort(
+          (a, b) => a[0]!.localeCompare(b[0]!),
+        ),
+      )
+      const failed = one.tests.find((t) => t.state === 'failed')
+      expect(failed?.failure?.message).toMatch(
+        /method 'com\.example\.trails\.Nope\.never' did not run .*methods seen:/s,
+      )
+      expect(one.output).toContain("method 'com.example.trails.Nope.never' did not run")
+      expect(one.leftInTmp).toEqual(expectedTmpLeftovers(one.leftInTmp))
+    } finally {
+      await rm(join(project, 'missing-method.test.ts'))
+    }
+  }, 240_000)
+
+  test('nothing is left on a phone that outlives the run', async () => {
+    // A phone of its own, so it can be looked at after the run has ended.
+    const phone = await startVirtualDevice({ serialPrefix: 'vdev-user' })
+    try {
+      const serial = phone.serials[0]!
+      await writeFile(
+        join(project, 'vitest.phone.config.ts'),
+        [
+          "import { defineConfig } from 'vitest/config'",
+          "import { energy } from 'vitest-energy/plugin'",
+          'export default defineConfig({',
+          // Reached like a real phone, it gets the real-phone default driver unless told otherwise.
+          `  plugins: [energy({ app: 'com.example.trails', device: '${serial}', adb: { port: ${phone.port} }, appium: { automationName: 'VirtualDevice' } })],`,
+          '})',
+          '',
+        ].join('\n'),
+      )
+      const onPhone = await vitest(['--config', 'vitest.phone.config.ts'], 'phone')
+      expect(onPhone.code, onPhone.output).toBe(0)
+      expect(onPhone.tests.filter((t) => t.state === 'passed')).toHaveLength(3)
+      const device = (await connectAdb({ port: phone.port })).device(serial)
+      const left = await shell(device, ['ls', '-a', '/data/local/tmp'])
+      const files = left.stdout.split(/\s+/).filter((f) => f !== '' && f !== '.' && f !== '..')
+      // The folder the collectors work in may stay; nothing in it may.
+      for (const entry of files.filter((f) => f !== 'vitest-energy')) expect.fail(`left ${entry}`)
+      if (files.includes('vitest-energy')) {
+        const inside = await shell(device, ['ls', '-a', '/data/local/tmp/vitest-energy'])
+        expect(
+          inside.stdout.split(/\s+/).filter((f) => f !== '' && f !== '.' && f !== '..'),
+        ).toEqual([])
+      }
+    } finally {
+      await phone.close()
+    }
+  }, 240_000)
+})
+
+/** The empty lease folder (shared by every run on the host) is all a run may leave in TMPDIR. */
+function expectedTmpLeftovers(actual: readonly string[]): string[] {
+  const allowed = ['vitest-energy/', 'vitest-energy/leases/']
+  return actual.filter((entry) => !allowed.includes(entry)).length === 0 ? [...actual] : allowed
+}
