@@ -8,7 +8,7 @@ export default defineConfig({
       'reporter/**/*.test.ts',
       'matchers/**/*.test.ts',
     ],
-    exclude: ['**/node_modules/**', 'test/fixtures/**', 'test/.docs-examples/**', 'dist/**'],
+    exclude: ['**/node_modules/**', 'test/fixtures/**', 'test/.scratch/**', 'dist/**'],
     setupFiles: ['test/setup.ts'],
     reporters: ['default', './test/summary-reporter.ts'],
     testTimeout: 30_000,

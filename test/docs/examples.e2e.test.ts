@@ -13,7 +13,7 @@ import { docExamples, docFiles, tsBlocks } from '../e2e/doc-examples.js'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 // Inside the repository, so `vitest-energy` resolves to this package (self-reference, dist/).
-const scratch = join(repo, 'test/.docs-examples')
+const scratch = join(repo, 'test/.scratch/docs-examples')
 const vitestBin = join(repo, 'node_modules/vitest/vitest.mjs')
 
 /** A block that a user would copy as a whole file: a config or a test using the package. */
