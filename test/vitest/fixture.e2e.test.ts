@@ -80,6 +80,7 @@ describe('one virtual phone shared by two workers', () => {
       ['refreshing the feed', 'passed'],
       ['repeated refreshes', 'passed'],
       ['scrolling the feed', 'passed'],
+      ['two windows at once on one phone are refused', 'passed'],
     ])
     const failed = run.report.tests.find((t) => t.state === 'failed')
     expect(failed?.errors[0]).toContain('toConsumeLessThan')
@@ -87,7 +88,7 @@ describe('one virtual phone shared by two workers', () => {
 
   test('measures every window on ODPM rails, with per-method energy from simpleperf', () => {
     const all = windows(run.report)
-    expect(all).toHaveLength(8) // 1 + auto + 1 + 1 + 3 repetitions + export
+    expect(all).toHaveLength(9) // 1 + auto + 1 + 1 + 3 repetitions + export + one of two at once
     for (const w of all) {
       expect(w.sources.power, w.label).toBe('odpm')
       expect(w.grossEnergyJ, w.label).toBeGreaterThan(0)
