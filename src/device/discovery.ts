@@ -26,7 +26,12 @@ export type DeviceState =
 export interface DeviceInfo {
   readonly serial: string
   readonly state: DeviceState
-  /** `model:` with adb's underscores turned back into spaces (`Pixel 6`); absent while unauthorized. */
+  /**
+   * `model:` with adb's underscores turned back into single spaces (`Pixel 6`). adb replaced every
+   * character outside `[A-Za-z0-9.-]` with `_`, so this is lossy (`Pixel 6 (virtual)` reads
+   * `Pixel 6 virtual`): budgets key on `getprop ro.product.model`, not on this. Absent while
+   * unauthorized.
+   */
   readonly model?: string
   readonly product?: string
   /** `device:` codename, e.g. `oriole`. */
@@ -65,7 +70,7 @@ export function parseDeviceRow(row: RawDeviceWithPath): DeviceInfo {
   const info: {
     -readonly [K in keyof DeviceInfo]: DeviceInfo[K]
   } = { serial: row.id, state }
-  if (fields['model'] !== undefined) info.model = fields['model'].replace(/_/g, ' ')
+  if (fields['model'] !== undefined) info.model = fields['model'].replace(/_+/g, ' ').trim()
   if (fields['product'] !== undefined) info.product = fields['product']
   if (fields['device'] !== undefined) info.device = fields['device']
   if (fields['usb'] !== undefined) info.usb = fields['usb']

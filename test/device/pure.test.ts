@@ -121,6 +121,19 @@ describe('parseDeviceRow (host:devices-l as adbkit splits it)', () => {
     expect(info.usb).toBeUndefined()
   })
 
+  test("the virtual phone's model, which adb folds to underscores, reads without doubled spaces", () => {
+    // `vdev-0001 device product:oriole model:Pixel_6__virtual_ device:oriole transport_id:1`
+    const info = parseDeviceRow({
+      id: 'vdev-0001',
+      type: 'device',
+      path: 'product:oriole',
+      product: 'model:Pixel_6__virtual_',
+      model: 'device:oriole',
+      device: 'transport_id:1',
+    })
+    expect(info.model).toBe('Pixel 6 virtual')
+  })
+
   test('unauthorized rows have no model; "no permissions" is split by adbkit', () => {
     expect(
       parseDeviceRow({ id: 'X', type: 'unauthorized', path: 'usb:1-1', product: 'transport_id:3' }),
