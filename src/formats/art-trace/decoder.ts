@@ -19,7 +19,11 @@ const FORMAT = 'ART trace'
 export const ART_TRACE_MAGIC = 0x574f4c53
 export const ART_TRACE_HEADER_BYTES = 32
 export const STREAMING_VERSION_MASK = 0xf0
-const MAX_LINE_BYTES = 1 << 20
+/** Longest key-section line accepted (without its `\n`), whole or in chunks. */
+export const MAX_KEY_LINE_BYTES = 1 << 20
+const MAX_LINE_BYTES = MAX_KEY_LINE_BYTES
+/** Line-end bytes tolerated after the streaming summary (`\n` or `\r\n`). */
+const MAX_TRAILING_LINE_END = 2
 const OP_NEW_METHOD = 1
 const OP_NEW_THREAD = 2
 const OP_SUMMARY = 3
@@ -57,8 +61,11 @@ export class ArtTraceDecoder {
   private readonly visit: ArtRecordVisitor
   private readonly streamingClock: 'wall' | 'thread-cpu'
   private readonly keySection = new KeySectionParser()
-  private pending: Uint8Array[] = []
+  /** Bytes not processed yet live in `buffer[0, pendingBytes)` (grown by doubling: linear). */
+  private buffer = new Uint8Array(0)
   private pendingBytes = 0
+  /** Bytes after the streaming summary (only line ends are tolerated, see `afterSummary`). */
+  private trailingBytes = 0
   /** Bytes needed before processing can make progress again. */
   private needBytes = 1
   /** File offset of the first pending byte. */
@@ -85,41 +92,71 @@ export class ArtTraceDecoder {
   /** Feed the next bytes of the file. The chunk may be reused by the caller afterwards. */
   push(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return
-    if (this.state === 'done') throw afterEnd(this.baseOffset + this.pendingBytes)
-    if (this.pendingBytes + chunk.byteLength < this.needBytes) {
-      // Not enough to make progress: keep a copy (the caller may reuse its buffer).
-      this.pending.push(chunk.slice())
-      this.pendingBytes += chunk.byteLength
+    if (this.state === 'done') {
+      this.afterSummary(chunk)
       return
     }
-    this.pending.push(chunk)
-    this.pendingBytes += chunk.byteLength
-    this.run()
+    if (this.pendingBytes === 0 && chunk.byteLength >= this.needBytes) {
+      // Nothing pending: decode straight from the caller's chunk, keep a copy of the rest.
+      this.run(chunk)
+      return
+    }
+    this.append(chunk)
+    if (this.pendingBytes >= this.needBytes) this.run(this.buffer.subarray(0, this.pendingBytes))
   }
 
-  /** Processes everything pending; keeps (a copy of) what could not be used yet. */
-  private run(): void {
-    const first = this.pending[0]
-    const data =
-      this.pending.length === 1 && first !== undefined
-        ? first
-        : concat(this.pending, this.pendingBytes)
-    const pos = this.process(data)
-    if (pos < data.byteLength) {
-      if (this.isDone()) throw afterEnd(this.baseOffset + pos)
-      this.pending = [data.slice(pos)]
-      this.pendingBytes = data.byteLength - pos
-    } else {
-      this.pending = []
-      this.pendingBytes = 0
+  /** Copies `bytes` after the pending ones (amortised O(1) per byte, even for 1-byte chunks). */
+  private append(bytes: Uint8Array): void {
+    const total = this.pendingBytes + bytes.byteLength
+    if (total > this.buffer.byteLength) {
+      const next = new Uint8Array(Math.max(total, this.buffer.byteLength * 2, 4096))
+      next.set(this.buffer.subarray(0, this.pendingBytes))
+      this.buffer = next
     }
+    this.buffer.set(bytes, this.pendingBytes)
+    this.pendingBytes = total
+  }
+
+  /**
+   * Processes `data` (the pending bytes, or a chunk when nothing is pending); keeps what could
+   * not be used yet at the start of the buffer.
+   */
+  private run(data: Uint8Array): void {
+    const pos = this.process(data)
     this.baseOffset += pos
+    const rest = data.byteLength - pos
+    if (this.isDone()) {
+      this.pendingBytes = 0
+      if (rest > 0) this.afterSummary(data.subarray(pos))
+    } else if (data.buffer === this.buffer.buffer) {
+      this.buffer.copyWithin(0, pos, data.byteLength)
+      this.pendingBytes = rest
+    } else {
+      this.pendingBytes = 0
+      this.append(data.subarray(pos))
+    }
+  }
+
+  /**
+   * Bytes after the streaming summary packet (the end-of-trace marker). A trace that went through
+   * a text tool may have gained a final line end: up to two `\r`/`\n` bytes are ignored with a
+   * warning; anything else is an error at the end of the summary, however the input is chunked.
+   */
+  private afterSummary(bytes: Uint8Array): void {
+    for (const b of bytes) {
+      if ((b !== 0x0a && b !== 0x0d) || this.trailingBytes >= MAX_TRAILING_LINE_END) {
+        throw afterEnd(this.baseOffset)
+      }
+      this.trailingBytes++
+    }
   }
 
   /** Signal end of input; throws if the trace is incomplete. Returns the header information. */
   end(): ArtTraceInfo {
     // Whatever is pending may be enough after all (the wait thresholds can be generous).
-    if (this.pendingBytes > 0 && this.state !== 'done') this.run()
+    if (this.pendingBytes > 0 && this.state !== 'done') {
+      this.run(this.buffer.subarray(0, this.pendingBytes))
+    }
     const at = this.baseOffset
     switch (this.state) {
       case 'detect':
@@ -138,7 +175,17 @@ export class ArtTraceDecoder {
         throw truncated(at, this.pendingBytes, 'inside the binary data header')
       case 'data':
         if (this.pendingBytes > 0) {
-          throw truncated(at, this.pendingBytes, `inside a ${this.recordSize}-byte record`)
+          // dmtracedump warns "hit EOF mid-record" and profiles what it read. A final partial
+          // record after all `num-method-calls` records is a stray byte (a text tool added a
+          // line end), not a lost record: keep the trace and say so.
+          const expected = numberKey(this.keySection.keys, 'num-method-calls')
+          if (expected === undefined || expected !== this.recordCount) {
+            throw truncated(at, this.pendingBytes, `inside a ${this.recordSize}-byte record`)
+          }
+          this.warnings.push(
+            `${this.pendingBytes} stray byte${this.pendingBytes === 1 ? '' : 's'} after the last of the num-method-calls=${expected} records ignored (offset ${at}; did a text tool add a line end?)`,
+          )
+          this.pendingBytes = 0
         }
         break
       case 'streamData':
@@ -148,6 +195,12 @@ export class ArtTraceDecoder {
           'before the streaming summary packet (was tracing stopped with `am profile stop`?)',
         )
       case 'done':
+        if (this.trailingBytes > 0) {
+          this.warnings.push(
+            `${this.trailingBytes} line-end byte${this.trailingBytes === 1 ? '' : 's'} after the streaming summary packet ignored (did a text tool add a line end?)`,
+          )
+          this.trailingBytes = 0
+        }
         break
     }
     return this.info()
@@ -254,18 +307,13 @@ export class ArtTraceDecoder {
     while (this.state === 'text') {
       const nl = data.indexOf(0x0a, pos)
       if (nl < 0) {
-        if (data.byteLength - pos > MAX_LINE_BYTES) {
-          throw new EnergyError({
-            code: ArtTraceErrors.BAD_HEADER,
-            message: `no end of line within ${MAX_LINE_BYTES} bytes of the key section`,
-            hint: 'This is not a text key section; check the file is an ART method trace.',
-            details: { format: FORMAT, offset: this.baseOffset + pos },
-          })
-        }
+        if (data.byteLength - pos > MAX_LINE_BYTES) throw lineTooLong(this.baseOffset + pos)
         // Wait for the partial line to double before scanning again: linear, even for 1-byte chunks.
         this.needBytes = (data.byteLength - pos) * 2 + 1
         return -(pos + 1)
       }
+      // The same limit whether the line arrived whole or in pieces (see the branch above).
+      if (nl - pos > MAX_LINE_BYTES) throw lineTooLong(this.baseOffset + pos)
       const line = textDecoder.decode(data.subarray(pos, nl))
       const ended = this.keySection.line(line, this.baseOffset + pos)
       if (this.keySection.section === 'keys' && isV2Version(this.keySection.textVersion)) {
@@ -588,16 +636,6 @@ export function forEachRecord(
   return decoder.end()
 }
 
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return out
-}
-
 function mergeById<T extends { readonly id: number }>(a: readonly T[], b: readonly T[]): T[] {
   if (a.length === 0) return [...b]
   const seen = new Set(a.map((x) => x.id))
@@ -643,6 +681,15 @@ function truncated(offset: number, have: number, where: string): EnergyError {
     code: ArtTraceErrors.TRUNCATED,
     message: `the input ends ${where} (${have} bytes left over)`,
     hint: 'The file is truncated (interrupted pull or copy?); pull it from the device again.',
+    details: { format: FORMAT, offset },
+  })
+}
+
+function lineTooLong(offset: number): EnergyError {
+  return new EnergyError({
+    code: ArtTraceErrors.BAD_HEADER,
+    message: `a key-section line longer than ${MAX_LINE_BYTES} bytes`,
+    hint: 'This is not a text key section; check the file is an ART method trace.',
     details: { format: FORMAT, offset },
   })
 }

@@ -1,7 +1,12 @@
 /** Bad input: every failure is an EnergyError with a stable code, an offset and a hint. */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import {
+  ArtTraceDecoder,
   ArtTraceEncoder,
   ArtTraceErrors,
   parseArtTrace,
@@ -9,10 +14,18 @@ import {
   sniffArtTrace,
   summarizeArtTrace,
   writeArtTrace,
+  type ArtTraceInfo,
 } from '../../../src/formats/art-trace/index.js'
+import { MAX_KEY_LINE_BYTES } from '../../../src/formats/art-trace/decoder.js'
 import { ByteErrors, ByteReader } from '../../../src/formats/_bytes.js'
 import { EnergyError } from '../../../src/model/index.js'
-import { scenario } from './_helpers.js'
+import {
+  DMTRACEDUMP,
+  dmtracedump,
+  hasDmtracedump,
+  parseDmtraceListing,
+  scenario,
+} from './_helpers.js'
 
 function errorOf(fn: () => unknown): EnergyError {
   try {
@@ -365,5 +378,138 @@ describe('fuzz: never anything but a result or an EnergyError', () => {
       ),
       { numRuns: 1000 },
     )
+  })
+})
+
+/** Decodes in chunks of `size` and returns the info or the error code (never throws). */
+function chunkedOutcome(bytes: Uint8Array, size: number): string | ArtTraceInfo {
+  const decoder = new ArtTraceDecoder()
+  try {
+    for (let i = 0; i < bytes.byteLength; i += size) decoder.push(bytes.subarray(i, i + size))
+    return decoder.end()
+  } catch (error) {
+    if (error instanceof EnergyError) return `${error.code}@${String(error.details.offset)}`
+    throw error
+  }
+}
+
+describe('a trace that went through a text tool (issue 16)', () => {
+  const nl = new Uint8Array([0x0a])
+
+  test('legacy: all num-method-calls records, then one stray \\n: read, with a warning', () => {
+    const bytes = Buffer.concat([legacy, nl])
+    const trace = parseArtTrace(bytes)
+    expect(trace.records).toEqual(parseArtTrace(legacy).records)
+    expect(trace.warnings).toEqual([
+      `1 stray byte after the last of the num-method-calls=22 records ignored (offset ${legacy.byteLength}; did a text tool add a line end?)`,
+    ])
+    expect(summarizeArtTrace(trace)).toEqual(summarizeArtTrace(parseArtTrace(legacy)))
+    for (const size of [1, 7, 4096]) {
+      const info = chunkedOutcome(bytes, size)
+      const { records: _records, ...batch } = trace
+      expect(info, `chunks of ${size}`).toEqual(batch)
+    }
+  })
+
+  test('legacy: \\r\\n too (anything shorter than a record)', () => {
+    const trace = parseArtTrace(Buffer.concat([legacy, Buffer.from('\r\n')]))
+    expect(trace.warnings.join('\n')).toMatch(/^2 stray bytes after the last/)
+  })
+
+  test.skipIf(!hasDmtracedump)('dmtracedump warns and lists the same records', () => {
+    const bytes = Buffer.concat([legacy, nl])
+    const listing = parseDmtraceListing(dmtracedump(bytes, true))
+    expect(listing).toEqual(parseDmtraceListing(dmtracedump(legacy, true)))
+    const dir = mkdtempSync(join(tmpdir(), 'art-trace-'))
+    try {
+      writeFileSync(join(dir, 'nl.trace'), bytes)
+      const run = spawnSync(DMTRACEDUMP, ['-o', join(dir, 'nl.trace')], { encoding: 'utf8' })
+      expect(run.stderr).toContain('hit EOF mid-record')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('real truncation stays an error, whatever follows', () => {
+    const cut = legacy.subarray(0, legacy.byteLength - 3)
+    for (const bytes of [cut, Buffer.concat([cut, nl])]) {
+      const e = errorOf(() => parseArtTrace(bytes))
+      expect(e.code).toBe(ArtTraceErrors.TRUNCATED)
+      expect(e.hint).toMatch(/pull it from the device again/)
+    }
+    // A whole record missing, then a stray byte: the count is short, so it is truncation.
+    const short = Buffer.concat([legacy.subarray(0, legacy.byteLength - 14), nl])
+    expect(errorOf(() => parseArtTrace(short)).code).toBe(ArtTraceErrors.TRUNCATED)
+  })
+
+  test('without num-method-calls nothing says the records are complete: still truncated', () => {
+    const text = Buffer.from(legacy)
+      .toString('latin1')
+      .replace(/num-method-calls=\d+\n/, '')
+    const bytes = Buffer.concat([Buffer.from(text, 'latin1'), nl])
+    expect(parseArtTrace(Buffer.from(text, 'latin1')).records).toHaveLength(22)
+    expect(errorOf(() => parseArtTrace(bytes)).code).toBe(ArtTraceErrors.TRUNCATED)
+  })
+
+  test('streaming: a final \\n or \\r\\n after the summary is ignored with a warning', () => {
+    for (const tail of ['\n', '\r\n']) {
+      const bytes = Buffer.concat([streaming, Buffer.from(tail)])
+      const trace = parseArtTrace(bytes)
+      expect(trace.records).toEqual(parseArtTrace(streaming).records)
+      expect(trace.warnings).toEqual([
+        `${tail.length} line-end byte${tail.length === 1 ? '' : 's'} after the streaming summary packet ignored (did a text tool add a line end?)`,
+      ])
+      for (const size of [1, 3, 4096]) {
+        const { records: _records, ...batch } = trace
+        expect(chunkedOutcome(bytes, size), `chunks of ${size}`).toEqual(batch)
+      }
+    }
+  })
+
+  test('streaming: more than a line end after the summary is still an error, chunked or not', () => {
+    for (const tail of ['\n\n\n', '\nS', 'x']) {
+      const bytes = Buffer.concat([streaming, Buffer.from(tail)])
+      const e = errorOf(() => parseArtTrace(bytes))
+      expect(e.code).toBe(ArtTraceErrors.BAD_PACKET)
+      expect(e.details.offset).toBe(streaming.byteLength)
+      for (const size of [1, 2, 4096]) {
+        expect(chunkedOutcome(bytes, size)).toBe(`E_ART_TRACE_BAD_PACKET@${streaming.byteLength}`)
+      }
+    }
+  })
+})
+
+describe('key-section lines over the 1 MiB limit (issue 16)', () => {
+  const withName = (length: number): Uint8Array => {
+    const input = scenario('dual')
+    return writeArtTrace({
+      ...input,
+      methods: input.methods.map((m, i) => (i === 1 ? { ...m, name: 'x'.repeat(length) } : m)),
+    })
+  }
+
+  test('a line over the limit is refused the same way in one chunk and in chunks', () => {
+    const bytes = withName(MAX_KEY_LINE_BYTES)
+    const lineStart = Buffer.from(bytes).indexOf('0x1004\t')
+    expect(lineStart).toBeGreaterThan(0)
+    const e = errorOf(() => parseArtTrace(bytes))
+    expect(e.code).toBe(ArtTraceErrors.BAD_HEADER)
+    expect(e.details.offset).toBe(lineStart)
+    expect(e.message).toMatch(/longer than 1048576 bytes/)
+    for (const size of [4096, 65_536, 1 << 20, 3 << 20]) {
+      expect(chunkedOutcome(bytes, size), `chunks of ${size}`).toBe(
+        `E_ART_TRACE_BAD_HEADER@${lineStart}`,
+      )
+    }
+  })
+
+  test('a line of exactly the limit is read in one chunk and in chunks', () => {
+    const bytes = withName(1)
+    const line = Buffer.from(bytes).toString('latin1').split('\n')[15] ?? ''
+    const exact = withName(MAX_KEY_LINE_BYTES - line.length + 1)
+    const batch = parseArtTrace(exact)
+    expect(batch.methods[1]?.name.length).toBe(MAX_KEY_LINE_BYTES - line.length + 1)
+    const { records: _records, ...info } = batch
+    for (const size of [4096, 1 << 20]) expect(chunkedOutcome(exact, size)).toEqual(info)
   })
 })
