@@ -1,7 +1,7 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
-import { shortName } from './terminal.js'
+import { formatBudgetFigure, shortName } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
 export function escapeMarkdownCell(text: string): string {
@@ -27,8 +27,8 @@ export function renderMarkdown(report: EnergyReport): string {
       (s.warnings > 0 ? `, ${s.warnings} warning(s)` : '') +
       '.',
     '',
-    '| | test | net | gross | avg power | duration | budget | Δ baseline | top method |',
-    '|---|---|---:|---:|---:|---:|---|---:|---|',
+    '| | test | net | gross | avg power | duration | budget figure | budget | Δ baseline | top method |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---|',
   ]
   for (const t of report.tests) {
     const mark = MARK[t.state]
@@ -45,6 +45,7 @@ export function renderMarkdown(report: EnergyReport): string {
             '–',
             '–',
             '–',
+            '–',
             [
               `no energy measured: ${t.noEnergyReason ?? 'no window'}`,
               ...t.results.map((r) => (r.status === 'failed' ? r.error.code : r.status)),
@@ -55,6 +56,7 @@ export function renderMarkdown(report: EnergyReport): string {
             formatJoules(t.grossEnergyJ),
             formatWatts(t.durationS > 0 ? t.grossEnergyJ / t.durationS : 0),
             formatSeconds(t.durationS),
+            t.budgetFigure === undefined ? '–' : formatBudgetFigure(t.budgetFigure),
             budgetCell(t),
             deltaCell(t),
             top

@@ -14,6 +14,7 @@ import {
   lookupBudget,
   obsoleteBudgets,
   testBudgetFigure,
+  type BudgetFigure,
   type BudgetFile,
   type BudgetObservation,
   type BudgetRef,
@@ -25,6 +26,7 @@ import type { ReportClassification } from './classification.js'
 /**
  * 2: every test the run reported (not only those with energy), with its failure and why it has
  * no energy; `errors` hold whole messages; `suiteFailures`, `unhandledErrors`, `interrupted`.
+ * Added since, without a bump (readers of version 2 may ignore them): a test's `budgetFigure`.
  */
 export const REPORT_SCHEMA_VERSION = 2 as const
 
@@ -87,6 +89,14 @@ export interface ReportedBudget {
   readonly verdict: Verdict
 }
 
+/**
+ * What a budget is checked against (`testBudgetFigure` of src/budgets): the test's net energy
+ * with the repetitions of a window (`energy.repeat`, labelled `x #1`, `x #2`, …) counted once, as
+ * their mean. Unlike the test's `netEnergyJ` (the sum over every window), it is the figure a
+ * repeated test is judged by.
+ */
+export type ReportedBudgetFigure = Pick<BudgetFigure, 'valueJ' | 'intervalJ' | 'n'>
+
 /** A test compared with the same test in the baseline report. */
 export interface ReportedDelta {
   /** Net energy in the baseline, joules. */
@@ -105,10 +115,15 @@ export interface ReportedDelta {
 export interface ReportedTest extends ReportEntry {
   /** Present exactly when the test has no measured window: why (`skipped`, `todo`, …). */
   readonly noEnergyReason?: string
-  /** Sum of net energy over the test's measured windows. */
+  /** Sum of net energy over the test's measured windows (every repetition included). */
   readonly netEnergyJ: number
   readonly grossEnergyJ: number
   readonly durationS: number
+  /**
+   * The figure a budget is checked against; present when the test has a budget or repeated
+   * windows (`n` ≥ 2).
+   */
+  readonly budgetFigure?: ReportedBudgetFigure
   /** Present when the budget file has an entry for this test. */
   readonly budget?: ReportedBudget
   /** Present when a baseline report was given and has this test. */
@@ -260,7 +275,7 @@ export function buildEnergyReport(
       durationS: sum(windows.map((w) => w.durationS)),
     }
     let budget: ReportedBudget | undefined
-    const figure = context.budgets ? testBudgetFigure(results) : undefined
+    const figure = testBudgetFigure(results)
     if (context.budgets && figure) {
       const found = lookupBudget(context.budgets.file, {
         file: (context.budgets.fileKey ?? identity)(e.file),
@@ -297,8 +312,17 @@ export function buildEnergyReport(
             context.baseline.alpha ?? 0.05,
           )
         : undefined
+    const shownFigure =
+      figure !== undefined && (budget !== undefined || figure.n >= 2)
+        ? {
+            valueJ: figure.valueJ,
+            ...(figure.intervalJ === undefined ? {} : { intervalJ: figure.intervalJ }),
+            n: figure.n,
+          }
+        : undefined
     return {
       ...test,
+      ...(shownFigure === undefined ? {} : { budgetFigure: shownFigure }),
       ...(budget === undefined ? {} : { budget }),
       ...(delta === undefined ? {} : { baseline: delta }),
     }

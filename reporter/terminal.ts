@@ -8,7 +8,12 @@ import {
   type MeasuredEnergyResult,
   type MethodColor,
 } from '../src/model/index.js'
-import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
+import {
+  measuredWindows,
+  type EnergyReport,
+  type ReportedBudgetFigure,
+  type ReportedTest,
+} from './report.js'
 import type { Screen } from './screen.js'
 
 export interface TerminalOptions {
@@ -117,7 +122,7 @@ function renderTest(
       formatSeconds(test.durationS).padStart(8),
     ].join('  ')
     lines.push(
-      `${head}  ${c.dim('·')} ${figures}${budgetTag(test, screen)}${deltaTag(test, screen)}`,
+      `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, screen)}${deltaTag(test, screen)}`,
     )
   }
   for (const result of test.results) {
@@ -194,6 +199,41 @@ function renderWindow(
     lines.push(`${indent}${tone(`⚠ ${w.code}`)} ${w.message}`)
   }
   return lines
+}
+
+/** The figure the budget is checked against, beside the budget (and for any repeated test). */
+function figureTag(test: ReportedTest): string {
+  return test.budgetFigure === undefined ? '' : `  ${formatBudgetFigure(test.budgetFigure)}`
+}
+
+/**
+ * `13.9 mJ ± 0.6 (mean of 5)`: the value, its 95% interval (as `± half-width` in the value's unit
+ * when symmetric, else `(95% low – high)`) and, over repetitions, how many.
+ */
+export function formatBudgetFigure(figure: ReportedBudgetFigure): string {
+  const value = formatJoules(figure.valueJ)
+  const i = figure.intervalJ
+  let interval = ''
+  if (i !== undefined) {
+    const half = (i.high - i.low) / 2
+    const skew = Math.abs((i.high + i.low) / 2 - figure.valueJ)
+    interval =
+      skew <= 1e-9 * Math.max(Math.abs(figure.valueJ), half, Number.MIN_VALUE)
+        ? ` ± ${inUnitOf(value, half)}`
+        : ` (95% ${formatJoules(i.low)} – ${formatJoules(i.high)})`
+  }
+  return `${value}${interval}${figure.n >= 2 ? ` (mean of ${figure.n})` : ''}`
+}
+
+/** `amount` in the unit and decimals of `shown` (`13.9 mJ`, 0.0006 → `0.6`); one digit at least. */
+function inUnitOf(shown: string, amount: number): string {
+  const unit = shown.slice(shown.lastIndexOf(' ') + 1)
+  const scale = { J: 1, mJ: 1e-3, µJ: 1e-6, nJ: 1e-9 }[unit] ?? 1
+  const decimals = /\.(\d+) /.exec(shown)?.[1]?.length ?? 0
+  const scaled = amount / scale
+  // Too small for the value's decimals: as many as its first significant digit needs (≤ 20).
+  const needed = scaled > 0 ? Math.min(20, -Math.floor(Math.log10(scaled))) : 0
+  return scaled.toFixed(Math.max(decimals, needed))
 }
 
 function budgetTag(test: ReportedTest, screen: Screen): string {

@@ -138,7 +138,10 @@ describe('budgets, baseline, classification and schema', () => {
       outputFile: join(dir, 'energy.json'),
       markdown: join(dir, 'summary.md'),
     })
-    expect(out).toMatch(/opening the feed .*budget 2\.20 J ✓ {2}Δ \+500 mJ \+33\.3%/)
+    // The figure the budget checked (net energy; repetitions as their mean), then the budget.
+    expect(out).toMatch(
+      /opening the feed .* 2\.00 s {2}2\.00 J {2}budget 2\.20 J ✓ {2}Δ \+500 mJ \+33\.3%/,
+    )
     expect(out).toMatch(/export fails its budget .*budget 5\.00 J ✗ over/)
     expect(out).toContain('Budgets   2 within · 1 over')
     expect(out).toContain('1 obsolete in .features-e2e.energy-budgets.json')
@@ -158,6 +161,7 @@ describe('budgets, baseline, classification and schema', () => {
       valueJ: 2,
       verdict: 'within',
     })
+    expect(byName.get('opening the feed')?.budgetFigure).toEqual({ valueJ: 2, n: 1 })
     expect(byName.get('export fails its budget')?.budget?.verdict).toBe('over')
     expect(byName.get('opening the feed')?.baseline).toMatchObject({
       baselineNetEnergyJ: 1.5,

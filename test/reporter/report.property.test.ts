@@ -99,7 +99,7 @@ test('markdown rows stay one row per test whatever the test name', () => {
         .split('\n')
         .filter((l) => /^\| (✅|❌|⏭️) \|/.test(l))
       expect(rows).toHaveLength(report.tests.length)
-      for (const row of rows) expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(11)
+      for (const row of rows) expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(12)
     }),
   )
 })

@@ -1,0 +1,146 @@
+// A repeated test is judged by the mean of its repetitions (src/budgets/figure.ts): the terminal,
+// JSON and markdown show that figure, with its 95% interval and n, beside the budget.
+import { readFileSync } from 'node:fs'
+import { Ajv } from 'ajv'
+import { expect, test } from 'vitest'
+import { renderJson } from '../../reporter/json.js'
+import { renderMarkdown } from '../../reporter/markdown.js'
+import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
+import { plainScreen } from '../../reporter/screen.js'
+import { formatBudgetFigure, renderTerminal } from '../../reporter/terminal.js'
+import type { BudgetFile } from '../../src/budgets/index.js'
+import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
+
+function window(label: string, netEnergyJ: number): MeasuredEnergyResult {
+  return measuredResult({
+    label,
+    window: { clock: 'boottime', startNs: 0, endNs: 3e8 },
+    grossEnergyJ: netEnergyJ,
+    baselinePowerW: 0,
+    components: [],
+    rails: [],
+    methods: [],
+    sources: { power: 'odpm', sampleCount: 3 },
+    warnings: [],
+  })
+}
+
+// Five repetitions of 13.9 mJ on average: deviations ±0.4, ±0.2, 0 mJ give s² = 0.1 mJ², so the
+// t interval is 13.9 ± 2.776 · √(0.1/5) = 13.9 ± 0.39 mJ.
+const scrolls = [13.5, 13.9, 14.3, 13.7, 14.1].map((mJ, i) =>
+  window(`scrolling the feed #${i + 1}`, mJ / 1000),
+)
+const entries: ReportEntry[] = [
+  {
+    file: 'feed.test.ts',
+    name: 'scrolling the feed',
+    state: 'passed',
+    results: scrolls,
+    errors: [],
+  },
+  {
+    file: 'feed.test.ts',
+    name: 'scrolling, no budget',
+    state: 'passed',
+    results: scrolls,
+    errors: [],
+  },
+  {
+    file: 'feed.test.ts',
+    name: 'opening the feed',
+    state: 'passed',
+    results: [window('opening the feed', 2)],
+    errors: [],
+  },
+  {
+    file: 'feed.test.ts',
+    name: 'one window, no budget',
+    state: 'passed',
+    results: [window('one', 1)],
+    errors: [],
+  },
+]
+const budgets: BudgetFile = {
+  schemaVersion: 1,
+  tests: {
+    'feed.test.ts': {
+      'scrolling the feed': { '*': { energyJ: 0.016 } },
+      'opening the feed': { '*': { energyJ: 2.2 } },
+    },
+  },
+}
+const report = buildEnergyReport(entries, { budgets: { file: budgets, path: 'b.json' } })
+const byName = (name: string) => report.tests.find((t) => t.name === name)!
+
+test('the JSON keeps netEnergyJ the sum of every window and adds the figure the budget checked', () => {
+  const t = byName('scrolling the feed')
+  expect(t.netEnergyJ, 'sum of the 5 repetitions').toBeCloseTo(0.0695, 12)
+  expect(t.budgetFigure?.valueJ, 'mean').toBeCloseTo(0.0139, 12)
+  expect(t.budgetFigure?.n).toBe(5)
+  expect(t.budgetFigure?.intervalJ?.level).toBe(0.95)
+  expect(t.budgetFigure?.intervalJ?.low, 'mean − t·s/√n').toBeCloseTo(0.0139 - 0.0003926, 6)
+  expect(t.budgetFigure?.intervalJ?.high, 'mean + t·s/√n').toBeCloseTo(0.0139 + 0.0003926, 6)
+  expect(t.budget).toEqual({
+    energyJ: 0.016,
+    device: '*',
+    valueJ: t.budgetFigure?.valueJ,
+    verdict: 'within',
+  })
+  // Repetitions without a budget still show their figure; one window with a budget shows it too;
+  // one window without a budget has nothing to add to netEnergyJ.
+  expect(byName('scrolling, no budget').budgetFigure?.n).toBe(5)
+  expect(byName('scrolling, no budget').budget).toBeUndefined()
+  expect(byName('opening the feed').budgetFigure).toEqual({ valueJ: 2, n: 1 })
+  expect(byName('one window, no budget').budgetFigure).toBeUndefined()
+})
+
+test('the JSON validates against the schema, and the schema rejects a malformed figure', () => {
+  const schema = JSON.parse(
+    readFileSync(new URL('../../reporter/energy-report.schema.json', import.meta.url), 'utf8'),
+  ) as object
+  const validate = new Ajv({ allErrors: true, strict: true }).compile(schema)
+  const json = JSON.parse(renderJson(report)) as EnergyReport
+  expect(validate(json), JSON.stringify(validate.errors)).toBe(true)
+  const broken = {
+    ...json,
+    tests: json.tests.map((t) => ({ ...t, budgetFigure: { valueJ: 1, n: 0 } })),
+  }
+  expect(validate(broken)).toBe(false)
+})
+
+test('the terminal row shows the mean with its interval and n beside the budget', () => {
+  const lines = renderTerminal(report, plainScreen).split('\n')
+  const row = (name: string): string => lines.find((l) => l.includes(` ${name} `)) ?? ''
+  expect(row('scrolling the feed')).toMatch(
+    /✓ scrolling the feed +· +69\.5 mJ net .* {2}13\.9 mJ ± 0\.4 \(mean of 5\) {2}budget 16\.0 mJ ✓$/,
+  )
+  expect(row('scrolling, no budget')).toMatch(/ {2}13\.9 mJ ± 0\.4 \(mean of 5\)$/)
+  expect(row('opening the feed')).toMatch(/ {2}2\.00 J {2}budget 2\.20 J ✓$/)
+  expect(row('one window, no budget')).toMatch(/ 300 ms$/)
+})
+
+test('the markdown table has a budget figure column', () => {
+  const md = renderMarkdown(report)
+  expect(md).toContain('| duration | budget figure | budget |')
+  expect(md).toContain(
+    '| ✅ | feed.test.ts › scrolling the feed | 69.5 mJ | 69.5 mJ | 46.3 mW | 1.50 s | 13.9 mJ ± 0.4 (mean of 5) | 16.0 mJ ✅ |',
+  )
+  expect(md).toContain(
+    '| ✅ | feed.test.ts › one window, no budget | 1.00 J | 1.00 J | 3.33 W | 300 ms | – | – |',
+  )
+})
+
+test('the figure: ± in the unit of the value when symmetric, a range when not, n over repetitions', () => {
+  const i = (low: number, high: number) => ({ low, high, level: 0.95 })
+  expect(formatBudgetFigure({ valueJ: 0.0139, intervalJ: i(0.0133, 0.0145), n: 5 })).toBe(
+    '13.9 mJ ± 0.6 (mean of 5)',
+  )
+  expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.95, 2.05), n: 1 })).toBe('2.00 J ± 0.05')
+  expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.9999, 2.0001), n: 3 }), 'tiny').toBe(
+    '2.00 J ± 0.0001 (mean of 3)',
+  )
+  expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.8, 2.1), n: 1 })).toBe(
+    '2.00 J (95% 1.80 J – 2.10 J)',
+  )
+  expect(formatBudgetFigure({ valueJ: 0.5, n: 1 })).toBe('500 mJ')
+})
