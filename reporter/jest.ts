@@ -27,8 +27,10 @@ import { renderMarkdown } from './markdown.js'
 import {
   budgetObservations,
   buildEnergyReport,
+  noEnergyReason,
   type ReportContext,
   type ReportEntry,
+  type ReportedFailure,
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
@@ -64,8 +66,13 @@ interface JestAggregatedResult {
     readonly testExecError?: { readonly message?: string; readonly stack?: string } | null
     readonly testResults: ReadonlyArray<{
       readonly fullName: string
+      /** `passed`, `failed`, `skipped`, `pending` (test.skip), `todo`, `disabled`, `focused`. */
       readonly status: string
       readonly failureMessages: readonly string[]
+      /** The errors behind `failureMessages`, as they crossed from the worker (message, code). */
+      readonly failureDetails?: readonly unknown[]
+      /** Declared with `test.failing`. */
+      readonly failing?: boolean
     }>
   }>
 }
@@ -143,7 +150,7 @@ export default class JestEnergyReporter {
     for (const problem of problems) write(`vitest-energy: ${problem}\n`)
   }
 
-  /** Jest's tests that recorded energy, in run order. */
+  /** Every test Jest reported, in run order, with the energy it recorded. */
   private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
     const energy = new Map<string, EnergyResult[]>()
     for (const record of readSideFiles(this.dir, problems)) {
@@ -154,27 +161,55 @@ export default class JestEnergyReporter {
     for (const file of aggregated.testResults) {
       for (const t of file.testResults) {
         const results = energy.get(`${file.testFilePath}\u0000${t.fullName}`) ?? []
-        // Unlike the Vitest reporter, only the tests that recorded energy (docs/reporter.md).
-        if (results.length === 0) continue
         const state: ReportedState =
           t.status === 'passed' || t.status === 'failed' || t.status === 'todo'
             ? t.status
             : 'skipped'
-        const first = t.failureMessages[0]
-        entries.push({
+        const failures = t.failureMessages.map((message, i) =>
+          jestFailure(message, t.failureDetails?.[i]),
+        )
+        const first = failures[0]
+        const entry = {
           file: relative(this.rootDir, file.testFilePath).split('\\').join('/'),
           name: t.fullName,
           state,
+          ...(t.failing === true ? { expectedToFail: true } : {}),
           results,
-          errors: t.failureMessages.map(cleanMessage),
-          ...(state === 'failed' && first !== undefined
-            ? { failure: { message: cleanMessage(first) } }
-            : {}),
-        })
+          errors: failures.map((f) => f.message),
+          ...(state === 'failed' && first !== undefined ? { failure: first } : {}),
+        }
+        const reason = jestNoEnergyReason(entry)
+        entries.push(reason === undefined ? entry : { ...entry, noEnergyReason: reason })
       }
     }
     return entries
   }
+}
+
+/**
+ * A Jest failure as the report shows it: from the error object when it crossed from the worker
+ * with its message (so an EnergyError keeps its code), else from Jest's formatted message.
+ */
+function jestFailure(formatted: string, detail: unknown): ReportedFailure {
+  const message: unknown =
+    typeof detail === 'object' && detail !== null ? Reflect.get(detail, 'message') : undefined
+  return typeof message === 'string' && message !== ''
+    ? reportedFailure(detail)
+    : { message: cleanMessage(formatted).replace(/^Error: /, '') }
+}
+
+/**
+ * Why a Jest test has no energy: Jest has no energy fixture, so a test that ran without
+ * `recordEnergy()` says that; skipped, todo and recorded-but-unmeasured windows read as in Vitest.
+ */
+function jestNoEnergyReason(
+  entry: Pick<ReportEntry, 'state' | 'results' | 'failure'>,
+): string | undefined {
+  if (entry.results.length === 0 && entry.state === 'passed')
+    return 'the test did not call recordEnergy()'
+  if (entry.results.length === 0 && entry.state === 'failed')
+    return 'the test failed before it recorded energy'
+  return noEnergyReason(entry)
 }
 
 /** Files Jest could not run, as the report's failures outside tests. */

@@ -18,15 +18,37 @@ const hasBuild = existsSync(built) && existsSync(jestBin)
 if (!hasBuild)
   console.warn('test/jest: skipped — run `npm run build` first (dist/src/public/matchers.js)')
 
+/**
+ * Runs Jest with its cache in a temporary directory that is removed afterwards (Jest's default,
+ * `<tmpdir>/jest_<uid>`, would outlive the run). Resolves with stdout, also when Jest exits 1.
+ */
+async function runJest(
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ stdout: string; code: number }> {
+  const cache = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-cache-'))
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--experimental-vm-modules', jestBin, ...args, `--cacheDirectory=${cache}`],
+      { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } },
+    )
+    return { stdout, code: 0 }
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; code?: number }
+    if (e.code !== 1) throw new Error(`jest failed:\n${e.stderr ?? ''}\n${e.stdout ?? ''}`)
+    return { stdout: e.stdout ?? '', code: e.code }
+  } finally {
+    await rm(cache, { recursive: true, force: true })
+  }
+}
+
 test.skipIf(!hasBuild)('the matcher object passes the Jest 30 suite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-'))
   try {
     const out = join(dir, 'jest.json')
-    await promisify(execFile)(
-      process.execPath,
+    const { code, stdout } = await runJest(
       [
-        '--experimental-vm-modules',
-        jestBin,
         '--config',
         join(project, 'jest.config.mjs'),
         '--rootDir',
@@ -34,10 +56,9 @@ test.skipIf(!hasBuild)('the matcher object passes the Jest 30 suite', async () =
         '--json',
         `--outputFile=${out}`,
       ],
-      { cwd: project, env: { ...process.env, NO_COLOR: '1' } },
-    ).catch((error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`jest failed:\n${error.stderr ?? ''}\n${error.stdout ?? ''}`)
-    })
+      { cwd: project },
+    )
+    expect(code, stdout).toBe(0)
     const result = JSON.parse(await readFile(out, 'utf8')) as {
       success: boolean
       numPassedTests: number
@@ -61,15 +82,11 @@ test.skipIf(!hasBuild)(
     const dir = join(project, 'with-reporter')
     const out = join(dir, 'out')
     try {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--experimental-vm-modules', jestBin, '--config', join(dir, 'jest.config.mjs')],
-        { cwd: dir, env: { ...process.env, NO_COLOR: '1' } },
-      ).catch((error: { stdout: string; code: number }) => {
-        // One test fails on purpose (3 J against 2.5 J), so Jest exits with 1.
-        expect(error.code).toBe(1)
-        return { stdout: error.stdout }
+      const { stdout, code } = await runJest(['--config', join(dir, 'jest.config.mjs')], {
+        cwd: dir,
       })
+      // Two tests fail on purpose (3 J against 2.5 J; an error before recording), so Jest exits 1.
+      expect(code).toBe(1)
       expect(stdout).toContain(' ENERGY  power: odpm')
       expect(stdout).toMatch(/✗ feed scrolls too much\s+·\s+3\.00 J net/)
       expect(stdout).toContain('Energy  7.50 J net, 9.10 J gross over 4 windows in 3 tests')
@@ -80,18 +97,69 @@ test.skipIf(!hasBuild)(
           'utf8',
         ),
       ) as object
-      expect(new Ajv({ strict: true }).validate(schema, report)).toBe(true)
+      // The schema of the Vitest reporter's JSON (schemaVersion 2, every test with its state).
+      const validate = new Ajv({ allErrors: true, strict: true }).compile(schema)
+      expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
+      expect(report.schemaVersion).toBe(2)
       const byName = new Map(report.tests.map((t) => [t.name, t]))
+      // Every test Jest reported, like the Vitest reporter: with its state and why it has no energy.
       expect([...byName.keys()].sort()).toEqual([
         'feed opens',
         'feed scrolls too much',
+        'later',
+        'no energy here',
+        'someday',
         'sync twice',
+        'throws before recording',
       ])
+      expect(report.summary.states).toEqual({
+        passed: 3,
+        failed: 2,
+        skipped: 1,
+        todo: 1,
+        pending: 0,
+      })
+      expect(report.summary.testsWithWindows).toBe(3)
       expect(byName.get('sync twice')?.results.map((r) => r.label)).toEqual(['first', 'second'])
       expect(byName.get('feed scrolls too much')?.state).toBe('failed')
       expect(byName.get('feed opens')?.file).toBe('feed.test.mjs')
-      expect(await readFile(join(out, 'summary.md'), 'utf8')).toContain(
-        '| ❌ | feed.test.mjs › feed scrolls too much | 3.00 J |',
+      const reasons = Object.fromEntries(report.tests.map((t) => [t.name, t.noEnergyReason]))
+      expect(reasons).toEqual({
+        'feed opens': undefined,
+        'feed scrolls too much': undefined,
+        'sync twice': undefined,
+        'no energy here': 'the test did not call recordEnergy()',
+        later: 'skipped',
+        someday: 'todo',
+        'throws before recording': 'the test failed before it recorded energy',
+      })
+      // Whole messages (every line of the matcher's explanation), no stack frames.
+      expect(byName.get('feed scrolls too much')?.failure?.message).toMatch(
+        /^expect\(received\)\.toConsumeLessThan\(2\.50 J\)\n\nExpected: < 2\.50 J \(net\)\nReceived: 3\.00 J/,
+      )
+      expect(byName.get('throws before recording')?.failure).toEqual({
+        message: 'could not log in\nthe server said: 503',
+      })
+      expect(byName.get('throws before recording')?.errors).toEqual([
+        'could not log in\nthe server said: 503',
+      ])
+      expect(stdout).toMatch(
+        /✓ no energy here +no energy measured: the test did not call recordEnergy\(\)/,
+      )
+      expect(stdout).toMatch(/↓ later +no energy measured: skipped/)
+      expect(stdout).toMatch(/✎ someday +no energy measured: todo/)
+      expect(stdout).toContain(
+        [
+          '   ✗ throws before recording  no energy measured: the test failed before it recorded energy',
+          '       could not log in',
+          '       the server said: 503',
+        ].join('\n'),
+      )
+      expect(stdout).toContain('Tests     2 failed · 3 passed · 1 skipped · 1 todo')
+      const summary = await readFile(join(out, 'summary.md'), 'utf8')
+      expect(summary).toContain('| ❌ | feed.test.mjs › feed scrolls too much | 3.00 J |')
+      expect(summary).toContain(
+        '| ✅ | sync.test.mjs › no energy here | – | – | – | – | – | – | – | no energy measured: the test did not call recordEnergy() |',
       )
     } finally {
       await rm(out, { recursive: true, force: true })
@@ -105,11 +173,10 @@ test.skipIf(!hasBuild)(
     const dir = join(project, 'with-reporter')
     const budgets = join(dir, 'energy-budgets.json')
     try {
-      const { stdout } = await promisify(execFile)(
-        process.execPath,
-        ['--experimental-vm-modules', jestBin, '--config', join(dir, 'jest.config.mjs')],
-        { cwd: dir, env: { ...process.env, NO_COLOR: '1', VITEST_ENERGY_UPDATE: '1' } },
-      ).catch((error: { stdout: string }) => ({ stdout: error.stdout }))
+      const { stdout } = await runJest(['--config', join(dir, 'jest.config.mjs')], {
+        cwd: dir,
+        env: { VITEST_ENERGY_UPDATE: '1' },
+      })
       expect(stdout).toContain('Budgets   wrote energy-budgets.json: 3 added')
       // net 2 J, 3 J and 1 + 1.5 J, with 10% headroom rounded up to 2 significant digits
       expect(JSON.parse(await readFile(budgets, 'utf8'))).toEqual({
