@@ -9,7 +9,8 @@ export function runBin(args: readonly string[], cwd = REPO) {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
+    // TSX_DISABLE_CACHE: tsx would keep its compile cache in $TMPDIR/tsx-<uid> after the run.
+    env: { ...process.env, NO_COLOR: '1', TSX_DISABLE_CACHE: '1' },
     timeout: 30_000,
   })
   return { code: r.status, out: r.stdout, err: r.stderr }

@@ -1,5 +1,5 @@
 /** The external-meter collector: the corpus BattOr file, a meter command, and every failure. */
-import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs'
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -30,6 +30,7 @@ beforeAll(async () => {
   device = await adbDevice(server.port, server.serials[0]!)
 })
 afterAll(async () => {
+  rmSync(tmp, { recursive: true, force: true })
   await server.close()
 })
 

@@ -3,8 +3,10 @@
  * list, `auto` with no device. The server is started and killed by this test only.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, isListening } from '../../src/device/client.js'
 import { listDevices, pickDevice } from '../../src/device/discovery.js'
@@ -47,13 +49,25 @@ describe('connectAdb never starts a daemon by surprise', () => {
 
 describe.skipIf(!hasAdb)('against the real adb server', () => {
   let port = 0
+  // The server writes its log to $TMPDIR/adb.<uid>.log: give it a folder of its own, removed after.
+  const tmp = mkdtempSync(join(tmpdir(), 've-adb-'))
+  const env = { ...process.env, TMPDIR: tmp }
   beforeAll(async () => {
     port = await freePort()
     // No devices can attach to it: USB is not visible here and we connect nothing.
-    execFileSync(ADB, ['-P', String(port), 'start-server'], { stdio: 'ignore', timeout: 20_000 })
+    execFileSync(ADB, ['-P', String(port), 'start-server'], {
+      stdio: 'ignore',
+      timeout: 20_000,
+      env,
+    })
   })
   afterAll(() => {
-    if (port !== 0) execFileSync(ADB, ['-P', String(port), 'kill-server'], { stdio: 'ignore' })
+    try {
+      if (port !== 0)
+        execFileSync(ADB, ['-P', String(port), 'kill-server'], { stdio: 'ignore', env })
+    } finally {
+      rmSync(tmp, { recursive: true, force: true })
+    }
   })
 
   test('version is 41 and the device list is empty', async () => {

@@ -32,6 +32,8 @@ afterEach(() => {
 function startWorker(args: string[]): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', WORKER, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    // tsx would keep its compile cache in $TMPDIR/tsx-<uid> after the run.
+    env: { ...process.env, TSX_DISABLE_CACHE: '1' },
   })
 }
 

@@ -54,13 +54,20 @@ describe.each([...projects.keys()])('docs project %s', (project) => {
     const files = projects.get(project)!
     for (const { file, code } of files) await writeFile(join(dir, file), code)
     expect(files.map((f) => f.file)).toContain('vitest.config.ts')
+    // The run's TMPDIR (the shared lease folder too), removed with the scratch folder.
+    const tmp = join(scratch, `${project}.tmp`)
+    await mkdir(tmp, { recursive: true })
     let output = ''
     let code = 0
     try {
       const result = await promisify(execFile)(
         process.execPath,
         [vitestBin, 'run', '--reporter=energy', '--reporter=default'],
-        { cwd: dir, env: { ...process.env, NO_COLOR: '1', CI: '1' }, timeout: 240_000 },
+        {
+          cwd: dir,
+          env: { ...process.env, NO_COLOR: '1', CI: '1', TMPDIR: tmp },
+          timeout: 240_000,
+        },
       )
       output = result.stdout + result.stderr
     } catch (error) {

@@ -31,7 +31,9 @@ function vitest(
 ): Promise<Run> {
   const child = spawn(process.execPath, [vitestBin, 'run', ...args], {
     cwd: join(fixtures, project),
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', ...env },
+    // TMPDIR: the test's own folder, removed after it. Vitest keeps transformed modules in
+    // $TMPDIR/<id>/ and removes them on close, which a Ctrl-C'd run never reaches.
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', TMPDIR: dir, ...env },
     detached: true,
   })
   let stdout = ''

@@ -30,7 +30,8 @@ describe('checkBudgets and an unplugged phone', () => {
         [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
         {
           cwd: root,
-          env: { ...process.env, NO_COLOR: '1', CI: '1', ARTIFACTS_DIR: artifactsDir },
+          // TMPDIR: the run's temporary files (the shared lease folder too) go in `dir`, removed below.
+          env: { ...process.env, NO_COLOR: '1', CI: '1', ARTIFACTS_DIR: artifactsDir, TMPDIR: dir },
           timeout: 240_000,
         },
       )

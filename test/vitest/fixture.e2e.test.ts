@@ -29,7 +29,12 @@ async function runProject(env: Record<string, string>): Promise<Run> {
     const result = await promisify(execFile)(
       process.execPath,
       [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
-      { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1', ...env }, timeout: 240_000 },
+      // TMPDIR: the run's temporary files (the shared lease folder too) go in `dir`, removed below.
+      {
+        cwd: root,
+        env: { ...process.env, NO_COLOR: '1', CI: '1', TMPDIR: dir, ...env },
+        timeout: 240_000,
+      },
     )
     stdout = result.stdout
   } catch (error) {

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { remote } from 'webdriverio'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { connectAdb, shell } from '../../../src/device/index.js'
 import { isEnergyError } from '../../../src/model/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
@@ -22,6 +22,9 @@ let appium: AppiumServer
 
 beforeAll(async () => {
   vd = await startVirtualDevice({ devices: 2 })
+  // In a checkout Appium loads the driver's TypeScript through tsx, whose compile cache would
+  // stay behind in $TMPDIR/tsx-<uid>; read when tsx loads, so set before Appium starts.
+  vi.stubEnv('TSX_DISABLE_CACHE', '1')
   // Default APPIUM_HOME resolution, as the `appium` command does it from this checkout.
   appium = await startAppiumServer()
   expect(appium.drivers[0]).toBe('virtual-device')
@@ -31,6 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await appium?.close()
   await vd?.close()
+  vi.unstubAllEnvs()
 })
 
 const serial = (i: number): string => vd.serials[i]!

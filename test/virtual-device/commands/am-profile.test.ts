@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -39,6 +39,7 @@ function dmtraceRecords(
   const file = join(dir, 't.trace')
   writeFileSync(file, bytes)
   const run = spawnSync('/usr/bin/dmtracedump', ['-o', file], { encoding: 'utf8' })
+  rmSync(dir, { recursive: true, force: true })
   // "Without complaint": no warning or error on stderr, exit status 0.
   expect(run.stderr).toBe('')
   expect(run.status).toBe(0)
@@ -55,7 +56,12 @@ function dmtraceExclusive(bytes: Uint8Array): Map<string, number> {
   const dir = mkdtempSync(join(tmpdir(), 'vdev-art-'))
   const file = join(dir, 't.trace')
   writeFileSync(file, bytes)
-  const text = execFileSync('/usr/bin/dmtracedump', [file], { encoding: 'utf8' })
+  let text: string
+  try {
+    text = execFileSync('/usr/bin/dmtracedump', [file], { encoding: 'utf8' })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
   const section = text.split('Exclusive elapsed times for each method')[1]?.split('=====')[0] ?? ''
   const map = new Map<string, number>()
   for (const m of section.matchAll(/^\s*(\d+)\s+[\d.]+\s+[\d.]+\s+\[\d+\] (\S+) /gm)) {
