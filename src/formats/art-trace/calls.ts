@@ -75,6 +75,12 @@ interface RawCall {
 
 interface ThreadBuild {
   readonly stack: Frame[]
+  /**
+   * How many frames of each method are on `stack`, so that an exit of a method not on the stack
+   * is known in O(1) and corrupt traces full of unmatched exits stay linear. Built at a thread's
+   * first mismatched exit and kept from then on: valid traces never pay for it.
+   */
+  onStack: Map<number, number> | undefined
   readonly calls: RawCall[]
   readonly wall: Unwrapper
   readonly cpu: Unwrapper
@@ -107,6 +113,7 @@ export class ArtCallTraceBuilder {
     if (t === undefined) {
       t = {
         stack: [],
+        onStack: undefined,
         calls: [],
         wall: new Unwrapper(),
         cpu: new Unwrapper(),
@@ -122,6 +129,7 @@ export class ArtCallTraceBuilder {
     t.lastWallUs = wallUs
     if (action === ENTER) {
       t.stack.push({ methodId, cpuUs, wallUs, depth: t.base + t.stack.length })
+      if (t.onStack !== undefined) t.onStack.set(methodId, (t.onStack.get(methodId) ?? 0) + 1)
       return
     }
     const unwound = action === UNWIND
@@ -134,24 +142,27 @@ export class ArtCallTraceBuilder {
       return
     }
     if (top.methodId === methodId) {
-      t.stack.pop()
+      pop(t)
       close(t, tid, top, cpuUs, wallUs, false, unwound, false)
       return
     }
-    let at = t.stack.length - 1
-    while (at >= 0 && t.stack[at]?.methodId !== methodId) at--
-    if (at < 0) {
+    t.onStack ??= countFrames(t.stack)
+    if ((t.onStack.get(methodId) ?? 0) === 0) {
       this.ignored++
       return
     }
-    while (t.stack.length > at + 1) {
-      const frame = t.stack.pop()
+    // The method is on the stack: close the frames above it (each frame is popped once, so the
+    // walk is paid for by the enters that pushed them).
+    for (;;) {
+      const frame = pop(t)
       if (frame === undefined) break
+      if (frame.methodId === methodId) {
+        close(t, tid, frame, cpuUs, wallUs, false, unwound, false)
+        break
+      }
       this.repaired++
       close(t, tid, frame, cpuUs, wallUs, true, false, false)
     }
-    const frame = t.stack.pop()
-    if (frame !== undefined) close(t, tid, frame, cpuUs, wallUs, false, unwound, false)
   }
 
   /**
@@ -195,9 +206,7 @@ export class ArtCallTraceBuilder {
     const calls: CallInterval[] = []
     let backwards = 0
     for (const [threadId, t] of this.threads) {
-      while (t.stack.length > 0) {
-        const frame = t.stack.pop()
-        if (frame === undefined) break
+      for (let frame = pop(t); frame !== undefined; frame = pop(t)) {
         close(t, threadId, frame, t.lastCpuUs, t.lastWallUs, true, false, false)
       }
       backwards += t.wall.backwards + t.cpu.backwards
@@ -245,6 +254,23 @@ export class ArtCallTraceBuilder {
       warnings,
     }
   }
+}
+
+function countFrames(stack: readonly Frame[]): Map<number, number> {
+  const counts = new Map<number, number>()
+  for (const f of stack) counts.set(f.methodId, (counts.get(f.methodId) ?? 0) + 1)
+  return counts
+}
+
+/** Pops the top frame and keeps `onStack` in step. */
+function pop(t: ThreadBuild): Frame | undefined {
+  const frame = t.stack.pop()
+  if (frame !== undefined && t.onStack !== undefined) {
+    const n = (t.onStack.get(frame.methodId) ?? 1) - 1
+    if (n === 0) t.onStack.delete(frame.methodId)
+    else t.onStack.set(frame.methodId, n)
+  }
+  return frame
 }
 
 function close(
