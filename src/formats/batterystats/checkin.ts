@@ -12,6 +12,7 @@
  */
 import { EnergyError } from '../../model/errors.js'
 import { mAhToJ, type Joules } from '../../model/units.js'
+import { LineSplitter, splitLines, stripCrs } from './_lines.js'
 import { BatterystatsErrors } from './errors.js'
 
 const FORMAT = 'batterystats checkin'
@@ -119,9 +120,9 @@ function need(fields: readonly string[], n: number, line: number, rowType: strin
   }
 }
 
-/** Parses one checkin line (without line terminator). Empty lines give `undefined`. */
+/** Parses one checkin line (without line terminator; trailing CRs are ignored). Empty lines give `undefined`. */
 export function parseCheckinLine(text: string, line: number): CheckinRow | undefined {
-  const t = text.endsWith('\r') ? text.slice(0, -1) : text
+  const t = stripCrs(text)
   if (t.trim() === '') return undefined
   const all = t.split(',')
   const [verText, uidText, category, rowType] = all
@@ -216,19 +217,15 @@ export function* parseBatterystatsCheckin(lines: Iterable<string>): Generator<Ch
 
 /** Push-style checkin decoder for chunked input: same rows as the batch parser whatever the chunking. */
 export class BatterystatsCheckinDecoder {
-  private carry = ''
+  private readonly lines = new LineSplitter()
   private line = 0
 
   push(chunk: string): CheckinRow[] {
-    const lines = (this.carry + chunk).split('\n')
-    this.carry = lines.pop() ?? ''
-    return this.rows(lines)
+    return this.rows(this.lines.push(chunk))
   }
 
   end(): CheckinRow[] {
-    const last = this.carry
-    this.carry = ''
-    return this.rows([last])
+    return this.rows(this.lines.end())
   }
 
   private rows(lines: readonly string[]): CheckinRow[] {
@@ -255,7 +252,7 @@ export interface CheckinSummary {
 
 /** Parses checkin text and collects the summary. */
 export function summarizeBatterystatsCheckin(text: string): CheckinSummary {
-  const rows = [...parseBatterystatsCheckin(text.split('\n'))]
+  const rows = [...parseBatterystatsCheckin(splitLines(text))]
   const packagesByUid: Record<number, string[]> = {}
   let vers: CheckinVersRow | undefined
   for (const row of rows) {

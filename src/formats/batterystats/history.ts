@@ -11,6 +11,7 @@
  * they are kept verbatim. Lines we do not understand inside the section become `unknown` items.
  */
 import { EnergyError } from '../../model/errors.js'
+import { LineSplitter, splitLines, stripCrs } from './_lines.js'
 import { BatterystatsErrors } from './errors.js'
 
 const FORMAT = 'batterystats history'
@@ -205,7 +206,7 @@ function parseBody(body: string): Body | undefined {
 export type HistoryLineItem = HistoryItem | { readonly kind: 'header'; readonly text: string }
 
 /**
- * The history state machine, one line at a time (CR/LF-insensitive). Starts at the `Battery
+ * The history state machine, one line at a time (trailing CRs are ignored). Starts at the `Battery
  * History` header (or at the first history-shaped line when there is no header) and stops at the
  * first blank or unindented line after it (`done` becomes true; later lines are ignored). A record
  * is emitted when the next line shows it has no more continuation lines, or at `finish()`.
@@ -219,7 +220,7 @@ class HistoryLineParser {
   feed(rawLine: string): HistoryLineItem[] {
     this.lineNo++
     if (this.done) return []
-    const text = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
+    const text = stripCrs(rawLine)
     if (!this.inSection) {
       if (/^Battery History\b/.test(text)) {
         this.inSection = true
@@ -316,25 +317,25 @@ export function* parseBatterystatsHistoryLines(
  */
 export class BatterystatsHistoryDecoder {
   private readonly parser = new HistoryLineParser()
-  private carry = ''
+  private readonly lines = new LineSplitter()
 
   push(chunk: string): HistoryLineItem[] {
-    const text = this.carry + chunk
-    const lines = text.split('\n')
-    this.carry = lines.pop() ?? ''
+    if (this.parser.done) return []
+    return this.feed(this.lines.push(chunk))
+  }
+
+  end(): HistoryLineItem[] {
+    const out: HistoryLineItem[] = this.parser.done ? [] : this.feed(this.lines.end())
+    out.push(...this.parser.finish())
+    return out
+  }
+
+  private feed(lines: readonly string[]): HistoryLineItem[] {
     const out: HistoryLineItem[] = []
     for (const line of lines) {
       if (this.parser.done) break
       out.push(...this.parser.feed(line))
     }
-    return out
-  }
-
-  end(): HistoryLineItem[] {
-    const out: HistoryLineItem[] = []
-    if (!this.parser.done) out.push(...this.parser.feed(this.carry))
-    this.carry = ''
-    out.push(...this.parser.finish())
     return out
   }
 }
@@ -346,7 +347,7 @@ export class BatterystatsHistoryDecoder {
 export function parseBatterystatsHistory(text: string): BatteryHistory {
   let header: string | undefined
   const items: HistoryItem[] = []
-  for (const item of parseBatterystatsHistoryLines(text.split('\n'))) {
+  for (const item of parseBatterystatsHistoryLines(splitLines(text))) {
     if (item.kind === 'header') header = item.text
     else items.push(item)
   }
@@ -361,10 +362,13 @@ export function parseBatterystatsHistory(text: string): BatteryHistory {
   return header === undefined ? { items } : { header, items }
 }
 
-/** Writes history text in the device's layout; `formatBatterystatsHistory(parse(x))` reproduces x's section. */
+/**
+ * Writes history text in the device's layout; `formatBatterystatsHistory(parse(x))` reproduces x's
+ * section (`lineEnding: '\r\r\n'` for a dump redirected to a file on Windows).
+ */
 export function formatBatterystatsHistory(
   history: BatteryHistory,
-  options: { readonly lineEnding?: '\n' | '\r\n' } = {},
+  options: { readonly lineEnding?: '\n' | '\r\n' | '\r\r\n' | '\r' } = {},
 ): string {
   const eol = options.lineEnding ?? '\n'
   const out: string[] = []

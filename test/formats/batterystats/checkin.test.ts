@@ -168,6 +168,18 @@ describe('batterystats checkin negative', () => {
   test('truncated in the middle of the 4 leading fields', () => {
     expect(code(() => parseCheckinLine('9,0', 3)).code).toBe(BatterystatsErrors.CHECKIN_NOT_CHECKIN)
   })
+  test('CR CR LF, lone CR and mixed line endings read as LF (issue 16)', () => {
+    const rows = summarizeBatterystatsCheckin(csv).rows
+    const ls = csv.split('\n')
+    for (const eol of ['\r\n', '\r\r\n', '\r']) {
+      expect(summarizeBatterystatsCheckin(ls.join(eol)).rows).toEqual(rows)
+    }
+    const mixed = ls.map((l, i) => l + (['\n', '\r\n', '\r\r\n', '\r'][i % 4] ?? '')).join('')
+    expect(summarizeBatterystatsCheckin(mixed).rows).toEqual(rows)
+    const d = new BatterystatsCheckinDecoder()
+    const streamed = [...mixed].flatMap((ch) => d.push(ch))
+    expect([...streamed, ...d.end()]).toEqual(rows)
+  })
   test('CRLF and blank lines are tolerated', () => {
     expect([...parseBatterystatsCheckin(['', '9,0,i,uid,1000,android\r'])]).toEqual([
       {

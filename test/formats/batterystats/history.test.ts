@@ -80,11 +80,11 @@ describe('batterystats history corpus (Android 4.4 to 15)', () => {
     expect(historyTimeline(history).timeReversals, 'time reversals').toBe(g.timeReversals)
     // every token has a known shape in the real corpus
     expect(recs.flatMap((r) => r.tokens).filter((t) => t.kind === 'unknown')).toEqual([])
-    // writer reproduces the section byte for byte (these files have CRLF endings)
-    const eol = text.includes('\r\n') ? '\r\n' : '\n'
+    // writer reproduces the section byte for byte (these files have CRLF or CR CR LF endings)
+    const eol = text.includes('\r\r\n') ? '\r\r\n' : text.includes('\r\n') ? '\r\n' : '\n'
     const written = formatBatterystatsHistory(history, { lineEnding: eol })
     expect(text.startsWith(written)).toBe(true)
-    expect(text.slice(written.length).replace(/^\r?\n/, '')).toMatch(/^[A-Z]/)
+    expect(text.slice(written.length).replace(/^\r*\n/, '')).toMatch(/^[A-Z]/)
     // streaming one line at a time gives the same items as batch
     const streamed = [...parseBatterystatsHistoryLines(text.split('\n'))].filter(
       (i) => i.kind !== 'header',
@@ -105,6 +105,58 @@ describe('batterystats history corpus (Android 4.4 to 15)', () => {
     expect(withDetails?.tokens).toEqual([{ kind: 'value', name: 'charge', value: '5376' }])
     expect(withDetails?.details[0]).toMatch(/^\s+Details: cpu=1281170u\+1269860s$/)
     expect(withDetails?.details[1]).toMatch(/^\s+\/proc\/stat=/)
+  })
+})
+
+describe('batterystats history line endings (issue 16)', () => {
+  // `adb shell dumpsys batterystats > file` on Windows writes CR CR LF: these two real Samsung-era
+  // captures read as 0 records and every line `unknown` before.
+  const crcrlf = [
+    'hpbl_exercicio_podcast_samsung_batterystats.txt',
+    'milechwan_exercicio_podcast_batterystats.txt',
+  ]
+  const endings = ['\n', '\r\n', '\r\r\n', '\r'] as const
+  const lines = (text: string): string[] => text.split(/\r*\n/)
+  const join = (ls: readonly string[], pick: (i: number) => string): string => {
+    let out = ''
+    let prev = ''
+    for (let i = 0; i < ls.length; i++) {
+      const line = ls[i] ?? ''
+      // after a lone CR, an empty line ended by LF is indistinguishable from CRLF: keep CR there
+      const eol = prev === '\r' && line === '' ? '\r' : pick(i)
+      out += line + eol
+      prev = eol
+    }
+    return out
+  }
+  test.each(crcrlf)('%s: the CR CR LF capture has CR CR LF endings and reads fully', (file) => {
+    const text = read(file)
+    expect(text).toContain('\r\r\n')
+    const h = parseBatterystatsHistory(text)
+    expect(h.items.filter((i) => i.kind === 'unknown')).toEqual([])
+    expect(h.items.length).toBe(golden[file]?.records)
+  })
+  test.each(crcrlf)('%s: \\n, \\r\\n, \\r\\r\\n, \\r and any mix read the same', (file) => {
+    const ls = lines(read(file))
+    const reference = parseBatterystatsHistory(join(ls, () => '\n'))
+    for (const eol of endings)
+      expect(parseBatterystatsHistory(join(ls, () => eol))).toEqual(reference)
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...endings), { minLength: 1, maxLength: 64 }), (pat) => {
+        const text = join(ls, (i) => pat[i % pat.length] ?? '\n')
+        expect(parseBatterystatsHistory(text)).toEqual(reference)
+      }),
+      { numRuns: 20 },
+    )
+  })
+  test('a CR CR LF pair split across chunks is one line end', () => {
+    const text =
+      '                    0 (2) 100 +screen\r\r\n             +1s000ms (2) 100 -screen\r\r\n'
+    for (let cut = 0; cut <= text.length; cut++) {
+      const d = new BatterystatsHistoryDecoder()
+      const out = [...d.push(text.slice(0, cut)), ...d.push(text.slice(cut)), ...d.end()]
+      expect(out.map((i) => i.kind === 'record' && i.line)).toEqual([1, 2])
+    }
   })
 })
 
