@@ -11,7 +11,19 @@ import {
   writeArtTrace,
   type ArtTraceRecord,
 } from '../../../src/formats/art-trace/index.js'
+import type { CallInterval } from '../../../src/model/index.js'
 import { CORPUS, scenario } from './_helpers.js'
+
+/** A call as [depth, method, thread-CPU start µs, end µs, clippedStart, clippedEnd, unwound]. */
+const cpuRow = (c: CallInterval) => [
+  c.depth,
+  c.method,
+  (c.cpuStartNs ?? 0) / 1000,
+  (c.cpuEndNs ?? 0) / 1000,
+  c.clippedStart,
+  c.clippedEnd,
+  c.unwound,
+]
 
 const exception = parseArtTrace(readFileSync(join(CORPUS, 'aosp_perflib_exception.trace')))
 
@@ -20,15 +32,7 @@ test('exception.trace: nesting, unwinding and clipping as dmtracedump -o shows t
   expect(trace.clock).toBe('realtime') // vm=dalvik: gettimeofday-based start time
   expect(trace.overflowed).toBe(false)
   expect(trace.mode).toBe('instrumentation')
-  const rows = trace.calls.map((c) => [
-    c.depth,
-    c.method,
-    (c.cpuStartNs ?? 0) / 1000,
-    (c.cpuEndNs ?? 0) / 1000,
-    c.clippedStart,
-    c.clippedEnd,
-    c.unwound,
-  ])
+  const rows = trace.calls.map(cpuRow)
   // Thread-CPU µs from `dmtracedump -o` (its depth dots, minus the 2 it starts with, are the depth).
   expect(rows).toEqual([
     [0, 'android.os.Debug.startMethodTracing', 0, 9, true, false, false],
@@ -152,7 +156,7 @@ describe('unmatched exits (issue 16)', () => {
    */
   const naive = (steps: ReadonlyArray<readonly [action: 'enter' | 'exit', method: number]>) => {
     const stack: Array<{ m: number; at: number; depth: number }> = []
-    const rows: Array<[number, string, number, number, boolean, boolean]> = []
+    const rows: Array<[number, string, number, number, boolean, boolean, boolean]> = []
     let base = 0
     let ignored = 0
     let repaired = 0
@@ -164,7 +168,7 @@ describe('unmatched exits (issue 16)', () => {
       }
       if (stack.length === 0) {
         base--
-        rows.push([base, name(m), 0, i, true, false])
+        rows.push([base, name(m), 0, i, true, false, false])
         return
       }
       const at = stack.map((f) => f.m).lastIndexOf(m)
@@ -177,12 +181,12 @@ describe('unmatched exits (issue 16)', () => {
         if (f === undefined) break
         const early = stack.length > at
         if (early) repaired++
-        rows.push([f.depth, name(f.m), f.at, i, false, early])
+        rows.push([f.depth, name(f.m), f.at, i, false, early, false])
       }
     })
     const last = steps.length - 1
     for (let f = stack.pop(); f !== undefined; f = stack.pop()) {
-      rows.push([f.depth, name(f.m), f.at, last, false, true])
+      rows.push([f.depth, name(f.m), f.at, last, false, true, false])
     }
     rows.sort((a, b) => a[2] - b[2] || a[0] - b[0])
     return { rows: rows.map((r) => [r[0] - base, ...r.slice(1)]), ignored, repaired }
@@ -191,23 +195,20 @@ describe('unmatched exits (issue 16)', () => {
   test('random (mostly corrupt) enter/exit sequences pair exactly like the naive rules', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.constantFrom('enter', 'exit'), fc.integer({ min: 0, max: 4 })), {
-          minLength: 1,
-          maxLength: 80,
-        }),
+        fc.array(
+          fc.tuple(
+            fc.constantFrom<'enter' | 'exit'>('enter', 'exit'),
+            fc.integer({ min: 0, max: 4 }),
+          ),
+          {
+            minLength: 1,
+            maxLength: 80,
+          },
+        ),
         (steps) => {
           const calls = readArtCallTrace(parseArtTrace(build(steps)))
           const want = naive(steps)
-          expect(
-            calls.calls.map((c) => [
-              c.depth,
-              c.method,
-              (c.cpuStartNs ?? 0) / 1000,
-              (c.cpuEndNs ?? 0) / 1000,
-              c.clippedStart,
-              c.clippedEnd,
-            ]),
-          ).toEqual(want.rows)
+          expect(calls.calls.map(cpuRow)).toEqual(want.rows)
           const warnings = calls.warnings.join('\n')
           if (want.ignored > 0) expect(warnings).toContain(`${want.ignored} exits of methods`)
           else expect(warnings).not.toContain('exits of methods')
