@@ -10,4 +10,9 @@ export const PowerProfileErrors = {
   MISSING_NAME: 'E_POWER_PROFILE_MISSING_NAME',
   /** A cluster's speeds and powers arrays have different lengths, or cluster counts disagree. */
   LENGTH_MISMATCH: 'E_POWER_PROFILE_LENGTH_MISMATCH',
+  /**
+   * A number in a key name is out of range: a cluster after a gap with no `cpu.clusters.cores`
+   * (`cpu.core_power.cluster4294967295`), or a CPU policy number of 1024 or more.
+   */
+  BAD_INDEX: 'E_POWER_PROFILE_BAD_INDEX',
 } as const satisfies Record<string, `E_${string}`>

@@ -13,14 +13,13 @@ import {
   type PowerProfile,
 } from '../../../src/formats/power-profile/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
+import { expectLinear } from '../perfetto/_linear.js'
+import { sharedCorpus } from '../perfetto/_shared-corpus.js'
 
 const corpus = join(import.meta.dirname, '../../fixtures/corpus/1_power_profile')
-const golden = JSON.parse(
-  readFileSync(
-    join(import.meta.dirname, '../../fixtures/power-profile/corpus-golden.json'),
-    'utf8',
-  ),
-) as Record<
+const readGolden = (name: string): unknown =>
+  JSON.parse(readFileSync(join(import.meta.dirname, '../../fixtures/power-profile', name), 'utf8'))
+const golden = readGolden('corpus-golden.json') as Record<
   string,
   {
     items: number
@@ -160,6 +159,7 @@ describe('power_profile.xml quirks', () => {
         clusters: [
           { cores: 4, speedsKhz: [300000, 1800000], corePowerMa: [10, 90], clusterPowerMa: 2 },
         ],
+        scalingPolicies: [{ policy: 0, policyPowerMa: 2, stepPowerMa: [10, 90] }],
       },
     }
     const back = parsePowerProfile(formatPowerProfile(built))
@@ -336,4 +336,231 @@ describe('power_profile.xml robustness (fuzz)', () => {
       PowerProfileErrors.NOT_POWER_PROFILE,
     )
   })
+})
+
+describe('power_profile.xml key variants AOSP reads', () => {
+  const device = (body: string): string => `<device name="Android">${body}</device>`
+  const item = (name: string, value: number): string => `<item name="${name}">${value}</item>`
+  const array = (name: string, values: readonly number[]): string =>
+    `<array name="${name}">${values.map((v) => `<value>${v}</value>`).join('')}</array>`
+  const cluster0 =
+    array('cpu.clusters.cores', [4]) +
+    array('cpu.core_speeds.cluster0', [300000, 1800000]) +
+    array('cpu.core_power.cluster0', [10, 90])
+
+  test('screen.on.display0 / screen.full.display0 (Fairphone 4 form) are the screen', () => {
+    const p = parsePowerProfile(
+      device(item('screen.on.display0', 108) + item('screen.full.display0', 430) + cluster0),
+    )
+    expect(p.displays).toEqual([{ screenOnMa: 108, screenFullMa: 430 }])
+    expect(p.warnings).toEqual([])
+    // the file's own keys are kept as written; nothing is invented
+    expect(p.items['screen.on']).toBeUndefined()
+  })
+  test('several displays, ambient.on.displayN, arrays read by their first value', () => {
+    const p = parsePowerProfile(
+      device(
+        item('screen.on.display0', 100) +
+          array('screen.full.display0', [400, 1]) +
+          item('ambient.on.display1', 20) +
+          item('screen.on.display1', 60) +
+          item('screen.on', 999) +
+          cluster0,
+      ),
+    )
+    expect(p.displays).toEqual([
+      { screenOnMa: 100, screenFullMa: 400 },
+      { screenOnMa: 60, ambientMa: 20 },
+    ])
+    expect(parsePowerProfile(formatPowerProfile(p))).toEqual(p)
+  })
+  test('a display after a gap is ignored, with a warning', () => {
+    const p = parsePowerProfile(device(item('screen.on', 90) + item('screen.on.display2', 50)))
+    expect(p.displays).toEqual([{ screenOnMa: 90 }])
+    expect(p.warnings.join('\n')).toContain('screen.on.display2 ignored')
+  })
+  test('no screen keys: a warning, not silence', () => {
+    const p = parsePowerProfile(device(item('wifi.on', 3) + cluster0))
+    expect(p.displays).toEqual([])
+    expect(p.warnings).toHaveLength(1)
+    expect(p.warnings[0]).toMatch(/^no screen power/)
+  })
+  test('Android 14+ cpu.scaling_policy_power / cpu.scaling_step_power keys are the CPU model', () => {
+    const p = parsePowerProfile(
+      device(
+        item('screen.on', 100) +
+          item('cpu.scaling_policy_power.policy4', 2.22) +
+          item('cpu.scaling_policy_power.policy0', 2.11) +
+          array('cpu.scaling_step_power.policy0', [10, 20, 30]) +
+          array('cpu.scaling_step_power.policy4', [25, 35, 50, 60]),
+      ),
+    )
+    expect(p.schema).toBe('scaling-policy')
+    expect(p.cpu.clusters).toEqual([])
+    expect(p.cpu.scalingPolicies).toEqual([
+      { policy: 0, policyPowerMa: 2.11, stepPowerMa: [10, 20, 30] },
+      { policy: 4, policyPowerMa: 2.22, stepPowerMa: [25, 35, 50, 60] },
+    ])
+    expect(p.warnings).toEqual([])
+    expect(parsePowerProfile(formatPowerProfile(p))).toEqual(p)
+  })
+  test('without policy keys the policies come from the clusters (first CPU, cluster power)', () => {
+    const p = load('aosp_pixel6_oriole_power_profile.xml')
+    expect(p.cpu.scalingPolicies.map((x) => [x.policy, x.policyPowerMa])).toEqual([
+      [0, 0.24],
+      [4, 3.23],
+      [6, 5.94],
+    ])
+    expect(p.cpu.scalingPolicies[2]?.stepPowerMa).toBe(p.cpu.clusters[2]?.corePowerMa)
+  })
+  test('cpu.power_brackets.policyN: for every policy or none, one per step', () => {
+    const policies =
+      array('cpu.scaling_step_power.policy0', [10, 20]) +
+      array('cpu.scaling_step_power.policy2', [30])
+    const p = parsePowerProfile(
+      device(
+        policies +
+          array('cpu.power_brackets.policy0', [0, 1]) +
+          array('cpu.power_brackets.policy2', [1]),
+      ),
+    )
+    expect(p.cpu.scalingPolicies.map((x) => x.powerBrackets)).toEqual([[0, 1], [1]])
+    expectError(
+      () => parsePowerProfile(device(policies + array('cpu.power_brackets.policy0', [0, 1]))),
+      PowerProfileErrors.LENGTH_MISMATCH,
+    )
+    expectError(
+      () =>
+        parsePowerProfile(
+          device(
+            policies +
+              array('cpu.power_brackets.policy0', [0]) +
+              array('cpu.power_brackets.policy2', [1]),
+          ),
+        ),
+      PowerProfileErrors.LENGTH_MISMATCH,
+    )
+  })
+  test('no CPU keys at all: a warning', () => {
+    const p = parsePowerProfile(device(item('screen.on', 100) + item('cpu.idle', 3)))
+    expect(p.cpu.clusters).toEqual([])
+    expect(p.cpu.scalingPolicies).toEqual([])
+    expect(p.warnings).toHaveLength(1)
+    expect(p.warnings[0]).toMatch(/^no CPU power model/)
+  })
+  test('a policy number past the last possible CPU is refused', () => {
+    const e = expectError(
+      () => parsePowerProfile(device(item('cpu.scaling_policy_power.policy4294967295', 1))),
+      PowerProfileErrors.BAD_INDEX,
+    )
+    expect(e.details.key).toBe('cpu.scaling_policy_power.policy4294967295')
+  })
+})
+
+describe('power_profile.xml bounds (issue 16)', () => {
+  test('cpu.core_power.cluster4294967295 is refused at once, not counted up to', () => {
+    const e = expectError(
+      () =>
+        parsePowerProfile(
+          '<device><array name="cpu.core_power.cluster4294967295"><value>1</value></array></device>',
+        ),
+      PowerProfileErrors.BAD_INDEX,
+    )
+    expect(e.message).toContain('cluster4294967295')
+    expect(e.message).toContain('no cluster0')
+  })
+  test('with cpu.clusters.cores it is a count mismatch', () => {
+    expectError(
+      () =>
+        parsePowerProfile(
+          `<device><array name="cpu.clusters.cores"><value>4</value></array>
+           <array name="cpu.core_power.cluster4294967295"><value>1</value></array></device>`,
+        ),
+      PowerProfileErrors.LENGTH_MISMATCH,
+    )
+  })
+  test('clusters 0 and 1 without cpu.clusters.cores still read (one core each)', () => {
+    const p = parsePowerProfile(
+      `<device><array name="cpu.speeds.cluster0"><value>1</value></array>
+       <array name="cpu.active.cluster0"><value>2</value></array>
+       <array name="cpu.speeds.cluster1"><value>3</value></array>
+       <array name="cpu.active.cluster1"><value>4</value></array></device>`,
+    )
+    expect(p.cpu.clusters.map((c) => [c.cores, c.speedsKhz[0], c.corePowerMa[0]])).toEqual([
+      [1, 1, 2],
+      [1, 3, 4],
+    ])
+  })
+  test('more than 1024 cores in all is a bad value', () => {
+    expectError(
+      () =>
+        parsePowerProfile(
+          '<device><array name="cpu.clusters.cores"><value>4</value><value>4294967295</value></array></device>',
+        ),
+      PowerProfileErrors.BAD_VALUE,
+    )
+  })
+  test('time is linear in the input: a value that is a long digit run', () => {
+    expectLinear(
+      (n) => `<device name="Android"><item name="screen.on">${'1'.repeat(n)}x</item></device>`,
+      parsePowerProfile,
+      4000,
+    )
+  })
+  test('time is linear in the input: many entries', () => {
+    expectLinear(
+      (n) =>
+        `<device name="Android">${'<item name="screen.on">1.5</item>'.repeat(n / 32)}</device>`,
+      parsePowerProfile,
+      4000,
+    )
+  })
+})
+
+describe('power_profile.xml shared corpus (../shared/corpus/1_power_profile)', () => {
+  const shared = sharedCorpus('1_power_profile')
+  const expected = readGolden('shared-corpus-golden.json') as Record<
+    string,
+    {
+      items: number
+      arrays: number
+      cores: number[] | null
+      batteryCapacityMah: number | null
+      displays: number
+      screenOnMa: number | null
+      screenFullMa: number | null
+      policies: number[]
+    }
+  >
+  test.skipIf(shared === undefined)('every file has a golden entry', () => {
+    expect(shared?.files).toEqual(Object.keys(expected).sort())
+  })
+  test.skipIf(shared === undefined).each(Object.keys(expected))(
+    '%s parses without warnings and matches the golden summary',
+    (file) => {
+      const g = expected[file]
+      if (shared === undefined || g === undefined) return
+      const p = parsePowerProfile(readFileSync(join(shared.dir, file), 'utf8'))
+      expect(p.warnings).toEqual([])
+      expect(Object.keys(p.items).length, 'items').toBe(g.items)
+      expect(Object.keys(p.arrays).length, 'arrays').toBe(g.arrays)
+      expect(p.batteryCapacityMah ?? null, 'capacity').toBe(g.batteryCapacityMah)
+      expect(p.displays.length, 'displays').toBe(g.displays)
+      expect(p.displays[0]?.screenOnMa ?? null, 'screen.on').toBe(g.screenOnMa)
+      expect(p.displays[0]?.screenFullMa ?? null, 'screen.full').toBe(g.screenFullMa)
+      if (g.policies.length > 0) {
+        expect(p.cpu.scalingPolicies.map((x) => x.policy)).toEqual(g.policies)
+      } else {
+        expect(p.cpu.clusters.map((c) => c.cores)).toEqual(g.cores ?? [1])
+        let first = 0
+        const derived = (g.cores ?? [1]).map((cores) => {
+          const at = first
+          first += cores
+          return at
+        })
+        expect(p.cpu.scalingPolicies.map((x) => x.policy)).toEqual(derived)
+      }
+      expect(parsePowerProfile(formatPowerProfile(p))).toEqual(p)
+    },
+  )
 })
