@@ -68,7 +68,7 @@ describe('discovery', () => {
       state: 'device',
       // `Pixel 6 (virtual)` as adb's `devices -l` sanitizes it (`Pixel_6__virtual_`), underscores
       // turned back into spaces.
-      model: 'Pixel 6  virtual ',
+      model: 'Pixel 6 virtual',
       product: 'oriole',
       device: 'oriole',
     })
