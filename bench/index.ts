@@ -15,6 +15,7 @@ const benches = [
   'appium-driver',
   'accuracy',
   'fixture-overhead',
+  'user-project',
 ]
 let failed = 0
 for (const name of benches) {
