@@ -158,7 +158,7 @@ const boundaryConfigs = Object.entries(boundaries).map(([folder, banned]) => ({
 }))
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'test/.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
