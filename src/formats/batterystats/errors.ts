@@ -11,3 +11,11 @@ export const BatterystatsErrors = {
   /** The input has no battery history lines at all. */
   HISTORY_NOT_FOUND: 'E_BATTERYSTATS_HISTORY_NOT_FOUND',
 } as const satisfies Record<string, `E_${string}`>
+
+/** Warning codes the history parser puts in `BatteryHistory.warnings`. */
+export const BatterystatsWarnings = {
+  /** The history section ended at an unindented line that is neither blank nor a continuation. */
+  HISTORY_CUT: 'W_BATTERYSTATS_HISTORY_CUT',
+  /** Time on battery from the history disagrees with the dump's own `Time on battery:`. */
+  HISTORY_INCOMPLETE: 'W_BATTERYSTATS_HISTORY_INCOMPLETE',
+} as const satisfies Record<string, `W_${string}`>

@@ -7,12 +7,16 @@
  * right-aligned in 19 columns, ` (n) ` (ints read for the record; optional here), then either a
  * command (`RESET:TIME: …`, `TIME: …`, `START`, `SHUTDOWN`, `*OVERFLOW*`) or the 3-digit battery
  * level followed by what changed: `+flag`, `-flag`, `key=value`, `[+-]key=uid:"tag"`.
- * Android 12+ adds indented continuation lines (`Details: cpu=…`, `/proc/stat=…`) after a record;
- * they are kept verbatim. Lines we do not understand inside the section become `unknown` items.
+ * Some records are followed by continuation lines (`Details: cpu=…`, `/proc/stat=…`; Android 8.1
+ * puts `, SubsystemPowerState …` at column 0); they are kept verbatim. Lines we do not understand
+ * inside the section become `unknown` items. A full dump's own `Time on battery:` is checked
+ * against the history (`W_BATTERYSTATS_HISTORY_INCOMPLETE`).
  */
+import type { EnergyWarning } from '../../model/energy.js'
 import { EnergyError } from '../../model/errors.js'
 import { LineSplitter, splitLines, stripCrs } from './_lines.js'
-import { BatterystatsErrors } from './errors.js'
+import { BatterystatsErrors, BatterystatsWarnings } from './errors.js'
+import { historyTimeline, timeOnBatteryNs } from './timeline.js'
 
 const FORMAT = 'batterystats history'
 
@@ -73,10 +77,27 @@ export interface HistoryUnknownLine {
 
 export type HistoryItem = HistoryRecord | HistoryUnknownLine
 
+/** What a full dump says about itself in its `Statistics since last charge:` block. */
+export interface HistoryDumpStats {
+  /** 1-based line of `Total run time:`. */
+  readonly line: number
+  /** `Time on battery:` (realtime), ns. */
+  readonly timeOnBatteryNs: number
+  /** `Total run time:` (realtime), ns: when the dump was taken, on the history's time axis. */
+  readonly totalRunTimeNs: number
+}
+
 export interface BatteryHistory {
   /** The `Battery History (…):` line, verbatim, when present. */
   readonly header?: string
   readonly items: readonly HistoryItem[]
+  /** Present when the input is a full dump with a `Statistics since last charge:` block. */
+  readonly dumpStats?: HistoryDumpStats
+  /**
+   * What the parser found wrong with the history without refusing it (`W_BATTERYSTATS_HISTORY_CUT`,
+   * `W_BATTERYSTATS_HISTORY_INCOMPLETE`). Always set by the parsers; absent on histories built in code.
+   */
+  readonly warnings?: readonly EnergyWarning[]
 }
 
 const TIME_RE = /^([+-])?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(\d+)ms$/
@@ -202,54 +223,115 @@ function parseBody(body: string): Body | undefined {
   }
 }
 
-/** What the line parsers yield: history items, and the section header when present. */
-export type HistoryLineItem = HistoryItem | { readonly kind: 'header'; readonly text: string }
+/**
+ * What the line parsers yield: history items; the section header when present; the dump's own
+ * statistics (`dumpStats`) when the input is a full dump; and `cut` when the section ended at an
+ * unindented line that is neither blank nor a continuation (the history may go on after it).
+ */
+export type HistoryLineItem =
+  | HistoryItem
+  | { readonly kind: 'header'; readonly text: string }
+  | { readonly kind: 'dumpStats'; readonly stats: HistoryDumpStats }
+  | { readonly kind: 'cut'; readonly line: number; readonly text: string }
+
+const DUMP_UNIT_MS: Readonly<Record<string, number>> = {
+  d: 86_400_000,
+  h: 3_600_000,
+  m: 60_000,
+  s: 1000,
+  ms: 1,
+}
+
+/** `8m 14s 616ms (92,0%) realtime, …` (BatteryStats.formatTimeMs): the leading duration, ns. */
+function parseDumpDurationNs(text: string): number | undefined {
+  let ms = 0
+  let last: string | undefined
+  for (const part of text.split(' ', 8)) {
+    const m = /^(\d+)(d|h|m|s|ms)$/.exec(part)
+    if (m === null) break
+    last = m[2] ?? ''
+    ms += Number(m[1]) * (DUMP_UNIT_MS[last] ?? 0)
+  }
+  return last === 'ms' ? ms * 1e6 : undefined
+}
+
+type Mode = 'seek' | 'history' | 'stats' | 'done'
 
 /**
- * The history state machine, one line at a time (trailing CRs are ignored). Starts at the `Battery
- * History` header (or at the first history-shaped line when there is no header) and stops at the
- * first blank or unindented line after it (`done` becomes true; later lines are ignored). A record
- * is emitted when the next line shows it has no more continuation lines, or at `finish()`.
+ * The history state machine, one line at a time (trailing CRs are ignored).
+ * - `seek`: until the `Battery History` header (or, without it, the first complete valid record).
+ * - `history`: records and their continuation lines (indented, or at column 0 starting with `,`:
+ *   Android 8.1 wraps the `Details:` text onto `, SubsystemPowerState …`), up to the first blank
+ *   line, or an unindented line (then a `cut` item).
+ * - `stats`: looks for `Time on battery:` and `Total run time:` in the `Statistics since last
+ *   charge:` block of a full dump; `done` once both are read (later lines are ignored).
+ * A record is emitted when the next line shows it has no more continuation lines, or at `finish()`.
  */
 class HistoryLineParser {
-  done = false
+  private mode: Mode = 'seek'
   private lineNo = 0
-  private inSection = false
   private pending: { record: Omit<HistoryRecord, 'details'>; details: string[] } | undefined
+  private inStatsBlock = false
+  private timeOnBatteryNs: number | undefined
+
+  get done(): boolean {
+    return this.mode === 'done'
+  }
 
   feed(rawLine: string): HistoryLineItem[] {
     this.lineNo++
-    if (this.done) return []
     const text = stripCrs(rawLine)
-    if (!this.inSection) {
-      if (/^Battery History\b/.test(text)) {
-        this.inSection = true
-        return [{ kind: 'header', text }]
-      }
-      // without a header, only a complete, valid record starts the section (so indented numbered
-      // lines of other dumpsys sections are not mistaken for history)
-      const start = LINE_RE.exec(text)
-      if (
-        start === null ||
-        parseHistoryTimeMs(start[1] ?? '') === undefined ||
-        parseBody(start[3] ?? '') === undefined
-      ) {
+    switch (this.mode) {
+      case 'seek':
+        return this.seek(text)
+      case 'history':
+        return this.history(text)
+      case 'stats':
+        return this.stats(text)
+      case 'done':
         return []
-      }
-      this.inSection = true
     }
-    if (text.trim() === '' || !/^\s/.test(text)) {
-      this.done = true
+  }
+
+  /** Emits the record still waiting for continuation lines. */
+  finish(): HistoryLineItem[] {
+    this.mode = 'done'
+    return this.flush()
+  }
+
+  private seek(text: string): HistoryLineItem[] {
+    if (/^Battery History\b/.test(text)) {
+      this.mode = 'history'
+      return [{ kind: 'header', text }]
+    }
+    // without a header, only a complete, valid record starts the section (so indented numbered
+    // lines of other dumpsys sections are not mistaken for history)
+    const start = LINE_RE.exec(text)
+    if (
+      start === null ||
+      parseHistoryTimeMs(start[1] ?? '') === undefined ||
+      parseBody(start[3] ?? '') === undefined
+    ) {
+      return []
+    }
+    this.mode = 'history'
+    return this.history(text)
+  }
+
+  private history(text: string): HistoryLineItem[] {
+    if (text.trim() === '') {
+      this.mode = 'stats'
       return this.flush()
     }
-    const m = LINE_RE.exec(text)
-    if (m === null) {
-      if (this.pending !== undefined) {
-        this.pending.details.push(text)
-        return []
-      }
-      return [{ kind: 'unknown', line: this.lineNo, text }]
+    if (!/^\s/.test(text)) {
+      if (text.startsWith(',')) return this.continuation(text)
+      this.mode = 'stats'
+      const out = this.flush()
+      out.push({ kind: 'cut', line: this.lineNo, text })
+      return out
     }
+    const m = LINE_RE.exec(text)
+    if (m === null) return this.continuation(text)
     const timeText = m[1] ?? ''
     const ms = parseHistoryTimeMs(timeText)
     if (ms === undefined) {
@@ -281,10 +363,36 @@ class HistoryLineParser {
     return out
   }
 
-  /** Emits the record still waiting for continuation lines. */
-  finish(): HistoryLineItem[] {
-    this.done = true
-    return this.flush()
+  /** A line that belongs to the record before it; kept as `unknown` when no record precedes it. */
+  private continuation(text: string): HistoryLineItem[] {
+    if (this.pending === undefined) return [{ kind: 'unknown', line: this.lineNo, text }]
+    this.pending.details.push(text)
+    return []
+  }
+
+  private stats(text: string): HistoryLineItem[] {
+    if (/^Statistics since /.test(text)) {
+      // the first block is "since last charge" (the history's own span); a later one ends it
+      if (this.inStatsBlock) this.mode = 'done'
+      this.inStatsBlock = /^Statistics since last charge:/.test(text)
+      return []
+    }
+    if (!this.inStatsBlock) return []
+    const onBattery = /^\s+Time on battery: (.*)$/.exec(text)
+    if (onBattery !== null) {
+      this.timeOnBatteryNs ??= parseDumpDurationNs(onBattery[1] ?? '')
+      return []
+    }
+    const total = /^\s+Total run time: (.*)$/.exec(text)
+    const totalNs = total === null ? undefined : parseDumpDurationNs(total[1] ?? '')
+    if (totalNs === undefined || this.timeOnBatteryNs === undefined) return []
+    this.mode = 'done'
+    const stats = {
+      line: this.lineNo,
+      timeOnBatteryNs: this.timeOnBatteryNs,
+      totalRunTimeNs: totalNs,
+    }
+    return [{ kind: 'dumpStats', stats }]
   }
 
   private flush(): HistoryLineItem[] {
@@ -296,8 +404,9 @@ class HistoryLineParser {
 
 /**
  * Streams the history section out of `lines` (see `HistoryLineParser` rules: header first when
- * present, stops at the first blank or unindented line). Throws `E_BATTERYSTATS_HISTORY_BAD_TIME`
- * (with the line number) for a malformed time token.
+ * present, ends at the first blank or unindented line that is not a continuation, then the dump's
+ * own statistics when present). Throws `E_BATTERYSTATS_HISTORY_BAD_TIME` (with the line number)
+ * for a malformed time token.
  */
 export function* parseBatterystatsHistoryLines(
   lines: Iterable<string>,
@@ -341,17 +450,22 @@ export class BatterystatsHistoryDecoder {
 }
 
 /**
- * Parses a whole `--history` output or full `dumpsys batterystats` text. Throws
+ * Builds a `BatteryHistory` from line items (`parseBatterystatsHistoryLines`, or what a
+ * `BatterystatsHistoryDecoder` returned), with its warnings. Throws
  * `E_BATTERYSTATS_HISTORY_NOT_FOUND` when there is neither a header nor a single history line.
  */
-export function parseBatterystatsHistory(text: string): BatteryHistory {
+export function assembleBatterystatsHistory(items: Iterable<HistoryLineItem>): BatteryHistory {
   let header: string | undefined
-  const items: HistoryItem[] = []
-  for (const item of parseBatterystatsHistoryLines(splitLines(text))) {
+  let dumpStats: HistoryDumpStats | undefined
+  let cut: { readonly line: number; readonly text: string } | undefined
+  const out: HistoryItem[] = []
+  for (const item of items) {
     if (item.kind === 'header') header = item.text
-    else items.push(item)
+    else if (item.kind === 'dumpStats') dumpStats = item.stats
+    else if (item.kind === 'cut') cut = item
+    else out.push(item)
   }
-  if (header === undefined && items.length === 0) {
+  if (header === undefined && out.length === 0) {
     throw new EnergyError({
       code: BatterystatsErrors.HISTORY_NOT_FOUND,
       message: 'no "Battery History" section and no history lines found',
@@ -359,7 +473,52 @@ export function parseBatterystatsHistory(text: string): BatteryHistory {
       details: { format: FORMAT, line: 1 },
     })
   }
-  return header === undefined ? { items } : { header, items }
+  const history: BatteryHistory = {
+    ...(header === undefined ? {} : { header }),
+    items: out,
+    ...(dumpStats === undefined ? {} : { dumpStats }),
+  }
+  return { ...history, warnings: historyWarnings(history, cut) }
+}
+
+/**
+ * Time on battery from the history and the dump's own figure differing by more than this fraction
+ * (or 1 s) are reported. Complete real histories agree within 0.05% (8 h: 11.5 s; 1 h: 55 ms)
+ * or, on short runs, within 30 ms.
+ */
+const ON_BATTERY_TOLERANCE = 0.001
+
+function historyWarnings(
+  history: BatteryHistory,
+  cut: { readonly line: number; readonly text: string } | undefined,
+): EnergyWarning[] {
+  const warnings: EnergyWarning[] = []
+  if (cut !== undefined) {
+    warnings.push({
+      code: BatterystatsWarnings.HISTORY_CUT,
+      severity: 'warning',
+      message: `the history section ends at line ${cut.line}, an unindented line that is not a history line (${JSON.stringify(cut.text.slice(0, 60))}); records after it, if any, were not read`,
+    })
+  }
+  const stats = history.dumpStats
+  if (stats !== undefined && history.items.some((i) => i.kind === 'record')) {
+    const fromHistoryNs = timeOnBatteryNs(historyTimeline(history, { endNs: stats.totalRunTimeNs }))
+    const tolerance = Math.max(1e9, ON_BATTERY_TOLERANCE * stats.timeOnBatteryNs)
+    if (Math.abs(fromHistoryNs - stats.timeOnBatteryNs) > tolerance) {
+      const s = (ns: number): string => (ns / 1e9).toFixed(3)
+      warnings.push({
+        code: BatterystatsWarnings.HISTORY_INCOMPLETE,
+        severity: 'warning',
+        message: `the history gives ${s(fromHistoryNs)} s on battery up to the dump's "Total run time" (${s(stats.totalRunTimeNs)} s) where the dump's own "Time on battery" says ${s(stats.timeOnBatteryNs)} s: records are missing (the history was cut short or overflowed its buffer), so durations taken from it are not the device's`,
+      })
+    }
+  }
+  return warnings
+}
+
+/** Parses a whole `--history` output or full `dumpsys batterystats` text (see `assembleBatterystatsHistory`). */
+export function parseBatterystatsHistory(text: string): BatteryHistory {
+  return assembleBatterystatsHistory(parseBatterystatsHistoryLines(splitLines(text)))
 }
 
 /**

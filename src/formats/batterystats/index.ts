@@ -1,5 +1,5 @@
 /** batterystats: checkin CSV (`dumpsys batterystats -c`) and history text (`--history`). */
-export { BatterystatsErrors } from './errors.js'
+export { BatterystatsErrors, BatterystatsWarnings } from './errors.js'
 export type {
   CheckinPowerItemRow,
   CheckinPowerSummaryRow,
@@ -21,6 +21,7 @@ export {
 export type {
   BatteryHistory,
   HistoryCommand,
+  HistoryDumpStats,
   HistoryItem,
   HistoryLineItem,
   HistoryRecord,
@@ -28,6 +29,7 @@ export type {
   HistoryUnknownLine,
 } from './history.js'
 export {
+  assembleBatterystatsHistory,
   BatterystatsHistoryDecoder,
   formatBatterystatsHistory,
   formatHistoryTime,
@@ -43,5 +45,5 @@ export type {
   InstantEvent,
   StateInterval,
 } from './timeline.js'
-export { historyTimeline, stateDurationNs } from './timeline.js'
+export { historyTimeline, stateDurationNs, timeOnBatteryNs } from './timeline.js'
 export { sniffBatterystats } from './sniff.js'

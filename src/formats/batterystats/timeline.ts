@@ -225,3 +225,11 @@ export function stateDurationNs(timeline: HistoryTimeline, name: string, value?:
   if (!Number.isNaN(curStart)) total += curEnd - curStart
   return total
 }
+
+/**
+ * Time the device was not `plugged` between the timeline's start and end, ns: what the dump calls
+ * "Time on battery" when the timeline ends at the dump time (`endNs` = `Total run time:`).
+ */
+export function timeOnBatteryNs(timeline: HistoryTimeline): number {
+  return timeline.endNs - timeline.startNs - stateDurationNs(timeline, 'plugged')
+}

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest'
 import {
   BatterystatsErrors,
   BatterystatsHistoryDecoder,
+  BatterystatsWarnings,
   formatBatterystatsHistory,
   formatHistoryTime,
   historyTimeline,
@@ -15,6 +16,7 @@ import {
   parseHistoryTimeMs,
   sniffBatterystats,
   stateDurationNs,
+  timeOnBatteryNs,
   type HistoryRecord,
 } from '../../../src/formats/batterystats/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
@@ -87,7 +89,7 @@ describe('batterystats history corpus (Android 4.4 to 15)', () => {
     expect(text.slice(written.length).replace(/^\r*\n/, '')).toMatch(/^[A-Z]/)
     // streaming one line at a time gives the same items as batch
     const streamed = [...parseBatterystatsHistoryLines(text.split('\n'))].filter(
-      (i) => i.kind !== 'header',
+      (i) => i.kind === 'record' || i.kind === 'unknown',
     )
     expect(streamed).toEqual(history.items)
   })
@@ -157,6 +159,62 @@ describe('batterystats history line endings (issue 16)', () => {
       const out = [...d.push(text.slice(0, cut)), ...d.push(text.slice(cut)), ...d.end()]
       expect(out.map((i) => i.kind === 'record' && i.line)).toEqual([1, 2])
     }
+  })
+})
+
+describe('batterystats history: Android 8.1 wraps Details onto column 0 (issue 16)', () => {
+  const file = join(
+    import.meta.dirname,
+    '../../fixtures/batterystats/android8.1-pixel-wrapped-details.txt',
+  )
+  const text = readFileSync(file, 'utf8')
+  test('`, SubsystemPowerState …` lines stay with their record and the history reads to its end', () => {
+    const h = parseBatterystatsHistory(text)
+    const recs = h.items.filter((i): i is HistoryRecord => i.kind === 'record')
+    expect(h.items).toHaveLength(20)
+    expect(recs.at(-1)?.tNs).toBe(842_033e6)
+    const wrapped = recs.filter((r) => r.details.length > 0)
+    expect(wrapped.map((r) => r.details.length)).toEqual([3, 3, 3, 3])
+    for (const r of wrapped) {
+      expect(r.details[0]).toMatch(/^ {17}Details: cpu=/)
+      expect(r.details[1]).toMatch(/^ {26}\/proc\/stat=.*, PlatformIdleStat /)
+      expect(r.details[2]).toMatch(/^, SubsystemPowerState /)
+    }
+    expect(h.dumpStats).toEqual({ line: 57, timeOnBatteryNs: 540e9, totalRunTimeNs: 900e9 })
+    expect(h.warnings).toEqual([])
+    const tl = historyTimeline(h, { endNs: 900e9 })
+    expect(timeOnBatteryNs(tl) / 1e9).toBe(540)
+    expect(formatBatterystatsHistory(h)).toBe(text.slice(0, text.indexOf('\n\nPer-PID') + 1))
+  })
+  test('chunked decoding gives the same items', () => {
+    const batch = [...parseBatterystatsHistoryLines(text.split('\n'))]
+    for (const size of [1, 7, 4096]) {
+      const d = new BatterystatsHistoryDecoder()
+      const out = []
+      for (let i = 0; i < text.length; i += size) out.push(...d.push(text.slice(i, i + size)))
+      expect([...out, ...d.end()]).toEqual(batch)
+    }
+  })
+  test('a history cut short at an unknown column-0 line warns twice: cut, and time on battery', () => {
+    const cut = text.replaceAll('\n, SubsystemPowerState', '\n; SubsystemPowerState')
+    const h = parseBatterystatsHistory(cut)
+    expect(h.items).toHaveLength(8)
+    expect(h.dumpStats?.timeOnBatteryNs).toBe(540e9)
+    expect(h.warnings?.map((w) => w.code)).toEqual([
+      BatterystatsWarnings.HISTORY_CUT,
+      BatterystatsWarnings.HISTORY_INCOMPLETE,
+    ])
+    expect(h.warnings?.[0]?.message).toContain('line 12')
+    expect(h.warnings?.[1]?.message).toContain('900.000 s on battery')
+    expect(h.warnings?.[1]?.message).toContain('says 540.000 s')
+  })
+  test("a full history that disagrees with the dump's Time on battery warns", () => {
+    const off = text.replace('Time on battery: 9m 0s 0ms', 'Time on battery: 9m 5s 0ms')
+    expect(parseBatterystatsHistory(off).warnings?.map((w) => w.code)).toEqual([
+      BatterystatsWarnings.HISTORY_INCOMPLETE,
+    ])
+    const close = text.replace('Time on battery: 9m 0s 0ms', 'Time on battery: 9m 0s 999ms')
+    expect(parseBatterystatsHistory(close).warnings).toEqual([])
   })
 })
 
@@ -459,8 +517,15 @@ describe("timeline vs the dump's own statistics (independent cross-check)", () =
     ['petra_batterystats_example.txt', 58.783, 58.772],
     ['redmik80pro_android15_batterystats0.txt', 24.014, 1.811],
     ['redmik80pro_android15_batterystats.txt', 3703.726, 3691.254],
+    ['hpbl_exercicio_podcast_samsung_batterystats.txt', 537.406, 494.616],
+    ['milechwan_exercicio_podcast_batterystats.txt', 5983.351, 5830.405],
   ])('%s: time on battery within 0.1 s', (file, totalRunS, onBatteryS) => {
-    const tl = historyTimeline(parseBatterystatsHistory(read(file)), { endNs: totalRunS * 1e9 })
+    const history = parseBatterystatsHistory(read(file))
+    // the parser reads the same two figures from the dump and finds no disagreement
+    expect(history.dumpStats?.totalRunTimeNs).toBe(Math.round(totalRunS * 1000) * 1e6)
+    expect(history.dumpStats?.timeOnBatteryNs).toBe(Math.round(onBatteryS * 1000) * 1e6)
+    expect(history.warnings).toEqual([])
+    const tl = historyTimeline(history, { endNs: totalRunS * 1e9 })
     expect(tl.endNs).toBe(totalRunS * 1e9)
     const onBattery = (tl.endNs - tl.startNs - stateDurationNs(tl, 'plugged')) / 1e9
     expect(Math.abs(onBattery - onBatteryS)).toBeLessThan(0.1)
