@@ -4,6 +4,8 @@ export const SimpleperfErrors = {
   PERF_DATA: 'E_SIMPLEPERF_PERF_DATA',
   /** The input is neither report-sample text nor report-sample protobuf. */
   NOT_REPORT_SAMPLE: 'E_SIMPLEPERF_NOT_REPORT_SAMPLE',
+  /** The input is perf-script text (`report_sample.py`, `perf script`), not report-sample output. */
+  PERF_SCRIPT: 'E_SIMPLEPERF_PERF_SCRIPT',
   /** A text line is not `key: value` or a block header at a known indent. */
   TEXT_SYNTAX: 'E_SIMPLEPERF_TEXT_SYNTAX',
   /** A known text field holds a value of the wrong shape (e.g. `time: abc`). */

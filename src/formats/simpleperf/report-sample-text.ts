@@ -12,9 +12,10 @@
  * `callchain:` (entries[1..]); docs/FORMATS.md shows the leaf repeated as the first callchain
  * entry. Both are accepted: a first callchain frame identical to the top frame is dropped.
  */
-import { EnergyError } from '../../model/errors.js'
+import { EnergyError, type EnergyErrorDetails } from '../../model/errors.js'
 import { SimpleperfErrors } from './errors.js'
-import { splitLines } from './_lines.js'
+import { describeOtherText, isPerfScriptLine } from './_guess.js'
+import { LineSplitter, splitLines, stripCrs } from './_lines.js'
 import type {
   SimpleperfContextSwitch,
   SimpleperfExecutionType,
@@ -26,6 +27,12 @@ import type {
 } from './types.js'
 
 const FORMAT = 'simpleperf report-sample text'
+
+/**
+ * Longest line accepted, in UTF-16 code units without the line end. The longest real lines are
+ * C++ symbols (a few KB); a longer line is refused, so memory stays bounded whatever arrives.
+ */
+export const MAX_REPORT_SAMPLE_LINE = 1 << 20
 
 /** One top-level block of report-sample text, yielded as soon as it is complete. */
 export type SimpleperfTextRecord =
@@ -342,50 +349,49 @@ function buildRecord(
 /**
  * Push-style report-sample text decoder: feed lines (`line`) or arbitrary chunks (`push`), get
  * each block as soon as the next block header (or the end) completes it. Memory stays flat: only
- * the current block and, for `push`, the unfinished last line are held. Throws `EnergyError` (with
- * the 1-based line) on malformed input.
+ * the current block and, for `push`, the unfinished last line are held. Chunks are split into
+ * lines by the same splitter as the one-shot parser (any mix of `\n`, `\r\n`, `\r\r\n`, `\r`),
+ * so every chunking gives the one-shot result. Throws `EnergyError` (with the 1-based line) on
+ * malformed input.
  */
 export class ReportSampleTextDecoder {
   private block: BlockDraft | undefined
   private meta: SimpleperfMetaInfo | undefined
   private lineNo = 0
   private sawHeader = false
-  private partial = ''
+  private readonly splitter = new LineSplitter(MAX_REPORT_SAMPLE_LINE)
 
   /** Feed a chunk of text (any size, may split lines); returns the blocks it completed. */
   push(chunk: string): SimpleperfTextRecord[] {
-    const out: SimpleperfTextRecord[] = []
-    const text = this.partial + chunk
-    let start = 0
-    let newline = text.indexOf('\n')
-    while (newline !== -1) {
-      const record = this.line(text.slice(start, newline))
-      if (record !== undefined) out.push(record)
-      start = newline + 1
-      newline = text.indexOf('\n', start)
-    }
-    this.partial = text.slice(start)
-    return out
+    return this.lines(this.splitter.push(chunk))
   }
 
   /** End of input: returns the last block(s). */
   finish(): SimpleperfTextRecord[] {
-    const out: SimpleperfTextRecord[] = []
-    if (this.partial.length > 0) {
-      const record = this.line(this.partial)
-      this.partial = ''
-      if (record !== undefined) out.push(record)
-    }
+    const out = this.lines(this.splitter.end())
     const last = this.end()
     if (last !== undefined) out.push(last)
     return out
   }
 
-  /** Feed one line (without its `\n`); returns the block it completed, if any. */
+  private lines(lines: readonly string[]): SimpleperfTextRecord[] {
+    const out: SimpleperfTextRecord[] = []
+    for (const line of lines) {
+      const record = this.line(line)
+      if (record !== undefined) out.push(record)
+    }
+    return out
+  }
+
+  /** Feed one line (without its `\n`; trailing `\r`s are dropped); returns the block it completed. */
   line(rawLine: string): SimpleperfTextRecord | undefined {
     this.lineNo++
     const lineNo = this.lineNo
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine
+    const line = stripCrs(rawLine)
+    if (line.length > MAX_REPORT_SAMPLE_LINE) {
+      if (!this.sawHeader) throw notReportSample(lineNo, line.trimStart())
+      throw syntaxError(lineNo, `a line longer than ${MAX_REPORT_SAMPLE_LINE} characters`)
+    }
     if (line.trim().length === 0) return undefined
     let indent = 0
     while (line.charCodeAt(indent) === 32) indent++
@@ -519,11 +525,24 @@ function notReportSample(line: number, content: string): EnergyError {
       details: { format: FORMAT, line },
     })
   }
+  if (isPerfScriptLine(content)) return perfScriptError({ format: FORMAT, line })
+  const looks = describeOtherText(content)
   return new EnergyError({
     code: SimpleperfErrors.NOT_REPORT_SAMPLE,
-    message: `input does not start with a report-sample block (got ${JSON.stringify(truncate(content))})`,
+    message: `input does not start with a report-sample block (got ${JSON.stringify(truncate(content))}${looks === undefined ? '' : `: this looks like ${looks}`})`,
     hint: 'Run `simpleperf report-sample --show-callchain -i perf.data` on the device and pass its stdout (or `--protobuf` output to parseReportSampleProtobuf).',
     details: { format: FORMAT, line },
+  })
+}
+
+/** `report_sample.py` / `perf script` text: a different format, refused with its own code. */
+export function perfScriptError(details: EnergyErrorDetails): EnergyError {
+  return new EnergyError({
+    code: SimpleperfErrors.PERF_SCRIPT,
+    message:
+      'input is perf-script text (`simpleperf report_sample.py` or `perf script`: one `comm tid [cpu] time: period event:` line per sample), not `simpleperf report-sample` output',
+    hint: 'Convert the perf.data with `simpleperf report-sample --show-callchain -i perf.data` on the device (or `--protobuf -o samples.pb`) and pass that instead.',
+    details,
   })
 }
 

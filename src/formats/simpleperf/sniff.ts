@@ -2,7 +2,8 @@
 import { EnergyError } from '../../model/errors.js'
 import { SimpleperfErrors } from './errors.js'
 import { isReportSampleProtobuf, parseReportSampleProtobuf } from './report-sample-proto.js'
-import { parseReportSampleText } from './report-sample-text.js'
+import { describeOtherText, isPerfScriptLine } from './_guess.js'
+import { parseReportSampleText, perfScriptError } from './report-sample-text.js'
 import type { SimpleperfReport } from './types.js'
 
 /** What a byte string looks like, simpleperf-wise. */
@@ -16,7 +17,8 @@ function startsWith(bytes: Uint8Array, ascii: string): boolean {
   return true
 }
 
-const TEXT_START = /^(?:sample|meta_info|lost_situation|context_switch):\r?\n/
+/** A first block header, with any of the line ends the text parser accepts. */
+const TEXT_START = /^(?:sample|meta_info|lost_situation|context_switch):(?:\r*\n|\r)/
 
 /** Sniff without a file name. `null`: none of simpleperf's formats. */
 export function sniffSimpleperf(bytes: Uint8Array): SimpleperfSniff {
@@ -24,6 +26,12 @@ export function sniffSimpleperf(bytes: Uint8Array): SimpleperfSniff {
   if (startsWith(bytes, PERF_MAGIC)) return 'perf.data'
   const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 64))
   return TEXT_START.test(head) ? 'report-sample-text' : null
+}
+
+/** The first non-blank line among the first 4 KiB (enough to name what the input is). */
+function firstLine(bytes: Uint8Array): string {
+  const head = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 4096))
+  return head.split(/\r*\n|\r/).find((line) => line.trim() !== '') ?? ''
 }
 
 /**
@@ -47,13 +55,16 @@ export function parseSimpleperf(bytes: Uint8Array): SimpleperfReport {
       })
     case null: {
       const allZero = bytes.length > 0 && bytes.every((b) => b === 0)
+      const first = firstLine(bytes)
+      if (isPerfScriptLine(first)) throw perfScriptError({ format: 'simpleperf', offset: 0 })
+      const looks = describeOtherText(first)
       throw new EnergyError({
         code: SimpleperfErrors.NOT_REPORT_SAMPLE,
         message: allZero
           ? `input is ${bytes.length} zero bytes, not simpleperf output`
           : bytes.length === 0
             ? 'input is empty'
-            : 'input is neither report-sample text (starts with `sample:`/`meta_info:`) nor report-sample protobuf (magic SIMPLEPERF)',
+            : `input is neither report-sample text (starts with \`sample:\`/\`meta_info:\`) nor report-sample protobuf (magic SIMPLEPERF)${looks === undefined ? '' : `; it looks like ${looks}`}`,
         hint: 'Run `simpleperf report-sample --show-callchain -i perf.data` (or `--protobuf -o <file>`) on the device and pass its output.',
         details: { format: 'simpleperf', offset: 0 },
       })

@@ -5,7 +5,12 @@ import {
   SimpleperfErrors,
   parseReportSampleText,
   parseReportSampleTextRecords,
+  parseSimpleperf,
+  sniffSimpleperf,
+  type SimpleperfTextRecord,
 } from '../../../src/formats/simpleperf/index.js'
+import { MAX_REPORT_SAMPLE_LINE } from '../../../src/formats/simpleperf/report-sample-text.js'
+import { EnergyError } from '../../../src/model/errors.js'
 import { expectEnergyError, fixture, fixtureText } from './_helpers.js'
 
 const CURRENT = fixtureText('simpleperf/report_sample_show_callchain.txt')
@@ -164,11 +169,9 @@ describe('negative inputs', () => {
     const text = fixtureText(
       'corpus/4_simpleperf/aosp_simpleperf_perf_display_bitmaps.UiThread.perf-script',
     )
-    const error = expectEnergyError(
-      () => parseReportSampleText(text),
-      SimpleperfErrors.NOT_REPORT_SAMPLE,
-    )
+    const error = expectEnergyError(() => parseReportSampleText(text), SimpleperfErrors.PERF_SCRIPT)
     expect(error.details.line).toBe(1)
+    expect(error.hint).toContain('simpleperf report-sample')
   })
 
   test('perf.data or report-sample protobuf read as text say what they are', () => {
@@ -362,6 +365,132 @@ describe('ReportSampleTextDecoder (chunked input)', () => {
         },
       ),
       { numRuns: 100 },
+    )
+  })
+})
+
+describe('line ends and long lines, one-shot and chunked alike (issue 16)', () => {
+  /** Records, or the error code and line, never a throw. */
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return run()
+    } catch (error) {
+      if (error instanceof EnergyError) return { code: error.code, line: error.details.line }
+      throw error
+    }
+  }
+  const chunked = (text: string, sizes: readonly number[]) =>
+    outcome(() => {
+      const decoder = new ReportSampleTextDecoder()
+      const records = []
+      let at = 0
+      for (let i = 0; at < text.length; i++) {
+        const size = sizes[i % sizes.length] ?? 1
+        records.push(...decoder.push(text.slice(at, at + size)))
+        at += size
+      }
+      records.push(...decoder.finish())
+      return records
+    })
+  const oneShot = (text: string) => chunked(text, [text.length])
+  const whole = (text: string) => outcome(() => parseReportSampleText(text))
+  const batch = [...parseReportSampleTextRecords(CURRENT.split('\n'))]
+  const ENDS = ['\n', '\r\n', '\r\r\n', '\r'] as const
+
+  test('any mix of \\n, \\r\\n, \\r\\r\\n and \\r reads like \\n, in one piece and in chunks', () => {
+    const lines = CURRENT.split('\n')
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...ENDS), { minLength: 1, maxLength: 50 }),
+        fc.array(fc.integer({ min: 1, max: 200 }), { minLength: 1, maxLength: 20 }),
+        (ends, sizes) => {
+          const text = lines.map((l, i) => l + (ends[i % ends.length] ?? '\n')).join('')
+          expect(chunked(text, sizes)).toEqual(batch)
+          expect(parseReportSampleText(text)).toEqual(parseReportSampleText(CURRENT))
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  test('CR CR LF (a Windows `adb shell … > file`) was read only by the one-shot parser before', () => {
+    const text = CURRENT.replaceAll('\n', '\r\r\n')
+    expect(chunked(text, [4096])).toEqual(batch)
+    expect(chunked(text, [1])).toEqual(batch)
+    expect(parseReportSampleText(text)).toEqual(parseReportSampleText(CURRENT))
+  })
+
+  test('sniffing accepts the same line ends', () => {
+    for (const end of ENDS) {
+      const bytes = new TextEncoder().encode(CURRENT.replaceAll('\n', end))
+      expect(sniffSimpleperf(bytes), JSON.stringify(end)).toBe('report-sample-text')
+      expect(parseSimpleperf(bytes)).toEqual(parseReportSampleText(CURRENT))
+    }
+  })
+
+  test('property: damaged texts give the same result or the same error, however chunked', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(),
+        fc.string({ unit: fc.constantFrom('\r', '\n', ' ', 'x', ':', 'sample:'), maxLength: 12 }),
+        fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 10 }),
+        (at, insert, sizes) => {
+          const cut = at % (CURRENT.length + 1)
+          const text = CURRENT.slice(0, cut) + insert + CURRENT.slice(cut)
+          const expected = whole(text)
+          const records = chunked(text, sizes)
+          if (Array.isArray(records)) {
+            const samples = records.filter((r) => r.kind === 'sample').map((r) => r.sample)
+            expect((expected as { samples: unknown }).samples).toEqual(samples)
+          } else expect(records).toEqual(expected)
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
+  test('one long line in small chunks is linear (the partial line was re-joined per chunk)', () => {
+    const symbol = 'x'.repeat(900_000)
+    const text = `sample:\n  time: 1\n  thread_id: 2\n  vaddr_in_file: 10\n  file: /a.so\n  symbol: ${symbol}\n`
+    const started = performance.now()
+    const records = chunked(text, [100]) as SimpleperfTextRecord[]
+    const elapsedMs = performance.now() - started
+    expect(records[0]?.kind === 'sample' && records[0].sample.frames[0]?.symbol).toBe(symbol)
+    // ~25 ms linear; re-joining a 900 000-character line 9 000 times took 4-5 s.
+    expect(elapsedMs).toBeLessThan(1500)
+  })
+
+  test('a line over the limit is refused at its line number, one-shot and chunked', () => {
+    // The first sample's `  symbol: …` line, with a symbol that makes it `length` characters.
+    const start = CURRENT.indexOf('\n  symbol: ') + 1
+    const end = CURRENT.indexOf('\n', start)
+    const withLine = (length: number) =>
+      CURRENT.slice(0, start) + '  symbol: ' + 'y'.repeat(length - 10) + CURRENT.slice(end)
+    const line = CURRENT.slice(0, start).split('\n').length
+    const want = { code: SimpleperfErrors.TEXT_SYNTAX, line }
+    const over = withLine(MAX_REPORT_SAMPLE_LINE + 1)
+    expect(whole(over)).toEqual(want)
+    expect(oneShot(over)).toEqual(want)
+    expect(chunked(over, [4096])).toEqual(want)
+    expect(chunked(over, [1 << 20])).toEqual(want)
+    // Exactly at the limit is fine.
+    const fits = withLine(MAX_REPORT_SAMPLE_LINE)
+    expect(chunked(fits, [65_536])).toEqual(oneShot(fits))
+    expect(whole(fits)).toMatchObject({ format: 'text' })
+    // Blank lines count too, and a first line over the limit is simply not report-sample text.
+    expect(whole(' '.repeat(MAX_REPORT_SAMPLE_LINE + 1))).toEqual({
+      code: SimpleperfErrors.NOT_REPORT_SAMPLE,
+      line: 1,
+    })
+    expect(chunked(' '.repeat(MAX_REPORT_SAMPLE_LINE + 1), [999])).toEqual({
+      code: SimpleperfErrors.NOT_REPORT_SAMPLE,
+      line: 1,
+    })
+  })
+
+  test('lines given one by one lose all their trailing CRs, like split text', () => {
+    expect(parseReportSampleText(CURRENT.split('\n').map((l) => `${l}\r\r`))).toEqual(
+      parseReportSampleText(CURRENT),
     )
   })
 })
