@@ -189,6 +189,14 @@ function* tokenize(text: string): Generator<Token> {
   }
 }
 
+/**
+ * Deepest message nesting accepted. A real TraceConfig nests about five levels (`data_sources {
+ * config { ftrace_config { compact_sched { …`); protobuf's binary decoders refuse more than 100
+ * (CodedInputStream's default recursion limit), so a deeper config could not reach the service
+ * anyway. The bound keeps the recursive descent below off the call stack's limit.
+ */
+const MAX_DEPTH = 100
+
 /** Parse protobuf text format into a generic tree (no schema). */
 export function parseTextProto(text: string): TextProtoMessage {
   const tokens = [...tokenize(text)]
@@ -217,7 +225,15 @@ export function parseTextProto(text: string): TextProtoMessage {
     }
     throw syntax(t.line, `value expected, got \`${t.text}\``)
   }
-  const message = (close: string | undefined): TextProtoMessage => {
+  const message = (close: string | undefined, depth: number, line: number): TextProtoMessage => {
+    if (depth > MAX_DEPTH) {
+      throw new EnergyError({
+        code: PerfettoErrors.CONFIG_TOO_DEEP,
+        message: `messages nested more than ${MAX_DEPTH} deep`,
+        hint: 'A trace config nests a few levels (data_sources { config { ftrace_config { … } } }); check for unclosed or runaway `{`.',
+        details: { format: FORMAT, line },
+      })
+    }
     const fields: TextProtoField[] = []
     for (;;) {
       const t = peek()
@@ -240,7 +256,11 @@ export function parseTextProto(text: string): TextProtoMessage {
       }
       if (next?.type === 'punct' && (next.text === '{' || next.text === '<')) {
         at++
-        fields.push({ name: t.text, line: t.line, value: message(next.text === '{' ? '}' : '>') })
+        fields.push({
+          name: t.text,
+          line: t.line,
+          value: message(next.text === '{' ? '}' : '>', depth + 1, next.line),
+        })
       } else if (next?.type === 'punct' && next.text === '[' && colon) {
         at++
         for (;;) {
@@ -251,7 +271,7 @@ export function parseTextProto(text: string): TextProtoMessage {
           }
           if (item?.type === 'punct' && item.text === '{') {
             at++
-            fields.push({ name: t.text, line: t.line, value: message('}') })
+            fields.push({ name: t.text, line: t.line, value: message('}', depth + 1, item.line) })
           } else {
             fields.push({ name: t.text, line: t.line, value: scalar() })
           }
@@ -269,7 +289,7 @@ export function parseTextProto(text: string): TextProtoMessage {
       if (sep?.type === 'punct' && (sep.text === ';' || sep.text === ',')) at++
     }
   }
-  return message(undefined)
+  return message(undefined, 0, 1)
 }
 
 // ---------------------------------------------------------------------------------------------

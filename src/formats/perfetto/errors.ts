@@ -1,6 +1,9 @@
 /** Error codes of the Perfetto trace decoder/encoder and text-config parser (docs/formats/perfetto.md). */
 export const PerfettoErrors = {
-  /** The bytes are not a binary Perfetto `Trace` (e.g. textproto, gzip, perf.data, ART trace). */
+  /**
+   * The bytes are not a binary Perfetto `Trace`, gzipped or not (e.g. textproto, systrace text,
+   * a gzip that does not gunzip, perf.data, ART trace).
+   */
   NOT_A_TRACE: 'E_PERFETTO_NOT_A_TRACE',
   /** The trace ends inside a packet. */
   TRUNCATED: 'E_PERFETTO_TRUNCATED',
@@ -26,4 +29,11 @@ export const PerfettoErrors = {
   CONFIG_SYNTAX: 'E_PERFETTO_CONFIG_SYNTAX',
   /** Text config: a known field holds a value of the wrong type. */
   CONFIG_VALUE: 'E_PERFETTO_CONFIG_VALUE',
+  /** Text config: messages nested deeper than 100 levels (a real config nests about five). */
+  CONFIG_TOO_DEEP: 'E_PERFETTO_CONFIG_TOO_DEEP',
+  /**
+   * Inflating the trace (gzip, `compressed_packets`) would exceed the limit on inflated bytes
+   * (`maxInflatedBytes`; default the larger of 256 MiB and 64× the input).
+   */
+  INFLATE_LIMIT: 'E_PERFETTO_INFLATE_LIMIT',
 } as const satisfies Record<string, `E_${string}`>

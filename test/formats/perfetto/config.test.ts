@@ -11,6 +11,7 @@ import {
 } from '../../../src/formats/perfetto/index.js'
 import type { PerfettoTraceConfig } from '../../../src/formats/perfetto/index.js'
 import { expectEnergyError, fixtureText } from '../simpleperf/_helpers.js'
+import { expectLinear } from './_linear.js'
 
 const TEXT = fixtureText('perfetto/android_power_config.pbtxt')
 
@@ -316,6 +317,43 @@ describe('errors carry the line', () => {
     const error = expectEnergyError(() => parsePerfettoTextConfig(text), code)
     expect(error.details.line).toBe(line)
     expect(error.message).toContain(`line ${line}`)
+  })
+})
+
+describe('bounds (issue 16)', () => {
+  test('8 000 nested `a {` is a coded error, not a stack overflow', () => {
+    const error = expectEnergyError(
+      () => parsePerfettoTextConfig('a {\n'.repeat(8000)),
+      PerfettoErrors.CONFIG_TOO_DEEP,
+    )
+    expect(error.details.line).toBe(101)
+    expect(error.message).toContain('100')
+  })
+  test('nesting by lists and `<` counts too; 100 levels parse', () => {
+    expectEnergyError(
+      () => parseTextProto('a: [{ '.repeat(101) + '}]'.repeat(101)),
+      PerfettoErrors.CONFIG_TOO_DEEP,
+    )
+    expectEnergyError(
+      () => parseTextProto('a < '.repeat(101) + '>'.repeat(101)),
+      PerfettoErrors.CONFIG_TOO_DEEP,
+    )
+    let deepest = parseTextProto('a { '.repeat(100) + 'x: 1' + ' }'.repeat(100))
+    for (let i = 0; i < 100; i++) {
+      const value = deepest.fields[0]?.value
+      if (value === undefined || !('fields' in value)) throw new Error(`level ${i} missing`)
+      deepest = value
+    }
+    expect(deepest.fields[0]?.name).toBe('x')
+  })
+  test('time is linear in the input: many fields, long strings with escapes', () => {
+    expectLinear(
+      (n) => 'data_sources { config { name: "android.power" } }\n'.repeat(n / 50),
+      parsePerfettoTextConfig,
+      8000,
+    )
+    expectLinear((n) => `x: "${'\\n'.repeat(n / 2)}"`, parseTextProto, 8000)
+    expectLinear((n) => `${'1'.repeat(n)}`, parseTextProto, 8000)
   })
 })
 
