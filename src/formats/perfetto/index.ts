@@ -18,7 +18,7 @@ export {
 } from './config.js'
 export { PerfettoErrors } from './errors.js'
 export type { PowerTraceSchedule } from './sched.js'
-export type { PowerTraceInput, PowerTraceRail } from './trace.js'
+export type { DecodePowerTraceOptions, PowerTraceInput, PowerTraceRail } from './trace.js'
 export { decodePowerTrace, encodePowerTrace, encodeTraceConfig, isPerfettoTrace } from './trace.js'
 export type {
   BatteryCounterReading,

@@ -15,9 +15,9 @@
  * that is on boottime. Battery counters take the packet timestamp, whose clock is
  * `timestamp_clock_id`, else the sequence default, else BOOTTIME.
  */
-import { inflateSync } from 'node:zlib'
+import { constants as zlibConstants, gunzipSync, inflateSync } from 'node:zlib'
 import type { ClockName } from '../../model/clock.js'
-import { EnergyError } from '../../model/errors.js'
+import { CommonErrors, EnergyError } from '../../model/errors.js'
 import type { RailReading, RailSeries } from '../../model/samples.js'
 import { Reader, TraceConfigType, TracePacketType, TraceType } from './_schema.js'
 import type { AndroidPowerConfig, PerfettoTraceConfig } from './config.js'
@@ -76,8 +76,7 @@ function startsWithAscii(bytes: Uint8Array, ascii: string): boolean {
 /** Reject well-known other formats by their first bytes, with a message naming them. */
 function checkMagic(bytes: Uint8Array): void {
   if (bytes.length === 0) throw notATrace('input is empty')
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b)
-    throw notATrace('input is gzip-compressed; gunzip it first')
+  if (isGzip(bytes)) throw notATrace('input is gzip-compressed twice (a .gz of a .gz?)')
   if (startsWithAscii(bytes, 'PK\x03\x04'))
     throw notATrace('input is a zip archive (bugreport?), not a trace')
   if (startsWithAscii(bytes, 'PERFILE2'))
@@ -92,23 +91,104 @@ function checkMagic(bytes: Uint8Array): void {
     if (/^\s*(?:packet|buffers|data_sources|duration_ms)\s*[:{]/.test(head)) {
       throw notATrace('input is protobuf text (a textproto or config), not a binary trace')
     }
+    if (/^#\s*BattOr\b/.test(head)) {
+      throw notATrace(
+        'input is BattOr power-monitor text (a meter capture: parseMeterText reads it)',
+      )
+    }
+    if (head.startsWith('# tracer:')) {
+      throw notATrace('input is ftrace text (systrace, `# tracer:`), not a binary trace')
+    }
+    if (/^[\t\n\r\x20-\x7e]+$/.test(head)) {
+      throw notATrace(`input is text (${JSON.stringify(head.slice(0, 24))}…), not a binary trace`)
+    }
     throw notATrace(
       `first byte 0x${(bytes[0] ?? 0).toString(16).padStart(2, '0')} is not a TracePacket field tag (0x0a)`,
     )
   }
 }
 
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b
+}
+
+/** Options of {@link decodePowerTrace}. */
+export interface DecodePowerTraceOptions {
+  /**
+   * Most bytes that inflating may produce over the whole trace (a gzip file, every
+   * `compressed_packets`), counted together. Default: the larger of 256 MiB and 64× the input's
+   * size, far above what Perfetto's deflate produces (about 5–10×) and far below what a
+   * zip bomb asks for (deflate reaches about 1000×).
+   */
+  readonly maxInflatedBytes?: number
+}
+
+const DEFAULT_MIN_INFLATE_LIMIT = 256 * 1024 * 1024
+const DEFAULT_INFLATE_RATIO = 64
+
+/** What inflating may still produce in this decode; each inflation takes its share. */
+class InflateBudget {
+  private used = 0
+  constructor(readonly limit: number) {}
+
+  inflate(data: Uint8Array, kind: 'gzip' | 'compressed_packets', offset: number): Uint8Array {
+    const remaining = this.limit - this.used
+    let out: Uint8Array
+    try {
+      if (remaining < 1)
+        throw Object.assign(new RangeError('limit'), { code: 'ERR_BUFFER_TOO_LARGE' })
+      // zlib stops as soon as the output passes the cap, before allocating the rest
+      const options = { maxOutputLength: remaining }
+      out = kind === 'gzip' ? gunzipSync(data, options) : inflateSync(data, options)
+    } catch (cause) {
+      if ((cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
+        throw new EnergyError({
+          code: PerfettoErrors.INFLATE_LIMIT,
+          message: `inflating ${kind === 'gzip' ? 'the gzip input' : `compressed_packets of ${data.length} bytes`} would pass the limit of ${this.limit} inflated bytes (${this.used} used before)`,
+          hint: 'A real trace inflates about 5–10×; this looks like a zip bomb or a damaged file. If the trace is genuine, pass a larger maxInflatedBytes.',
+          details: { format: FORMAT, offset, limit: this.limit },
+          cause,
+        })
+      }
+      throw kind === 'gzip'
+        ? notATrace(`input starts like gzip but does not gunzip (${errorText(cause)})`)
+        : corrupt(offset, 'compressed_packets do not inflate (zlib)', cause)
+    }
+    this.used += out.length
+    return out
+  }
+}
+
+function errorText(cause: unknown): string {
+  return cause instanceof Error ? cause.message : String(cause)
+}
+
 /**
  * Cheap sniff without a file name: `true` when the bytes start like a binary Perfetto trace (a
- * `packet` field whose length fits the input). It does not decode the packets.
+ * `packet` field whose length fits the input), or like a gzip-compressed one (its first 256
+ * bytes gunzip to a `packet` tag and length). It does not decode the packets.
  */
 export function isPerfettoTrace(bytes: Uint8Array): boolean {
+  if (isGzip(bytes)) {
+    let head: Uint8Array
+    try {
+      // a cut-short stream inflates as far as it goes with a sync flush; 256 bytes → ≤ 256 KiB
+      head = gunzipSync(bytes.subarray(0, 256), { finishFlush: zlibConstants.Z_SYNC_FLUSH })
+    } catch {
+      return false
+    }
+    return startsWithPacket(head, false)
+  }
+  return startsWithPacket(bytes, true)
+}
+
+function startsWithPacket(bytes: Uint8Array, whole: boolean): boolean {
   if (bytes[0] !== 0x0a) return false
   try {
     const reader = Reader.create(bytes)
     reader.uint32()
     const length = reader.uint32()
-    return reader.pos + length <= bytes.length
+    return !whole || reader.pos + length <= bytes.length
   } catch {
     return false
   }
@@ -119,62 +199,78 @@ interface RawPacket {
   readonly packet: Obj
 }
 
-/** Walk `Trace.packet` entries, expanding `compressed_packets` (zlib deflate) in place. */
-function* packets(bytes: Uint8Array, base: number): Generator<RawPacket> {
+/**
+ * Walk `Trace.packet` entries, expanding `compressed_packets` (zlib deflate) in place. Perfetto
+ * compresses once (`compressed_packets` hold plain packets); one nested inside another is corrupt.
+ * Offsets are `base` + the position; inside an inflated run every offset is the compressed
+ * packet's, and a packet cut short there is corrupt data, not a truncated file.
+ */
+function* packets(
+  bytes: Uint8Array,
+  base: number,
+  budget: InflateBudget,
+  inflated: boolean,
+): Generator<RawPacket> {
   const reader = Reader.create(bytes)
   while (reader.pos < reader.len) {
-    const at = reader.pos
+    const pos = reader.pos
+    const at = inflated ? base : base + pos
+    const cut = (message: string): EnergyError =>
+      inflated ? corrupt(at, `compressed_packets: ${message}`) : truncated(at, message)
     let tag: number
     let length: number
     try {
       tag = reader.uint32()
       if (tag >>> 3 !== 1 || (tag & 7) !== 2) {
-        if (tag >>> 3 === 0) throw corrupt(base + at, `invalid field number 0 at top level`)
+        if (tag >>> 3 === 0) throw corrupt(at, `invalid field number 0 at top level`)
         reader.skipType(tag & 7)
         continue
       }
       length = reader.uint32()
     } catch (error) {
       if (error instanceof EnergyError) throw error
-      throw truncated(
-        base + at,
-        `trace ends inside a packet header (${bytes.length - at} bytes left)`,
-      )
+      // protobufjs' Reader throws RangeError('index out of range: …') at the end of the bytes;
+      // anything else (a run of nested groups too deep to skip) is damage, not truncation
+      if (!(error instanceof RangeError && error.message.startsWith('index out of range'))) {
+        throw corrupt(at, `field at top level does not decode (${errorText(error)})`, error)
+      }
+      throw cut(`trace ends inside a packet header (${bytes.length - pos} bytes left)`)
     }
     const start = reader.pos
     if (start + length > bytes.length) {
-      throw truncated(
-        base + at,
+      throw cut(
         `packet of ${length} bytes at offset ${base + start} runs past the end (${bytes.length - start} bytes left)`,
       )
     }
     let packet: Obj
+    let compressed: Uint8Array | undefined
     try {
-      packet = TracePacketType.toObject(
-        TracePacketType.decode(bytes.subarray(start, start + length)),
-        {
-          longs: String,
-          enums: String,
-          bytes: Array,
-          defaults: false,
-        },
-      )
+      const message = TracePacketType.decode(bytes.subarray(start, start + length))
+      // kept as bytes: never a JavaScript array of numbers, one per compressed byte
+      const raw = (message as { compressed_packets?: unknown }).compressed_packets
+      compressed = raw instanceof Uint8Array && raw.length > 0 ? raw : undefined
+      packet =
+        compressed === undefined
+          ? TracePacketType.toObject(message, {
+              longs: String,
+              enums: String,
+              bytes: Array,
+              defaults: false,
+            })
+          : {}
     } catch (cause) {
-      throw corrupt(base + at, `packet of ${length} bytes does not decode as TracePacket`, cause)
+      throw corrupt(at, `packet of ${length} bytes does not decode as TracePacket`, cause)
     }
     reader.pos = start + length
-    const compressed = packet.compressed_packets
-    if (Array.isArray(compressed)) {
-      let inner: Uint8Array
-      try {
-        inner = inflateSync(Uint8Array.from(compressed as number[]))
-      } catch (cause) {
-        throw corrupt(base + at, 'compressed_packets do not inflate (zlib)', cause)
+    if (compressed !== undefined) {
+      if (inflated) {
+        throw corrupt(at, 'compressed_packets inside compressed_packets (Perfetto compresses once)')
       }
-      yield* packets(inner, base + start)
+      const inner = budget.inflate(compressed, 'compressed_packets', at)
+      yield* packets(inner, at, budget, true)
       continue
     }
-    yield { offset: base + at, packet }
+    yield { offset: at, packet }
   }
 }
 
@@ -182,9 +278,29 @@ function* packets(bytes: Uint8Array, base: number): Generator<RawPacket> {
  * Decode a binary Perfetto trace and return its power data: ODPM rails as cumulative `RailSeries`
  * (J, boottime), battery counters (SI, with their clock), rail descriptors and clock snapshots;
  * and, when it has sched_switch data, what ran on each CPU (`schedule`).
- * Traces without power data decode fine and report `hasPowerData: false`.
+ * Traces without power data decode fine and report `hasPowerData: false`. A gzip-compressed
+ * trace (as trace processor and ui.perfetto.dev open them) is gunzipped first; byte offsets in
+ * errors are then offsets into the gunzipped trace. All inflating together stays within
+ * `options.maxInflatedBytes`, else `E_PERFETTO_INFLATE_LIMIT`.
  */
-export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
+export function decodePowerTrace(
+  input: Uint8Array,
+  options: DecodePowerTraceOptions = {},
+): PerfettoPowerTrace {
+  const limit =
+    options.maxInflatedBytes ??
+    Math.max(DEFAULT_MIN_INFLATE_LIMIT, DEFAULT_INFLATE_RATIO * input.length)
+  if (!(Number.isSafeInteger(limit) && limit >= 0)) {
+    throw new EnergyError({
+      code: CommonErrors.INVALID_OPTION,
+      message: `maxInflatedBytes must be a non-negative whole number of bytes, got ${limit}`,
+      hint: 'Pass a byte count such as 1024 * 1024 * 1024, or leave it out for the default.',
+      details: { format: FORMAT },
+    })
+  }
+  const budget = new InflateBudget(limit)
+  if (input.length === 0) throw notATrace('input is empty')
+  const bytes = isGzip(input) ? budget.inflate(input, 'gzip', 0) : input
   checkMagic(bytes)
   const kinds: Record<string, number> = {}
   const count = (kind: string): void => {
@@ -207,7 +323,7 @@ export function decodePowerTrace(bytes: Uint8Array): PerfettoPowerTrace {
   const sched = new SchedCollector()
   let schedRequested = false
   let packetCount = 0
-  for (const { offset, packet } of packets(bytes, 0)) {
+  for (const { offset, packet } of packets(bytes, 0, budget, false)) {
     packetCount++
     const sequence =
       int(packet.trusted_packet_sequence_id, 'trusted_packet_sequence_id', offset) ?? 0

@@ -1,3 +1,4 @@
+import { constants as zlibConstants, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import {
@@ -8,10 +9,12 @@ import {
   parsePerfettoTextConfig,
 } from '../../../src/formats/perfetto/index.js'
 import type { BatteryCounterSeries } from '../../../src/formats/perfetto/index.js'
+import { TraceType } from '../../../src/formats/perfetto/_schema.js'
 import type { RailSeries } from '../../../src/model/samples.js'
 import { expectEnergyError, fixture, fixtureText } from '../simpleperf/_helpers.js'
 import { textprotoToTrace } from './_textproto.js'
 import { expectCorruptionDecodesOrThrowsEnergyError } from './_corrupt.js'
+import { expectLinear } from './_linear.js'
 
 const CORPUS = 'corpus/5_power_monitor/'
 
@@ -399,6 +402,104 @@ describe('compressed packets and big numbers', () => {
       'packet { power_rails { energy_data { index: 0 timestamp_ms: 1 energy: 18446744073709551615 } } }',
     )
     expectEnergyError(() => decodePowerTrace(bytes), PerfettoErrors.UNSAFE_INTEGER)
+  })
+})
+
+/**
+ * A zlib stream of `mib` MiB of zeros built without compressing them: one fully flushed block of
+ * 1 MiB repeated, then a final empty block and the Adler-32 of the zeros (a = 1, b = length).
+ * 1 536 MiB take about 1.5 MB, the zip bomb of issue 16.
+ */
+function zerosZlib(mib: number): Uint8Array {
+  const part = deflateSync(new Uint8Array(1 << 20), { finishFlush: zlibConstants.Z_FULL_FLUSH })
+  const header = part.subarray(0, 2)
+  const body = part.subarray(2)
+  const length = mib * (1 << 20)
+  const adler = Buffer.alloc(4)
+  adler.writeUInt32BE((((length % 65521) << 16) | 1) >>> 0)
+  return Buffer.concat([
+    header,
+    ...Array.from({ length: mib }, () => body),
+    deflateRawSync(''),
+    adler,
+  ])
+}
+
+function wrapCompressed(compressed: Uint8Array): Uint8Array {
+  return TraceType.encode(
+    TraceType.fromObject({ packet: [{ compressed_packets: compressed }] }),
+  ).finish()
+}
+
+describe('inflating is bounded (issue 16)', () => {
+  const inner = encodePowerTrace({ rails: [rail('R', 'S', [[1, 5]])] })
+
+  test('1.5 MB of compressed_packets inflating to 1.5 GiB stop at the default limit, 256 MiB', () => {
+    const bomb = wrapCompressed(zerosZlib(1536))
+    expect(bomb.length).toBeLessThan(2_000_000)
+    const error = expectEnergyError(() => decodePowerTrace(bomb), PerfettoErrors.INFLATE_LIMIT)
+    expect(error.details.limit).toBe(256 * 1024 * 1024)
+    expect(error.details.offset).toBe(0)
+  })
+  test('the limit is an option and counts every inflation together', () => {
+    const packet = deflateSync(inner)
+    const twice = TraceType.encode(
+      TraceType.fromObject({
+        packet: [{ compressed_packets: packet }, { compressed_packets: packet }],
+      }),
+    ).finish()
+    expect(decodePowerTrace(twice, { maxInflatedBytes: 2 * inner.length }).packetCount).toBe(
+      2 * decodePowerTrace(inner).packetCount,
+    )
+    expectEnergyError(
+      () => decodePowerTrace(twice, { maxInflatedBytes: 2 * inner.length - 1 }),
+      PerfettoErrors.INFLATE_LIMIT,
+    )
+    expectEnergyError(
+      () => decodePowerTrace(wrapCompressed(zerosZlib(2)), { maxInflatedBytes: 1 << 20 }),
+      PerfettoErrors.INFLATE_LIMIT,
+    )
+    expectEnergyError(() => decodePowerTrace(inner, { maxInflatedBytes: -1 }), 'E_INVALID_OPTION')
+  })
+  test('a gzip-compressed trace decodes like the trace; a gzip bomb stops at the limit', () => {
+    const gz = gzipSync(inner)
+    expect(isPerfettoTrace(gz)).toBe(true)
+    expect(decodePowerTrace(gz)).toEqual(decodePowerTrace(inner))
+    expectEnergyError(
+      () => decodePowerTrace(gzipSync(new Uint8Array(4 << 20)), { maxInflatedBytes: 1 << 20 }),
+      PerfettoErrors.INFLATE_LIMIT,
+    )
+    const twice = expectEnergyError(
+      () => decodePowerTrace(gzipSync(gz)),
+      PerfettoErrors.NOT_A_TRACE,
+    )
+    expect(twice.message).toContain('twice')
+    expect(isPerfettoTrace(gzipSync(new TextEncoder().encode('packet {}')))).toBe(false)
+  })
+  test('compressed_packets inside compressed_packets are corrupt (Perfetto compresses once)', () => {
+    const nested = wrapCompressed(deflateSync(wrapCompressed(deflateSync(inner))))
+    const error = expectEnergyError(() => decodePowerTrace(nested), PerfettoErrors.CORRUPT)
+    expect(error.message).toContain('inside compressed_packets')
+  })
+  test('a cut-short packet stream inside compressed_packets is corrupt, not a truncated file', () => {
+    const cut = wrapCompressed(deflateSync(inner.subarray(0, inner.length - 2)))
+    expectEnergyError(() => decodePowerTrace(cut), PerfettoErrors.CORRUPT)
+  })
+  test('time is linear in the input', () => {
+    expectLinear(
+      (n) =>
+        encodePowerTrace({
+          rails: [
+            rail(
+              'R',
+              'S',
+              Array.from({ length: n / 16 }, (_, i): [number, number] => [i + 1, i]),
+            ),
+          ],
+        }),
+      (bytes) => decodePowerTrace(bytes),
+      4000,
+    )
   })
 })
 
