@@ -7,8 +7,9 @@
  * Rows we type: `vers` (checkin version, parcel version, start/end platform version), `uid`
  * (uid → package), `pws` (power summary: capacity, computed drain, min/max actual drain, mAh),
  * `pwi` (power item per uid/label: total mAh, system flag, screen mAh, proportional smear mAh; old
- * releases print only `label,mAh`). Everything else (and the `9,h,…` history rows, whose second
- * field is not a uid) is kept as a raw row, fields verbatim.
+ * releases print only `label,mAh`), `h` (a battery history record, HistoryPrinter.printNextItem
+ * with checkin = true; android-15.0.0_r1). Everything else (and the `9,hsp,…` history string pool,
+ * whose second field is not a uid either) is kept as a raw row, fields verbatim.
  */
 import { EnergyError } from '../../model/errors.js'
 import { mAhToJ, type Joules } from '../../model/units.js'
@@ -70,7 +71,26 @@ export interface CheckinPowerItemRow extends RowBase {
   readonly proportionalSmearMah?: number
 }
 
-/** Any other row, fields after the type verbatim. `uid` is a string for `h`/`hsp` history rows. */
+/**
+ * `9,h,<time>[:<command>][,<change>…]`: one battery history record. `<time>` is ms since the
+ * history start on the first `h` row and ms since the previous record after it, so a row's time
+ * on the history axis is the running sum of `timeMs`; the step-detail rows of a record
+ * (`9,h,0,Dcpu=…`, `9,h,0,Dpst=…`) print 0. A record that changed nothing printable is just
+ * `9,h,<time>`; a reset is `9,h,0:RESET:TIME:<epoch ms>`.
+ */
+export interface CheckinHistoryRow extends RowBase {
+  readonly type: 'history'
+  /** ms since the previous record (since the history start on the first); negative when the clock went back. */
+  readonly timeMs: number
+  /** The text after `<time>:`, verbatim: `RESET:TIME:1522652080855`, `TIME:…`, `START`, `SHUTDOWN`, `*OVERFLOW*`. */
+  readonly command?: string
+  /** Wall clock of `RESET:TIME:` and `TIME:` records, ms since the Unix epoch. */
+  readonly wallClockMs?: number
+  /** What changed, fields verbatim (`Bl=100`, `Bs=d`, `+r`, `-S`, `Etp=12`, `wr=3`, `Dcpu=…`); empty when nothing did. */
+  readonly changes: readonly string[]
+}
+
+/** Any other row, fields after the type verbatim. `uid` is a string for `hsp` (history string pool) rows. */
 export interface CheckinRawRow extends RowBase {
   readonly type: 'raw'
   readonly uid: number | string
@@ -80,7 +100,12 @@ export interface CheckinRawRow extends RowBase {
 }
 
 export type CheckinRow =
-  CheckinVersRow | CheckinUidRow | CheckinPowerSummaryRow | CheckinPowerItemRow | CheckinRawRow
+  | CheckinVersRow
+  | CheckinUidRow
+  | CheckinPowerSummaryRow
+  | CheckinPowerItemRow
+  | CheckinHistoryRow
+  | CheckinRawRow
 
 function fail(
   code: (typeof BatterystatsErrors)[keyof typeof BatterystatsErrors],
@@ -126,21 +151,17 @@ export function parseCheckinLine(text: string, line: number): CheckinRow | undef
   if (t.trim() === '') return undefined
   const all = t.split(',')
   const [verText, uidText, category, rowType] = all
-  if (
-    verText === undefined ||
-    !/^\d+$/.test(verText) ||
-    uidText === undefined ||
-    category === undefined ||
-    rowType === undefined
-  ) {
+  const notCheckin = (): never =>
     fail(
       BatterystatsErrors.CHECKIN_NOT_CHECKIN,
       line,
       `not a checkin line (expected <version>,<uid>,<category>,<type>,…): ${JSON.stringify(t.slice(0, 60))}`,
       'Capture with `adb shell dumpsys batterystats -c` (the checkin CSV), not the human-readable dump.',
     )
-  }
+  if (verText === undefined || !/^\d+$/.test(verText) || uidText === undefined) return notCheckin()
   const checkinVersion = Number(verText)
+  if (uidText === 'h') return historyRow(all, line, checkinVersion)
+  if (category === undefined || rowType === undefined) return notCheckin()
   const fields = all.slice(4)
   const numericUid = /^-?\d+$/.test(uidText) ? Number(uidText) : undefined
   if (numericUid === undefined) {
@@ -202,6 +223,41 @@ export function parseCheckinLine(text: string, line: number): CheckinRow | undef
     }
     default:
       return { ...base, type: 'raw', rowType, fields }
+  }
+}
+
+/** `9,h,<time>[:<command>][,<change>…]` (fields already split at commas). */
+function historyRow(all: readonly string[], line: number, checkinVersion: number): CheckinRow {
+  const timeField = all[2]
+  if (timeField === undefined) {
+    fail(
+      BatterystatsErrors.CHECKIN_SHORT_ROW,
+      line,
+      'h (history) row has no time field',
+      'The output looks truncated; capture `dumpsys batterystats -c` again.',
+    )
+  }
+  const colon = timeField.indexOf(':')
+  const timeText = colon < 0 ? timeField : timeField.slice(0, colon)
+  if (!/^-?\d+$/.test(timeText)) {
+    fail(
+      BatterystatsErrors.CHECKIN_BAD_NUMBER,
+      line,
+      `h (history) row time is ${JSON.stringify(timeText)}, expected whole ms`,
+      'Pass the unmodified output of `dumpsys batterystats -c`.',
+      { field: 'time' },
+    )
+  }
+  const command = colon < 0 ? undefined : timeField.slice(colon + 1)
+  const wall = command === undefined ? null : /^(?:RESET:)?TIME:(\d+)$/.exec(command)
+  return {
+    type: 'history',
+    line,
+    checkinVersion,
+    timeMs: Number(timeText),
+    ...(command === undefined ? {} : { command }),
+    ...(wall === null ? {} : { wallClockMs: Number(wall[1]) }),
+    changes: all.slice(3),
   }
 }
 
@@ -275,6 +331,10 @@ export function checkinMahToJ(mAh: number, batteryVoltageV: number): Joules {
 
 /** Writes one row back as a checkin line (no terminator). */
 export function formatCheckinRow(row: CheckinRow): string {
+  if (row.type === 'history') {
+    const time = row.command === undefined ? `${row.timeMs}` : `${row.timeMs}:${row.command}`
+    return [String(row.checkinVersion), 'h', time, ...row.changes].join(',')
+  }
   const head = [String(row.checkinVersion), String(row.uid), row.category]
   switch (row.type) {
     case 'vers':

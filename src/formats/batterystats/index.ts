@@ -1,6 +1,7 @@
 /** batterystats: checkin CSV (`dumpsys batterystats -c`) and history text (`--history`). */
 export { BatterystatsErrors, BatterystatsWarnings } from './errors.js'
 export type {
+  CheckinHistoryRow,
   CheckinPowerItemRow,
   CheckinPowerSummaryRow,
   CheckinRawRow,

@@ -98,7 +98,13 @@ describe('batterystats checkin: pws and pwi', () => {
       label: 'unacc',
       totalMah: 2.2,
     })
-    expect(s.rows[4]).toMatchObject({ type: 'raw', uid: 'h' })
+    expect(s.rows[4]).toEqual({
+      type: 'history',
+      line: 5,
+      checkinVersion: 9,
+      timeMs: 0,
+      changes: ['Bl=100', 'Bs=d', 'Bh=g', 'Bp=n', 'Bt=250', 'Bv=4200'],
+    })
     expect(formatBatterystatsCheckin(s.rows)).toBe(text)
   })
   test('mAh to J: 12.5 mAh at 3.85 V = 12.5 × 3.6 × 3.85 J', () => {
@@ -135,6 +141,86 @@ describe('batterystats checkin: pws and pwi', () => {
   })
 })
 
+describe('batterystats checkin: history rows after a reset (issue 16)', () => {
+  // `dumpsys batterystats -c` taken after a reset starts its history with `9,h,0:RESET:TIME:…`
+  // and has records that changed nothing printable (`9,h,3663`): three fields, once rejected as
+  // E_BATTERYSTATS_CHECKIN_NOT_CHECKIN, which refused every such file.
+  const text = readFileSync(
+    join(import.meta.dirname, '../../fixtures/batterystats/checkin-after-reset.csv'),
+    'utf8',
+  )
+  test('h rows are typed: time, command, wall clock, changes', () => {
+    const s = summarizeBatterystatsCheckin(text)
+    const history = s.rows.filter((r) => r.type === 'history')
+    expect(history).toHaveLength(20)
+    expect(history[0]).toEqual({
+      type: 'history',
+      line: 7,
+      checkinVersion: 9,
+      timeMs: 0,
+      command: 'RESET:TIME:1522652080855',
+      wallClockMs: 1522652080855,
+      changes: [],
+    })
+    expect(history[2]).toMatchObject({ timeMs: 1203, changes: ['+Ejb=3'] })
+    expect(history[3]).toEqual({
+      type: 'history',
+      line: 10,
+      checkinVersion: 9,
+      timeMs: 3663,
+      changes: [],
+    })
+    expect(history[5]).toMatchObject({
+      timeMs: 0,
+      changes: ['Dcpu=3050:1420/10097:1200:300/1000:900:650'],
+    })
+    expect(history[6]).toMatchObject({
+      timeMs: 0,
+      changes: ['Dpst=3020', '1410', '30', '0', '20', '44120', ''],
+    })
+    expect(history.find((r) => r.command === 'TIME:1522652389865')).toMatchObject({
+      timeMs: 3000,
+      wallClockMs: 1522652389865,
+    })
+    // times are deltas: their running sum is the history's span
+    expect(history.reduce((t, r) => t + r.timeMs, 0)).toBe(842_033)
+    // the string pool stays raw, quotes and escapes verbatim
+    expect(s.rows[5]).toMatchObject({ type: 'raw', uid: 'hsp', category: '4' })
+    expect(s.vers?.statsVersion).toBe(32)
+    expect(s.packagesByUid[1000]).toEqual(['android', 'com.android.settings'])
+    expect(s.powerItems.map((r) => r.label)).toEqual(['uid', 'scrn', 'wifi'])
+  })
+  test('writer reproduces the file byte for byte; chunked decoding gives the same rows', () => {
+    const rows = summarizeBatterystatsCheckin(text).rows
+    expect(formatBatterystatsCheckin(rows)).toBe(text)
+    for (const size of [1, 7, 4096]) {
+      const d = new BatterystatsCheckinDecoder()
+      const out: CheckinRow[] = []
+      for (let i = 0; i < text.length; i += size) out.push(...d.push(text.slice(i, i + size)))
+      expect([...out, ...d.end()]).toEqual(rows)
+    }
+  })
+  test('START, SHUTDOWN, *OVERFLOW* and negative deltas', () => {
+    const rows = [
+      ...parseBatterystatsCheckin([
+        '9,h,12:START',
+        '9,h,0:SHUTDOWN',
+        '9,h,5:*OVERFLOW*',
+        '9,h,-14,Bv=4100',
+      ]),
+    ]
+    expect(rows.map((r) => (r.type === 'history' ? [r.timeMs, r.command] : r.type))).toEqual([
+      [12, 'START'],
+      [0, 'SHUTDOWN'],
+      [5, '*OVERFLOW*'],
+      [-14, undefined],
+    ])
+    expect(formatBatterystatsCheckin(rows)).toBe(
+      '9,h,12:START\n9,h,0:SHUTDOWN\n9,h,5:*OVERFLOW*\n9,h,-14,Bv=4100\n',
+    )
+  })
+})
+
 describe('batterystats checkin negative', () => {
   const code = (fn: () => unknown): { code: string; line: number | undefined; msg: string } => {
     try {
@@ -167,6 +253,15 @@ describe('batterystats checkin negative', () => {
   })
   test('truncated in the middle of the 4 leading fields', () => {
     expect(code(() => parseCheckinLine('9,0', 3)).code).toBe(BatterystatsErrors.CHECKIN_NOT_CHECKIN)
+  })
+  test('a history row without a time, or with a bad one', () => {
+    expect(code(() => parseCheckinLine('9,h', 4))).toMatchObject({
+      code: BatterystatsErrors.CHECKIN_SHORT_ROW,
+      line: 4,
+    })
+    const r = code(() => parseCheckinLine('9,h,12x:RESET:TIME:1', 5))
+    expect(r).toMatchObject({ code: BatterystatsErrors.CHECKIN_BAD_NUMBER, line: 5 })
+    expect(r.msg).toContain('"12x"')
   })
   test('CR CR LF, lone CR and mixed line endings read as LF (issue 16)', () => {
     const rows = summarizeBatterystatsCheckin(csv).rows
