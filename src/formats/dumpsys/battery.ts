@@ -129,7 +129,7 @@ export function parseDumpsysBattery(text: string): DumpsysBatteryState {
       state.updatesStopped = true
       continue
     }
-    const m = /^ {2}([^:]+): ?(.*)$/.exec(line)
+    const m = /^ {2}([^:]+): ?(.*)$/s.exec(line)
     if (m === null) break
     const label = m[1] ?? ''
     const value = m[2] ?? ''

@@ -24,7 +24,9 @@ export interface HeldWakeLock {
   readonly long: boolean
 }
 
-const LINE = /^\s+([A-Z_]+WAKE_LOCK|DOZE_WAKE_LOCK|DRAW_WAKE_LOCK)\s+'(.*)'(.*)$/
+// `s`: `.` also matches \r and U+2028, so `(.*)$` always reaches the end and the tag's `.*` backs
+// off at most once over the line (without it, a U+2028 late in the line made this quadratic)
+const LINE = /^\s+([A-Z_]+WAKE_LOCK|DOZE_WAKE_LOCK|DRAW_WAKE_LOCK)\s+'(.*)'(.*)$/s
 
 /** The wake locks listed under `Wake Locks: size=N`. */
 export function parseDumpsysPowerWakeLocks(text: string): HeldWakeLock[] {
@@ -66,23 +68,36 @@ export function parseDumpsysPowerWakeLocks(text: string): HeldWakeLock[] {
   return locks
 }
 
-/** TimeUtils.formatDuration (`1h02m03s004ms`) to milliseconds. */
+const UNIT_MS: Readonly<Record<string, number>> = {
+  d: 86_400_000,
+  h: 3_600_000,
+  m: 60_000,
+  s: 1000,
+  ms: 1,
+}
+
+/**
+ * TimeUtils.formatDuration (`1h02m03s004ms`; `0` for no time) to milliseconds, in one pass: a
+ * digit run without a unit after it counts for nothing (as before), and no digit is read twice.
+ */
 function durationMs(text: string): number | undefined {
+  if (text === '0') return 0
   let total = 0
   let matched = false
-  for (const [, n, unit] of text.matchAll(/(\d+)(ms|d|h|m|s)/g)) {
+  let i = 0
+  while (i < text.length) {
+    const start = i
+    while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++
+    if (i === start) {
+      i++ // a unit letter without digits before it
+      continue
+    }
+    const unit = text.startsWith('ms', i) ? 'ms' : text[i]
+    const factor = unit === undefined ? undefined : UNIT_MS[unit]
+    if (factor === undefined) continue
+    total += Number(text.slice(start, i)) * factor
     matched = true
-    const value = Number(n)
-    total +=
-      unit === 'd'
-        ? value * 86_400_000
-        : unit === 'h'
-          ? value * 3_600_000
-          : unit === 'm'
-            ? value * 60_000
-            : unit === 's'
-              ? value * 1000
-              : value
+    i += unit?.length ?? 0
   }
   return matched ? total : undefined
 }

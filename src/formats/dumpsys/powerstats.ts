@@ -100,18 +100,18 @@ function parseFrameworkItem(
   text: string,
 ): FrameworkItem | 'not-an-item' {
   if (section === 'entities') {
-    const state = /^\s+StateId: (\d+), StateName: (.*)$/.exec(text)
+    const state = /^\s+StateId: (\d+), StateName: (.*)$/s.exec(text)
     if (state !== null) return { kind: 'state', id: Number(state[1]), name: state[2] ?? '' }
-    const e = /^\s*PowerEntityId: (\d+), PowerEntityName: (.*)$/.exec(text)
+    const e = /^\s*PowerEntityId: (\d+), PowerEntityName: (.*)$/s.exec(text)
     return e === null ? 'not-an-item' : { kind: 'entity', id: Number(e[1]), name: e[2] ?? '' }
   }
   if (section === 'channels') {
-    const c = /^\s*ChannelId: (\d+), ChannelName: (.*), ChannelSubsystem: (.*)$/.exec(text)
+    const c = /^\s*ChannelId: (\d+), ChannelName: (.*), ChannelSubsystem: (.*)$/s.exec(text)
     return c === null
       ? 'not-an-item'
       : { kind: 'channel', channel: { id: Number(c[1]), name: c[2] ?? '', subsystem: c[3] ?? '' } }
   }
-  const c = /^\s*EnergyConsumerId: (\d+), Ordinal: (\d+), Type: (-?\d+), Name: (.*)$/.exec(text)
+  const c = /^\s*EnergyConsumerId: (\d+), Ordinal: (\d+), Type: (-?\d+), Name: (.*)$/s.exec(text)
   return c === null
     ? 'not-an-item'
     : {
@@ -203,10 +203,10 @@ export function parseDumpsysPowerstats(text: string): DumpsysPowerstats {
           break
         }
         if (/^\s+Channel\s+Cumulative Energy/.test(text)) break
-        const r = /^\s*(\S(?:.*\S)?)\s+(-?\d+\.\d+) mWs(?: \(\s*(-?\d+\.\d+)\))?$/.exec(text)
+        const r = /^\s*(\S(?:.*\S)?)\s+(-?\d+\.\d+) mWs(?: \(\s*(-?\d+\.\d+)\))?$/s.exec(text)
         if (r === null) badLine(lineNo, text, 'energy meter')
         const channel = r[1] ?? ''
-        const bracket = /^\[(.*)\]:?(.*)$/.exec(channel)
+        const bracket = /^\[(.*)\]:?(.*)$/s.exec(channel)
         meter.readings.push({
           channel,
           rail: bracket === null ? channel : (bracket[1] ?? ''),

@@ -17,9 +17,12 @@ import {
   meterReadingFromUws,
   parseDumpsysBattery,
   parseDumpsysPowerstats,
+  parseDumpsysPowerWakeLocks,
   type DumpsysBatteryState,
 } from '../../../src/formats/dumpsys/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
+import { expectLinear } from '../perfetto/_linear.js'
+import { sharedCorpus } from '../perfetto/_shared-corpus.js'
 
 const dir = join(import.meta.dirname, '../../fixtures/dumpsys')
 const read = (f: string): string => readFileSync(join(dir, f), 'utf8')
@@ -291,4 +294,46 @@ describe('dumpsys robustness (fuzz)', () => {
       { numRuns: 300 },
     )
   })
+})
+
+describe('dumpsys parsers are linear in their input (issue 16)', () => {
+  const SECTION = 'PowerStatsService dumpsys: available '
+  test('a channel line full of ", ChannelSubsystem: " with a late line separator', () => {
+    expectLinear(
+      (n) =>
+        `${SECTION}Channels\nChannelId: 0, ChannelName: ${', ChannelSubsystem: '.repeat(n / 20)}\u2028x\n`,
+      parseDumpsysPowerstats,
+      8000,
+    )
+  })
+  test('a HAL meter line of brackets and digits', () => {
+    const table = (line: string): string =>
+      `============= PowerStats HAL 2.0 energy meter ==============\n${line}\n========== End of PowerStats HAL 2.0 energy meter ==========\n`
+    expectLinear(
+      (n) => table(`  [${']'.repeat(n)}\u2028x   1.00 mWs`),
+      parseDumpsysPowerstats,
+      8000,
+    )
+    expectLinear((n) => table(`  a ${' 1'.repeat(n / 2)}`), parseDumpsysPowerstats, 8000)
+  })
+  test('a battery line of colons', () => {
+    expectLinear(
+      (n) => `Current Battery Service state:\n  ${':'.repeat(n)}\u2028x\n`,
+      parseDumpsysBattery,
+      8000,
+    )
+  })
+})
+
+describe('shared corpus 6_dumpsys_uiautomator (../shared/corpus): dumpsys gfxinfo', () => {
+  const shared = sharedCorpus('6_dumpsys_uiautomator')
+  test.skipIf(shared === undefined)(
+    'dumpsys gfxinfo is none of battery, powerstats or power: each parser says what it looked for',
+    () => {
+      const text = readFileSync(join(shared?.dir ?? '', 'nuviotv_dumpsys_gfxinfo.txt'), 'utf8')
+      expectCode(() => parseDumpsysBattery(text), DumpsysErrors.BATTERY_NOT_FOUND)
+      expectCode(() => parseDumpsysPowerstats(text), DumpsysErrors.POWERSTATS_NOT_FOUND)
+      expectCode(() => parseDumpsysPowerWakeLocks(text), DumpsysErrors.POWER_WAKE_LOCKS_NOT_FOUND)
+    },
+  )
 })

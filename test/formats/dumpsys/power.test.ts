@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { parseDumpsysPowerWakeLocks } from '../../../src/formats/dumpsys/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
+import { expectLinear } from '../perfetto/_linear.js'
 
 // Layout of AOSP PowerManagerService.WakeLock.toString (level padded to 30 characters).
 const dump = [
@@ -58,5 +59,29 @@ describe('dumpsys power wake locks', () => {
       expect((error as EnergyError).code).toBe('E_DUMPSYS_POWER_BAD_WAKE_LOCK')
       expect((error as EnergyError).details.line).toBe(3)
     }
+  })
+})
+
+describe('dumpsys power: durations and time (issue 16)', () => {
+  const lock = (rest: string): string =>
+    `Wake Locks: size=1\n  PARTIAL_WAKE_LOCK              'x' ${rest} (uid=1 pid=2)\n`
+  const held = (rest: string): number | undefined =>
+    parseDumpsysPowerWakeLocks(lock(rest))[0]?.heldMs
+  test('TimeUtils.formatDuration forms', () => {
+    expect(held('ACQ=-1d02h03m04s005ms')).toBe(93_784_005)
+    expect(held('ACQ=-5m')).toBe(300_000)
+    expect(held('ACQ=-5ms')).toBe(5)
+    expect(held('ACQ=0')).toBe(0)
+    expect(held('ACQ=-123')).toBeUndefined()
+    expect(held('')).toBeUndefined()
+  })
+  test('a tag with quotes and a line separator in it', () => {
+    expect(parseDumpsysPowerWakeLocks(lock("'a'b\u2028c' ACQ=-1s"))[0]?.tag).toBe("x' 'a'b\u2028c")
+  })
+  test('time is linear in the input: ACQ= and a long digit run without a unit', () => {
+    expectLinear((n) => lock(`ACQ=-${'1'.repeat(n)}`), parseDumpsysPowerWakeLocks, 4000)
+  })
+  test('time is linear in the input: quotes and a late line separator', () => {
+    expectLinear((n) => lock(`${"'".repeat(n)}\u2028x`), parseDumpsysPowerWakeLocks, 4000)
   })
 })
