@@ -56,7 +56,7 @@ export function sniffMeterFormat(text: string): MeterFormat | null {
   const first = firstNonEmptyLine(text)
   if (first === undefined) return null
   if (/^#\s*BattOr\b/.test(first.text)) return 'battor'
-  if (HISTORIAN_RE.test(first.text.trim())) return 'historian'
+  if (historianFields(first.text.trim()) !== undefined) return 'historian'
   if (/[A-Za-z]/.test(first.text) && /[,;\t]/.test(first.text) && /time/i.test(first.text)) {
     return 'monsoon-csv'
   }
@@ -103,7 +103,12 @@ function firstNonEmptyLine(text: string): { text: string; line: number } | undef
   return undefined
 }
 
-const NUMBER_RE = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/
+/*
+ * Every pattern here matches in time linear in its input: no two parts of a pattern can match the
+ * same characters in more than one way (`\d+\.?\d*` could: quadratic on a long digit run), and
+ * `(.*)$` runs with the `s` flag so that it always reaches the end.
+ */
+const NUMBER_RE = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/
 
 function num(text: string | undefined, format: string, line: number, what: string): number {
   const t = (text ?? '').trim().replace(/^"(.*)"$/, '$1')
@@ -195,7 +200,7 @@ function parseBattor(text: string, options: MeterParseOptions): MeterCapture {
     const line = (lines[i] ?? '').replace(/\r$/, '')
     if (line.trim() === '') continue
     if (line.startsWith('#')) {
-      const m = /^#\s*(\S+)\s*(.*)$/.exec(line)
+      const m = /^#\s*(\S+)\s*(.*)$/s.exec(line)
       if (m !== null && m[1] !== 'BattOr') header[m[1] ?? ''] = m[2] ?? ''
       continue
     }
@@ -218,7 +223,23 @@ function parseBattor(text: string, options: MeterParseOptions): MeterCapture {
   return build('battor', FORMAT, 'host', rows, options, header)
 }
 
-const HISTORIAN_RE = /^(\d+)(\.\d+)?\s+(-?(?:\d*\.)?\d+)\s*(-?(?:\d*\.)?\d+)?\s*$/
+/** `<whole>[.<fraction>] <current> [<voltage>]`, split on whitespace; `undefined` when not that. */
+function historianFields(
+  line: string,
+): { whole: string; fraction?: string; current: string; voltage?: string } | undefined {
+  const [time, current, voltage, ...rest] = line.split(/\s+/)
+  if (time === undefined || current === undefined || rest.length > 0) return undefined
+  const t = /^(\d+)(\.\d+)?$/.exec(time)
+  if (t === null || !HISTORIAN_VALUE.test(current)) return undefined
+  if (voltage !== undefined && !HISTORIAN_VALUE.test(voltage)) return undefined
+  return {
+    whole: t[1] ?? '',
+    ...(t[2] === undefined ? {} : { fraction: t[2] }),
+    current,
+    ...(voltage === undefined ? {} : { voltage }),
+  }
+}
+const HISTORIAN_VALUE = /^-?(?:\d+(?:\.\d+)?|\.\d+)$/
 /** Whole timestamps above this are ms (as seconds they would be after the year 5000). */
 const HISTORIAN_MS_THRESHOLD = 1e11
 
@@ -245,8 +266,8 @@ function parseHistorian(text: string, options: MeterParseOptions): MeterCapture 
   for (let i = 0; i < lines.length; i++) {
     const line = (lines[i] ?? '').replace(/\r$/, '').trim()
     if (line === '') continue
-    const m = HISTORIAN_RE.exec(line)
-    if (m === null) {
+    const m = historianFields(line)
+    if (m === undefined) {
       throw new EnergyError({
         code: MeterErrors.BAD_ROW,
         message: `line is not "<unix time> <current> [<voltage>]": ${JSON.stringify(line.slice(0, 60))}`,
@@ -254,9 +275,9 @@ function parseHistorian(text: string, options: MeterParseOptions): MeterCapture 
         details: { format: FORMAT, line: i + 1 },
       })
     }
-    const whole = Number(m[1])
-    const fractional = m[2] !== undefined
-    const volts = m[4] !== undefined
+    const whole = Number(m.whole)
+    const fractional = m.fraction !== undefined
+    const volts = m.voltage !== undefined
     mode ??= { fractional, ms: !fractional && whole > HISTORIAN_MS_THRESHOLD, volts }
     if (mode.fractional !== fractional || mode.volts !== volts) {
       throw new EnergyError({
@@ -269,8 +290,8 @@ function parseHistorian(text: string, options: MeterParseOptions): MeterCapture 
         details: { format: FORMAT, line: i + 1 },
       })
     }
-    const current = Number(m[3])
-    const voltage = m[4] === undefined ? undefined : Number(m[4])
+    const current = Number(m.current)
+    const voltage = m.voltage === undefined ? undefined : Number(m.voltage)
     if (mode.ms) {
       rows.push({
         line: i + 1,
@@ -281,7 +302,7 @@ function parseHistorian(text: string, options: MeterParseOptions): MeterCapture 
     } else if (mode.fractional) {
       rows.push({
         line: i + 1,
-        tNs: whole * 1e9 + Math.round(Number(`0${m[2] ?? ''}`) * 1e9),
+        tNs: whole * 1e9 + Math.round(Number(`0${m.fraction ?? ''}`) * 1e9),
         currentA: current,
         voltageV: voltage,
       })
@@ -325,7 +346,13 @@ function parseMonsoonCsv(text: string, options: MeterParseOptions): MeterCapture
   if (head === undefined) return build('monsoon-csv', FORMAT, 'host', [], options, {})
   const sep = head.text.includes(',') ? ',' : head.text.includes(';') ? ';' : '\t'
   const names = head.text.split(sep).map((n) => n.trim().replace(/^"(.*)"$/, '$1'))
-  const unitOf = (name: string): string | undefined => /\(([^)]+)\)\s*$/.exec(name)?.[1]?.trim()
+  const unitOf = (name: string): string | undefined => {
+    // `… (unit)` at the end; by index, as `\(([^)]+)\)\s*$` is quadratic on a run of `(`
+    const end = name.trimEnd()
+    if (!end.endsWith(')')) return undefined
+    const inside = end.slice(end.lastIndexOf('(') + 1, -1)
+    return end.includes('(') && inside !== '' && !inside.includes(')') ? inside.trim() : undefined
+  }
   const pick = (
     role: string,
     test: (n: string) => boolean,

@@ -14,6 +14,8 @@ import {
   sniffMeterFormat,
 } from '../../../src/formats/meter/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
+import { expectLinear } from '../perfetto/_linear.js'
+import { sharedCorpus } from '../perfetto/_shared-corpus.js'
 
 const corpus = join(import.meta.dirname, '../../fixtures/corpus/5_power_monitor')
 const fixtures = join(import.meta.dirname, '../../fixtures/meter')
@@ -293,4 +295,59 @@ describe('meter writers', () => {
     expectCode(() => formatBattorText(c), MeterErrors.NO_VOLTAGE)
     expectCode(() => formatHistorianPowerMonitor(c), MeterErrors.NO_VOLTAGE)
   })
+})
+
+describe('meter parsers are linear in their input (issue 16)', () => {
+  test('a CSV header full of `(`', () => {
+    expectLinear((n) => `Time (s),${'('.repeat(n)}Current\n0,1\n`, parseMeterText, 8000)
+    expectLinear((n) => `Time (s),Main Current ${'('.repeat(n)}mA)\n0,1\n`, parseMeterText, 8000)
+  })
+  test('a CSV cell that is a long digit run', () => {
+    expectLinear(
+      (n) => `Time (s),Main (mA),Main Voltage (V)\n${'1'.repeat(n)}x,1,1\n`,
+      parseMeterText,
+      8000,
+    )
+  })
+  test('a Historian line with a long digit run', () => {
+    expectLinear(
+      (n) => `1 ${'1'.repeat(n)}x\n`,
+      (t) => parseMeterText(t, { format: 'historian' }),
+      8000,
+    )
+    expectLinear((n) => `1 2 ${'3'.repeat(n)}x\n`, parseMeterText, 8000)
+  })
+  test('a BattOr header line with carriage returns inside', () => {
+    expectLinear((n) => `# BattOr\n#${'a'.repeat(n)}\rb\rc\n0 1 1\n`, parseMeterText, 8000)
+  })
+  test('the unit is still the text in the last parentheses', () => {
+    const c = parseMeterText('Time (ms), Main Avg Current ( mA ) ,Main Avg Voltage (V)\n0,1000,4\n')
+    expect(c.series.samples).toEqual([{ tNs: 0, powerW: 4 }])
+    expectCode(
+      () => parseMeterText('Time (s),Current (m)A)\n0,1\n', { nominalVoltageV: 4 }),
+      MeterErrors.UNKNOWN_UNIT,
+    )
+    expectCode(() => parseMeterText('Time (s),Current ()\n0,1\n'), MeterErrors.UNKNOWN_UNIT)
+  })
+})
+
+describe('shared corpus 5_power_monitor (../shared/corpus) through the meter parser', () => {
+  const shared = sharedCorpus('5_power_monitor')
+  const capture = (file: string): ReturnType<typeof parseMeterText> =>
+    parseMeterText(readFileSync(join(shared?.dir ?? '', file), 'latin1'))
+  test.skipIf(shared === undefined)(
+    'the BattOr captures parse; every other file is refused as none of the meter formats',
+    () => {
+      expect(capture('catapult_battor.txt').series.samples).toHaveLength(30624)
+      expect(capture('catapult_battor_test_data.txt').series.samples).toHaveLength(12)
+      const others = (shared?.files ?? []).filter((f) => !f.startsWith('catapult_battor'))
+      // Perfetto traces and textprotos, systrace text, Physalia result tables (no header, one
+      // energy figure per run), a table of per-trace averages: none is a meter capture
+      expect(others).toHaveLength(18)
+      for (const file of others) {
+        const e = expectCode(() => capture(file), MeterErrors.UNKNOWN_FORMAT)
+        expect(e.message, file).toContain('not a BattOr text file')
+      }
+    },
+  )
 })
