@@ -10,6 +10,8 @@ export const BatterystatsErrors = {
   HISTORY_BAD_TIME: 'E_BATTERYSTATS_HISTORY_BAD_TIME',
   /** The input has no battery history lines at all. */
   HISTORY_NOT_FOUND: 'E_BATTERYSTATS_HISTORY_NOT_FOUND',
+  /** A bugreport (or all-services `dumpsys`) without a `DUMP OF SERVICE batterystats:` section. */
+  BUGREPORT_NO_BATTERYSTATS: 'E_BATTERYSTATS_BUGREPORT_NO_BATTERYSTATS',
 } as const satisfies Record<string, `E_${string}`>
 
 /** Warning codes the history parser puts in `BatteryHistory.warnings`. */

@@ -257,9 +257,17 @@ function parseDumpDurationNs(text: string): number | undefined {
 
 type Mode = 'seek' | 'history' | 'stats' | 'done'
 
+/** `DUMP OF SERVICE batterystats:` (Android 8+ may name a priority before the service). */
+const DUMP_OF_SERVICE_RE = /^DUMP OF SERVICE (?:(?:CRITICAL|HIGH|NORMAL) )?(.*):\s*$/
+/** What ends a service's dump in a bugreport: its duration line, a separator, the next service. */
+const SERVICE_END_RE = /^(?:-{9}|DUMP OF SERVICE )/
+
 /**
  * The history state machine, one line at a time (trailing CRs are ignored).
  * - `seek`: until the `Battery History` header (or, without it, the first complete valid record).
+ *   A bugreport (a `== dumpstate:` line) or an all-services `dumpsys` (`DUMP OF SERVICE …:`) is
+ *   read only inside its `DUMP OF SERVICE batterystats:` section, which ends the parse; other
+ *   services print history-shaped lines (`dumpsys alarm`: `    +5s123ms 100 wakes …`).
  * - `history`: records and their continuation lines (indented, or at column 0 starting with `,`:
  *   Android 8.1 wraps the `Details:` text onto `, SubsystemPowerState …`), up to the first blank
  *   line, or an unindented line (then a `cut` item).
@@ -273,6 +281,12 @@ class HistoryLineParser {
   private pending: { record: Omit<HistoryRecord, 'details'>; details: string[] } | undefined
   private inStatsBlock = false
   private timeOnBatteryNs: number | undefined
+  private historySeen = false
+  /** Line where the input showed it is a bugreport (or all-services dumpsys); 0 when it is not. */
+  private bugreportLine = 0
+  /** Line of `DUMP OF SERVICE batterystats:`, 0 before; `inService` while inside that section. */
+  private serviceLine = 0
+  private inService = false
 
   get done(): boolean {
     return this.mode === 'done'
@@ -281,6 +295,7 @@ class HistoryLineParser {
   feed(rawLine: string): HistoryLineItem[] {
     this.lineNo++
     const text = stripCrs(rawLine)
+    if (this.inService && SERVICE_END_RE.test(text)) return this.endService()
     switch (this.mode) {
       case 'seek':
         return this.seek(text)
@@ -293,15 +308,44 @@ class HistoryLineParser {
     }
   }
 
-  /** Emits the record still waiting for continuation lines. */
+  /**
+   * Emits the record still waiting for continuation lines. Throws for a bugreport without a
+   * batterystats section, or whose section has no history.
+   */
   finish(): HistoryLineItem[] {
+    const out = this.flush()
     this.mode = 'done'
-    return this.flush()
+    if (this.bugreportLine > 0 && this.serviceLine === 0) {
+      throw new EnergyError({
+        code: BatterystatsErrors.BUGREPORT_NO_BATTERYSTATS,
+        message:
+          'this is a bugreport (or an all-services dumpsys) without a "DUMP OF SERVICE batterystats:" section',
+        hint: 'The bugreport was cut short or taken without dumpsys: capture `adb shell dumpsys batterystats` (or `--history`) instead.',
+        details: { format: FORMAT, line: this.bugreportLine },
+      })
+    }
+    if (this.serviceLine > 0 && !this.historySeen) this.noHistoryInService()
+    return out
   }
 
   private seek(text: string): HistoryLineItem[] {
+    const service = DUMP_OF_SERVICE_RE.exec(text)
+    if (service !== null && !this.inService) {
+      this.bugreportLine ||= this.lineNo
+      if (service[1] === 'batterystats') {
+        this.serviceLine = this.lineNo
+        this.inService = true
+      }
+      return []
+    }
+    if (/^== dumpstate: /.test(text)) {
+      this.bugreportLine ||= this.lineNo
+      return []
+    }
+    if (this.bugreportLine > 0 && !this.inService) return []
     if (/^Battery History\b/.test(text)) {
       this.mode = 'history'
+      this.historySeen = true
       return [{ kind: 'header', text }]
     }
     // without a header, only a complete, valid record starts the section (so indented numbered
@@ -315,7 +359,26 @@ class HistoryLineParser {
       return []
     }
     this.mode = 'history'
+    this.historySeen = true
     return this.history(text)
+  }
+
+  /** The end of a bugreport's batterystats section: the end of the parse. */
+  private endService(): HistoryLineItem[] {
+    const out = this.flush()
+    this.inService = false
+    this.mode = 'done'
+    if (!this.historySeen) this.noHistoryInService()
+    return out
+  }
+
+  private noHistoryInService(): never {
+    throw new EnergyError({
+      code: BatterystatsErrors.HISTORY_NOT_FOUND,
+      message: `the bugreport's batterystats section (from line ${this.serviceLine}) has no "Battery History"`,
+      hint: 'Capture `adb shell dumpsys batterystats --history` directly (after `--reset` and the test).',
+      details: { format: FORMAT, line: this.serviceLine },
+    })
   }
 
   private history(text: string): HistoryLineItem[] {

@@ -218,6 +218,105 @@ describe('batterystats history: Android 8.1 wraps Details onto column 0 (issue 1
   })
 })
 
+describe('batterystats history in a bugreport (issue 16)', () => {
+  const pixel = readFileSync(
+    join(import.meta.dirname, '../../fixtures/batterystats/android8.1-pixel-wrapped-details.txt'),
+    'utf8',
+  )
+  const separator = '-'.repeat(79)
+  const service = (name: string, body: string[]): string[] => [
+    separator,
+    `DUMP OF SERVICE ${name}:`,
+    ...body,
+    `--------- 0.012s was the duration of dumpsys ${name}, ending at: 2018-04-02 08:36:24`,
+  ]
+  // `dumpsys alarm` prints history-shaped lines: a 3-digit count after a duration
+  const alarm = service('alarm', [
+    'Current Alarm Manager state:',
+    '  Alarm Stats:',
+    '  1000:android +1m13s611ms running, 113 wakeups:',
+    '    +5s123ms 100 wakes 100 alarms, last -2m1s311ms:',
+    '      *walarm*:android.intent.action.TIME_TICK',
+  ])
+  const bugreport = (batterystats: string | undefined): string =>
+    [
+      '========================================================',
+      '== dumpstate: 2018-04-02 08:36:20',
+      '========================================================',
+      '',
+      'Build: OPM1.171019.021',
+      '------ DUMPSYS (/system/bin/dumpsys) ------',
+      ...alarm,
+      ...(batterystats === undefined ? [] : service('batterystats', batterystats.split('\n'))),
+      ...service('battery', ['Current Battery Service state:', '  AC powered: true']),
+      '------ CHECKIN BATTERYSTATS (/system/bin/dumpsys -T 30000 batterystats -c) ------',
+      '9,0,i,vers,32,177,OPM1.171019.021,OPM1.171019.021',
+      '',
+    ].join('\n')
+  test('the batterystats section is read, not the alarm lines before it', () => {
+    const alone = parseBatterystatsHistory(pixel)
+    const h = parseBatterystatsHistory(bugreport(pixel))
+    expect(h.items.map((i) => ({ ...i, line: 0 }))).toEqual(
+      alone.items.map((i) => ({ ...i, line: 0 })),
+    )
+    expect(h.items[0]?.line).toBe(alone.items[0]!.line + 16)
+    expect(h.dumpStats?.timeOnBatteryNs).toBe(540e9)
+    expect(h.warnings).toEqual([])
+  })
+  test('the section ends the parse even without the statistics block', () => {
+    const historyOnly = pixel.slice(0, pixel.indexOf('\n\nPer-PID'))
+    const h = parseBatterystatsHistory(bugreport(historyOnly))
+    expect(h.items).toHaveLength(20)
+    expect(h.dumpStats).toBeUndefined()
+    expect(h.warnings).toEqual([])
+  })
+  const refusal = (text: string): EnergyError => {
+    try {
+      parseBatterystatsHistory(text)
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+      return e as EnergyError
+    }
+    throw new Error('parsed')
+  }
+  test('a bugreport without a batterystats section is refused, not "OK, nothing"', () => {
+    const e = refusal(bugreport(undefined))
+    expect(e.code).toBe(BatterystatsErrors.BUGREPORT_NO_BATTERYSTATS)
+    expect(e.details.line).toBe(2)
+    expect(e.hint).toContain('dumpsys batterystats')
+    // all-services `adb shell dumpsys` output, no dumpstate header: the same
+    const all = ['Currently running services:', '  alarm', ...alarm, ''].join('\n')
+    expect(refusal(all).code).toBe(BatterystatsErrors.BUGREPORT_NO_BATTERYSTATS)
+  })
+  test('a batterystats section without a history is refused with its line', () => {
+    const e = refusal(bugreport('Discharge step durations:\n  #0: +5m10s880ms to 99'))
+    expect(e.code).toBe(BatterystatsErrors.HISTORY_NOT_FOUND)
+    expect(e.details.line).toBe(16)
+  })
+  test('chunked decoding gives the same items and the same refusals', () => {
+    for (const text of [bugreport(pixel), bugreport(undefined)]) {
+      const one = (() => {
+        try {
+          return [...parseBatterystatsHistoryLines(text.split('\n'))]
+        } catch (e) {
+          return (e as EnergyError).code
+        }
+      })()
+      const d = new BatterystatsHistoryDecoder()
+      const chunked = (() => {
+        try {
+          const out = []
+          for (let i = 0; i < text.length; i += 13) out.push(...d.push(text.slice(i, i + 13)))
+          return [...out, ...d.end()]
+        } catch (e) {
+          return (e as EnergyError).code
+        }
+      })()
+      expect(chunked).toEqual(one)
+    }
+  })
+})
+
 describe('batterystats history tokens', () => {
   test('PETrA example: first update record, token by token', () => {
     const recs = records(read('petra_batterystats_example.txt'))
@@ -505,6 +604,10 @@ describe('sniffBatterystats', () => {
   })
   test('checkin and others', () => {
     expect(sniffBatterystats(read('aosp_powermodel_bs_checkin.csv'))).toBe('checkin')
+    expect(sniffBatterystats('9,hsp,0,1000,"*alarm*"\n')).toBe('checkin')
+    expect(sniffBatterystats('9,h,0:RESET:TIME:1522652080855\r\r\n')).toBe('checkin')
+    expect(sniffBatterystats('=====\n== dumpstate: 2018-04-02 08:36:20\n=====\n')).toBe('history')
+    expect(sniffBatterystats('=====\nsomething else\n')).toBeNull()
     expect(sniffBatterystats('Current Battery Service state:\n')).toBeNull()
     expect(sniffBatterystats('')).toBeNull()
   })
