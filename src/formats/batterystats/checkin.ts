@@ -117,16 +117,46 @@ function fail(
   throw new EnergyError({ code, message, hint, details: { format: FORMAT, line, ...extra } })
 }
 
+/** A field as quoted in a message: at most 40 characters of it. */
+function shown(text: string): string {
+  return text.length <= 40
+    ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, 40))}… (${text.length} characters)`
+}
+
+/**
+ * Whether `text` is `-?(D+[.D*] | .D+)([eE][-+]?D+)?` (D a digit), in one pass: the regex
+ * `\d+\.?\d*` backtracked quadratically on a long digit run ending in another character.
+ */
+function isDecimal(text: string): boolean {
+  const n = text.length
+  let i = 0
+  const digits = (): number => {
+    const from = i
+    while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++
+    return i - from
+  }
+  if (text[i] === '-') i++
+  const whole = digits()
+  if (text[i] === '.') {
+    i++
+    if (digits() === 0 && whole === 0) return false
+  } else if (whole === 0) return false
+  if (text[i] === 'e' || text[i] === 'E') {
+    i++
+    if (text[i] === '+' || text[i] === '-') i++
+    if (digits() === 0) return false
+  }
+  return i === n
+}
+
 function num(text: string | undefined, line: number, field: string, rowType: string): number {
-  const value =
-    text !== undefined && /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)
-      ? Number(text)
-      : Number.NaN
+  const value = text !== undefined && isDecimal(text) ? Number(text) : Number.NaN
   if (!Number.isFinite(value)) {
     fail(
       BatterystatsErrors.CHECKIN_BAD_NUMBER,
       line,
-      `${rowType} field ${field} is ${JSON.stringify(text ?? '')}, expected a number`,
+      `${rowType} field ${field} is ${shown(text ?? '')}, expected a number`,
       'Pass the unmodified output of `dumpsys batterystats -c`.',
       { field },
     )
@@ -243,7 +273,7 @@ function historyRow(all: readonly string[], line: number, checkinVersion: number
     fail(
       BatterystatsErrors.CHECKIN_BAD_NUMBER,
       line,
-      `h (history) row time is ${JSON.stringify(timeText)}, expected whole ms`,
+      `h (history) row time is ${shown(timeText)}, expected whole ms`,
       'Pass the unmodified output of `dumpsys batterystats -c`.',
       { field: 'time' },
     )

@@ -251,6 +251,27 @@ describe('batterystats checkin negative', () => {
     expect(r.msg).toContain('totalMah')
     expect(r.msg).toContain('4O.1')
   })
+  test('numbers: the accepted forms, and a long digit run is checked in linear time (issue 16)', () => {
+    for (const ok of ['0', '-3', '12.5', '12.', '.5', '-0.25', '1e3', '2.5E-2', '7e+1']) {
+      expect(parseCheckinLine(`9,0,l,pwi,scrn,${ok}`, 1)).toMatchObject({ totalMah: Number(ok) })
+    }
+    for (const bad of ['', '-', '.', '1..2', '1e', '1e+', 'e3', '--1', '1.2.3', ' 1', '0x10']) {
+      expect(code(() => parseCheckinLine(`9,0,l,pwi,scrn,${bad}`, 1)).code).toBe(
+        BatterystatsErrors.CHECKIN_BAD_NUMBER,
+      )
+    }
+    // the old regex (\d+\.?\d*) took ~0.7 s for 20,000 digits and quadratically more after
+    const digits = '1'.repeat(200_000)
+    const started = performance.now()
+    const long = code(() => parseCheckinLine(`9,0,l,pwi,scrn,${digits}x`, 1))
+    expect(long.code).toBe(BatterystatsErrors.CHECKIN_BAD_NUMBER)
+    expect(long.msg).toContain('… (200001 characters)')
+    expect(long.msg.length).toBeLessThan(400)
+    expect(
+      code(() => parseCheckinLine(`9,0,l,pws,${digits}.${digits}e${digits}x,1,1,1`, 1)).code,
+    ).toBe(BatterystatsErrors.CHECKIN_BAD_NUMBER)
+    expect(performance.now() - started).toBeLessThan(1000)
+  })
   test('truncated in the middle of the 4 leading fields', () => {
     expect(code(() => parseCheckinLine('9,0', 3)).code).toBe(BatterystatsErrors.CHECKIN_NOT_CHECKIN)
   })
