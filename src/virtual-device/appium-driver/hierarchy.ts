@@ -1,7 +1,11 @@
 /**
  * The window hierarchy as `uiautomator dump` writes it (one `<node>` per view, see
  * test/fixtures/corpus/6_dumpsys_uiautomator), parsed with fast-xml-parser into a tree whose tag
- * names are the view classes, as UiAutomator2's page source and XPath see it.
+ * names are the view classes, as UiAutomator2's page source and XPath see it. Appium's page source
+ * itself (`<hierarchy … width height>` with one element per view named after its class, e.g.
+ * `<android.widget.TextView …>`, as `renderPageSource` writes it) reads to the same tree. A
+ * hierarchy without a single view is refused: a real dump always has the window's root view.
+ * Nesting is bounded by fast-xml-parser (100 levels), so the recursion here stays shallow.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 import { EnergyError } from '../../model/index.js'
@@ -62,7 +66,10 @@ function hierarchyError(message: string, details: Record<string, string | number
   })
 }
 
-/** Parses the XML of a dump. Throws `E_APPIUM_HIERARCHY` when it is not a window hierarchy. */
+/**
+ * Parses the XML of a dump (or of a page source). Throws `E_APPIUM_HIERARCHY` when it is not a
+ * window hierarchy or holds no view.
+ */
 export function parseHierarchy(xml: string): UiNode {
   const start = xml.indexOf('<?xml')
   const end = xml.lastIndexOf('</hierarchy>')
@@ -95,7 +102,24 @@ export function parseHierarchy(xml: string): UiNode {
   }
   const rootEntry = doc.find((e) => 'hierarchy' in e)
   if (rootEntry === undefined) throw hierarchyError('no <hierarchy> element', {})
-  return build(rootEntry, 'hierarchy', undefined, '')
+  const root = build(rootEntry, 'hierarchy', undefined, '')
+  if (root.children.length === 0) {
+    throw hierarchyError(
+      'the <hierarchy> holds no view (neither <node> nor class-named elements)',
+      {
+        offset: start,
+      },
+    )
+  }
+  return root
+}
+
+/** The element name of a preserveOrder entry; undefined for text and processing instructions. */
+function elementName(entry: Ordered): string | undefined {
+  for (const key of Object.keys(entry)) {
+    if (key !== ':@' && key !== '#text' && !key.startsWith('?')) return key
+  }
+  return undefined
 }
 
 function attributesOf(entry: Ordered): Record<string, string> {
@@ -107,17 +131,25 @@ function attributesOf(entry: Ordered): Record<string, string> {
   return attrs
 }
 
+/**
+ * One view: `<node class="…">` (uiautomator dump) or `<the.view.Class class="…">` (page source);
+ * the `class` attribute names it in both, else the page source's tag does.
+ */
 function build(entry: Ordered, tagName: string, parent: UiNode | undefined, path: string): UiNode {
   const attrs = attributesOf(entry)
-  const tag = tagName === 'hierarchy' ? 'hierarchy' : attrs['class'] || 'android.view.View'
+  const tag =
+    parent === undefined
+      ? 'hierarchy'
+      : attrs['class'] || (tagName === 'node' ? 'android.view.View' : tagName)
   const children: UiNode[] = []
   const node: UiNode = { tag, attrs, children, parent, path, rect: parseBounds(attrs['bounds']) }
   const kids = entry[tagName]
   if (Array.isArray(kids)) {
     let i = 0
     for (const kid of kids as Ordered[]) {
-      if (!('node' in kid)) continue
-      children.push(build(kid, 'node', node, path === '' ? String(i) : `${path}/${i}`))
+      const name = elementName(kid)
+      if (name === undefined) continue
+      children.push(build(kid, name, node, path === '' ? String(i) : `${path}/${i}`))
       i++
     }
   }
@@ -145,8 +177,18 @@ export function nodeAtPath(root: UiNode, path: string): UiNode | undefined {
   return node
 }
 
-/** Screen size: the largest right/bottom edge in the hierarchy (the root view fills the screen). */
+/**
+ * Screen size: a page source's `width`/`height` on `<hierarchy>`, else the largest right/bottom
+ * edge in the hierarchy (the root view fills the screen).
+ */
 export function screenSize(root: UiNode): { readonly width: number; readonly height: number } {
+  const given = (name: string): number => {
+    const text = root.attrs[name] ?? ''
+    return /^[1-9]\d{0,5}$/.test(text) ? Number(text) : 0
+  }
+  if (given('width') > 0 && given('height') > 0) {
+    return { width: given('width'), height: given('height') }
+  }
   let width = 0
   let height = 0
   for (const n of descendants(root)) {
@@ -215,7 +257,9 @@ export function renderPageSource(root: UiNode): string {
       n.tag === 'hierarchy'
         ? rootAttrs
         : [
-            ...Object.entries(n.attrs).map(([k, v]) => `${k}="${escapeXml(v)}"`),
+            ...Object.entries(n.attrs)
+              .filter(([k]) => k !== 'displayed') // computed below (a page source read back has it)
+              .map(([k, v]) => `${k}="${escapeXml(v)}"`),
             `displayed="${isDisplayed(n, screen)}"`,
           ].join(' ')
     if (n.children.length === 0) {

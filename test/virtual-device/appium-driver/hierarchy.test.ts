@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { XMLParser } from 'fast-xml-parser'
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
@@ -11,8 +12,10 @@ import {
   parseHierarchy,
   renderPageSource,
   screenSize,
+  type UiNode,
 } from '../../../src/virtual-device/appium-driver/hierarchy.js'
 import { isEnergyError } from '../../../src/model/index.js'
+import { sharedCorpus } from '../../formats/perfetto/_shared-corpus.js'
 
 const corpus = (name: string): string =>
   readFileSync(
@@ -162,5 +165,87 @@ describe('bad input', () => {
       }),
       { numRuns: 300 },
     )
+  })
+})
+
+describe('Appium page source read back (issue 16)', () => {
+  const strip = (n: UiNode): unknown => ({
+    tag: n.tag,
+    path: n.path,
+    rect: n.rect,
+    attrs: Object.fromEntries(Object.entries(n.attrs).filter(([k]) => k !== 'displayed')),
+    children: n.children.map(strip),
+  })
+  test('class-named elements under <hierarchy> read to the same tree as the dump', () => {
+    const root = parseHierarchy(corpus('nora_ui_dump.xml'))
+    const source = renderPageSource(root)
+    const back = parseHierarchy(source)
+    expect(descendants(back)).toHaveLength(32)
+    expect(back.children.map(strip)).toEqual(root.children.map(strip))
+    expect(screenSize(back)).toEqual({ width: 1080, height: 2400 })
+    // and writing it again gives the same page source (no doubled `displayed`)
+    expect(renderPageSource(back)).toBe(source)
+  })
+  test('the screen comes from <hierarchy width height>, tags name classes when there is no class', () => {
+    const root = parseHierarchy(
+      "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\n" +
+        '<hierarchy index="0" class="hierarchy" rotation="0" width="1440" height="3120">\n' +
+        '  <android.widget.FrameLayout index="0" bounds="[0,0][1440,1500]" displayed="true">\n' +
+        '    <android.widget.TextView index="0" text="hi" bounds="[0,0][100,50]" displayed="true" />\n' +
+        '  </android.widget.FrameLayout>\n</hierarchy>\n',
+    )
+    expect(descendants(root).map((n) => n.tag)).toEqual([
+      'android.widget.FrameLayout',
+      'android.widget.TextView',
+    ])
+    expect(screenSize(root)).toEqual({ width: 1440, height: 3120 })
+    expect(nodeAtPath(root, '0/0')?.attrs['text']).toBe('hi')
+  })
+  test('a hierarchy without a single view is refused, not "OK, nothing"', () => {
+    for (const empty of [
+      '<?xml version=\'1.0\' ?><hierarchy rotation="0"></hierarchy>',
+      '<?xml version=\'1.0\' ?><hierarchy rotation="0">\n  text only\n</hierarchy>',
+      '<?xml version=\'1.0\' ?><hierarchy rotation="0" />',
+    ]) {
+      try {
+        parseHierarchy(empty)
+        expect.unreachable(`should have refused ${empty}`)
+      } catch (error) {
+        expect(isEnergyError(error) && error.code).toBe('E_APPIUM_HIERARCHY')
+      }
+    }
+  })
+})
+
+describe('shared corpus 6_dumpsys_uiautomator (../shared/corpus)', () => {
+  const shared = sharedCorpus('6_dumpsys_uiautomator')
+  const read = (name: string): string => readFileSync(join(shared?.dir ?? '', name), 'utf8')
+  // node counts and screen sizes from PROVENANCE.md §6 and §7 (counted there independently)
+  test.skipIf(shared === undefined).each([
+    ['igorganapolsky_macyolo_window_dump.xml', 95, 1080, 2340],
+    ['iml1s_termuxflutteride_window_dump_v1.xml', 21, 1080, 2220],
+    ['iml1s_termuxflutteride_window_dump_v2.xml', 17, 1080, 2400],
+    ['nora_chat_dump.xml', 30, 1080, 2400],
+    ['nora_ui_dump.xml', 32, 1080, 2400],
+    ['nora_window_dump.xml', 28, 1080, 2400],
+    ['nora_window_dump2.xml', 23, 1080, 2400],
+  ])('%s: %i nodes on a %ix%i screen', (name, count, width, height) => {
+    const root = parseHierarchy(read(name))
+    expect(descendants(root)).toHaveLength(count)
+    expect(screenSize(root)).toEqual({ width, height })
+    // its page source reads back to the same tree
+    expect(descendants(parseHierarchy(renderPageSource(root)))).toHaveLength(count)
+  })
+  test.skipIf(shared === undefined)('every file is a dump above, or refused', () => {
+    expect(shared?.files.filter((f) => !f.endsWith('.xml'))).toEqual([
+      'nuviotv_dumpsys_gfxinfo.txt',
+    ])
+    try {
+      parseHierarchy(read('nuviotv_dumpsys_gfxinfo.txt'))
+      expect.unreachable('dumpsys gfxinfo is not a hierarchy')
+    } catch (error) {
+      expect(isEnergyError(error) && error.code).toBe('E_APPIUM_HIERARCHY')
+      expect(isEnergyError(error) && error.message).toContain('no <hierarchy>')
+    }
   })
 })
