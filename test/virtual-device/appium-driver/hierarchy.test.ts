@@ -15,6 +15,7 @@ import {
   type UiNode,
 } from '../../../src/virtual-device/appium-driver/hierarchy.js'
 import { isEnergyError } from '../../../src/model/index.js'
+import { expectLinear } from '../../formats/perfetto/_linear.js'
 import { sharedCorpus } from '../../formats/perfetto/_shared-corpus.js'
 
 const corpus = (name: string): string =>
@@ -200,6 +201,20 @@ describe('Appium page source read back (issue 16)', () => {
     ])
     expect(screenSize(root)).toEqual({ width: 1440, height: 3120 })
     expect(nodeAtPath(root, '0/0')?.attrs['text']).toBe('hi')
+  })
+  test('time is linear in the input: many views, many attributes', () => {
+    const head = '<?xml version=\'1.0\' ?><hierarchy rotation="0">'
+    expectLinear(
+      (n) => `${head}${'<node class="a" bounds="[0,0][1,1]"/>'.repeat(n / 40)}</hierarchy>`,
+      (xml) => screenSize(parseHierarchy(xml)),
+      8000,
+    )
+    expectLinear(
+      (n) =>
+        `${head}<node ${Array.from({ length: n / 10 }, (_, i) => `a${i}="1"`).join(' ')}/></hierarchy>`,
+      parseHierarchy,
+      8000,
+    )
   })
   test('a hierarchy without a single view is refused, not "OK, nothing"', () => {
     for (const empty of [
