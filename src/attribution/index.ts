@@ -42,6 +42,8 @@ export type {
 export { attributeSamplesByRegression } from './sampling-regression.js'
 export type { TailCharge, TailInvocation, TailPolicy, WeightedSamples } from './tails.js'
 export { chargeTails, energyWeightedSamples, tailCumulativeJ, tailPowerW } from './tails.js'
+export type { IdleNoise } from './noise.js'
+export { idleNoise, netEnergyIntervalJ } from './noise.js'
 export type { Baseline, TestEnergy, TestEnergyInput } from './test-energy.js'
 export { curveFor, idlePowerW, idleRailPowersW, testEnergy } from './test-energy.js'
 export type { WarningFacts, WarningThresholds } from './warnings.js'

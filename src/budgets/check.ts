@@ -2,7 +2,12 @@
  * The automatic budget check after each test (`checkBudgets: true`): the test's net energy against
  * its budget, failing the test with an EnergyError when it is over or undecided.
  */
-import { EnergyError, formatJoules, type EnergyResult } from '../model/index.js'
+import {
+  EnergyError,
+  formatJoules,
+  formatJoulesWithInterval,
+  type EnergyResult,
+} from '../model/index.js'
 import { BudgetErrors } from './errors.js'
 import { lookupBudget } from './file.js'
 import { testBudgetFigure } from './figure.js'
@@ -40,14 +45,11 @@ export function checkTestBudget(
   if (found === undefined) return 'none'
   const decision = decide(figure.valueJ, found.entry.energyJ, figure.intervalJ, false, figure.n)
   if (decision.verdict === 'within') return 'within'
-  const interval = figure.intervalJ
-    ? ` (95% ${formatJoules(figure.intervalJ.low)} – ${formatJoules(figure.intervalJ.high)})`
-    : ''
   const details = { file, test: check.name, budgetJ: found.entry.energyJ, valueJ: figure.valueJ }
   if (decision.verdict === 'over') {
     throw new EnergyError({
       code: BudgetErrors.EXCEEDED,
-      message: `${file} › ${check.name} used ${formatJoules(figure.valueJ)}${interval}, over its budget of ${formatJoules(found.entry.energyJ)}`,
+      message: `${file} › ${check.name} used ${formatJoulesWithInterval(figure.valueJ, figure.intervalJ)}, over its budget of ${formatJoules(found.entry.energyJ)}`,
       hint: 'Find the regression (the reporter lists the top methods), or, if the increase is intended, run `vitest -u` and commit the new budget.',
       details,
     })
@@ -56,7 +58,7 @@ export function checkTestBudget(
   const more = decision.moreRepetitions
   throw new EnergyError({
     code: BudgetErrors.INCONCLUSIVE,
-    message: `${file} › ${check.name}: the budget ${formatJoules(found.entry.energyJ)} lies inside the 95% interval${interval} of ${formatJoules(figure.valueJ)}; inconclusive: ${more !== undefined && Number.isFinite(more) ? `${more} more repetitions would decide` : 'no number of repetitions would decide'}`,
+    message: `${file} › ${check.name}: the budget ${formatJoules(found.entry.energyJ)} lies inside the 95% interval of ${formatJoulesWithInterval(figure.valueJ, figure.intervalJ)}; inconclusive: ${more !== undefined && Number.isFinite(more) ? `${more} more repetitions would decide` : 'no number of repetitions would decide'}`,
     hint: "Measure with energy.repeat(n, …) to narrow the interval, or set `inconclusive: 'warn'`.",
     details,
   })

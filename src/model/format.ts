@@ -28,6 +28,25 @@ export function formatJoules(energyJ: number, digits = 3): string {
   return withPrefix(energyJ, 'J', digits)
 }
 
+/**
+ * A figure with its 95% interval: `884 mJ ± 10.3 µJ` when the interval is symmetric (the
+ * half-width in its own unit, so a tiny one stays readable), else `13.6 mJ (95% 13.2 mJ – 14.1 mJ)`.
+ */
+export function formatJoulesWithInterval(
+  energyJ: number,
+  interval: { readonly low: number; readonly high: number; readonly level: number } | undefined,
+): string {
+  const value = formatJoules(energyJ)
+  if (interval === undefined) return value
+  const half = (interval.high - interval.low) / 2
+  const skew = Math.abs((interval.high + interval.low) / 2 - energyJ)
+  const level = Math.round(interval.level * 100)
+  if (skew <= 1e-6 * Math.max(Math.abs(energyJ), half, Number.MIN_VALUE)) {
+    return `${value} ± ${formatJoules(half, 2)}${level === 95 ? '' : ` (${level}%)`}`
+  }
+  return `${value} (${level}% ${formatJoules(interval.low)} – ${formatJoules(interval.high)})`
+}
+
 /** `1.20 W`, `350 mW`. */
 export function formatWatts(powerW: number, digits = 3): string {
   return withPrefix(powerW, 'W', digits)

@@ -55,6 +55,12 @@ export type {
   Volts,
   Watts,
 } from './units.js'
-export { formatJoules, formatPercent, formatSeconds, formatWatts } from './format.js'
+export {
+  formatJoules,
+  formatJoulesWithInterval,
+  formatPercent,
+  formatSeconds,
+  formatWatts,
+} from './format.js'
 export type { MethodOrigin } from './methods.js'
 export { appMethodsFirst, methodOrigin } from './methods.js'

@@ -9,8 +9,10 @@ import { inject } from 'vitest'
 import {
   ASYNC_COMPONENTS,
   componentOfRail,
+  idleNoise,
   idlePowerW,
   idleRailPowersW,
+  type IdleNoise,
 } from '../attribution/index.js'
 import {
   artTracingCollector,
@@ -84,6 +86,7 @@ const WAIT_NOTICE_MS = 1000
 interface SharedPhoneState {
   readonly baselineW: number
   readonly baselineRails?: readonly RailBaseline[]
+  readonly baselineNoise?: IdleNoise
   readonly monotonicToBoottimeNs?: number
   readonly readingOffsetsNs?: ReadingOffsets
 }
@@ -92,6 +95,8 @@ export class DeviceSession {
   private baselineW: number | undefined
   /** The idle window's level per rail, when the power source has rails. */
   private baselineRails: readonly RailBaseline[] | undefined
+  /** How much the idle phone fluctuated in the idle window. */
+  private baselineNoise: IdleNoise | undefined
   private monotonicToBoottimeNs: number | undefined
   /** Where perfetto's rail readings have been stamped relative to its poll grid, on this phone. */
   private readingOffsetsNs: ReadingOffsets | undefined
@@ -325,6 +330,7 @@ export class DeviceSession {
       kind: 'measured',
       powerW: this.baselineW ?? 0,
       ...(this.baselineRails === undefined ? {} : { rails: this.baselineRails }),
+      ...(this.baselineNoise === undefined ? {} : { noise: this.baselineNoise }),
     }
   }
 
@@ -339,10 +345,12 @@ export class DeviceSession {
     this.learnClocks(idle.power)
     // The median over the window's sensor intervals: start-up work still running at the
     // beginning of the idle window would raise the mean (and make every net figure negative).
-    this.baselineW = idlePowerW({
+    const idlePower = {
       window: idle.result.window,
       power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
-    })
+    }
+    this.baselineW = idlePowerW(idlePower)
+    this.baselineNoise = idleNoise(idlePower)
     if (idle.power.kind === 'rails') {
       const perRail = idleRailPowersW(idle.power.rails, idle.result.window)
       this.baselineRails = idle.power.rails.map((r) => ({
@@ -356,6 +364,7 @@ export class DeviceSession {
     await this.writeSharedState({
       baselineW: this.baselineW,
       ...(this.baselineRails === undefined ? {} : { baselineRails: this.baselineRails }),
+      baselineNoise: this.baselineNoise,
       ...(this.monotonicToBoottimeNs === undefined
         ? {}
         : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
@@ -366,6 +375,7 @@ export class DeviceSession {
   private adopt(shared: SharedPhoneState): void {
     this.baselineW = shared.baselineW
     this.baselineRails = shared.baselineRails
+    this.baselineNoise = shared.baselineNoise
     this.monotonicToBoottimeNs ??= shared.monotonicToBoottimeNs
     this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, shared.readingOffsetsNs)
   }

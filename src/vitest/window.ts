@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
+  netEnergyIntervalJ,
+  type IdleNoise,
   cpuMethodPower,
   lowestRailPowerW,
   findInitiators,
@@ -50,6 +52,8 @@ export type WindowBaseline =
       readonly kind: 'measured'
       readonly powerW: number
       readonly rails?: readonly RailBaseline[]
+      /** How much the idle phone fluctuated: the noise every window's net energy carries. */
+      readonly noise?: IdleNoise
     }
 
 export interface WindowPlan {
@@ -302,7 +306,14 @@ function attributeWindow(
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   }).result
-  return result
+  // The net's own noise (docs/reporter.md, "net energy"): matchers judge a net inside it as
+  // inconclusive instead of by its sign. ODPM counters count whole µWs on each rail.
+  const resolutionJ = power.kind === 'rails' ? power.rails.length * 1e-6 : 0
+  const noise = plan.baseline.kind === 'measured' ? plan.baseline.noise : undefined
+  return {
+    ...result,
+    netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, result.durationS, noise, resolutionJ),
+  }
 }
 
 /**

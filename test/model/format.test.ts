@@ -1,5 +1,11 @@
 import { describe, expect, test } from 'vitest'
-import { formatJoules, formatPercent, formatSeconds, formatWatts } from '../../src/model/index.js'
+import {
+  formatJoules,
+  formatJoulesWithInterval,
+  formatPercent,
+  formatSeconds,
+  formatWatts,
+} from '../../src/model/index.js'
 
 describe('human units', () => {
   test('joules pick a prefix and keep three significant digits', () => {
@@ -20,5 +26,24 @@ describe('human units', () => {
     expect(formatSeconds(125)).toBe('2m 05s')
     expect(formatPercent(0.0423)).toBe('0.042%')
     expect(formatPercent(12.5)).toBe('12.5%')
+  })
+})
+
+describe('formatJoulesWithInterval', () => {
+  test('a symmetric interval as ± its half-width, in its own unit', () => {
+    expect(
+      formatJoulesWithInterval(0.884, { low: 0.884 - 1.03e-5, high: 0.884 + 1.03e-5, level: 0.95 }),
+    ).toBe('884 mJ ± 10 µJ')
+  })
+  test('an asymmetric one as its bounds', () => {
+    expect(formatJoulesWithInterval(0.0136, { low: 0.0132, high: 0.0141, level: 0.95 })).toBe(
+      '13.6 mJ (95% 13.2 mJ – 14.1 mJ)',
+    )
+  })
+  test('no interval: the value alone; another level is named', () => {
+    expect(formatJoulesWithInterval(2.5, undefined)).toBe('2.50 J')
+    expect(formatJoulesWithInterval(1, { low: 0.9, high: 1.1, level: 0.9 })).toBe(
+      '1.00 J ± 100 mJ (90%)',
+    )
   })
 })

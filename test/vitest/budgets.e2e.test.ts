@@ -57,7 +57,7 @@ describe('checkBudgets and an unplugged phone', () => {
   test('fails the over-budget test with E_BUDGET_EXCEEDED, and passes the others', () => {
     expect(code).toBe(1)
     expect(stdout).toMatch(
-      /E_BUDGET_EXCEEDED\] budget\.test\.ts › a bright screen over a tiny budget used [\d.]+ mJ, over its budget of 1\.00 µJ/,
+      /E_BUDGET_EXCEEDED\] budget\.test\.ts › a bright screen over a tiny budget used [\d.]+ mJ( ± [\d.]+ [µnm]?J)?, over its budget of 1\.00 µJ/,
     )
     expect(state('a bright screen over a tiny budget')?.state).toBe('failed')
     expect(state('scrolling within a generous budget')?.state).toBe('passed')
