@@ -7,10 +7,16 @@
  * `\r` (a run of k CRs not followed by LF ends k lines). Text after the last line end is a line
  * only when it is not empty.
  *
- * A line is kept as a list of chunk pieces joined once at its end (linear in the line's length
- * however it is chunked), and at most `maxLength + 1` characters of it are kept: a longer line
- * comes out cut to `maxLength + 1` characters.
+ * Memory is bounded and time linear however the text is chunked: a line is kept as a list of chunk
+ * pieces joined once at its end, and at most `maxLength + 1` characters of it are kept. A longer
+ * line comes out cut to `maxLength + 1` characters, so a reader sees that it is too long
+ * (`line.length > maxLength`) in both modes and can refuse it or pass over it.
  */
+import { EnergyError } from '../../model/errors.js'
+import { BatterystatsErrors } from './errors.js'
+
+/** Longest line the batterystats parsers read: 1 MiB of characters (the terminator excluded). */
+export const MAX_LINE_LENGTH = 1024 * 1024
 
 const CR = 13
 const LF = 10
@@ -23,7 +29,7 @@ export class LineSplitter {
   /** CRs seen after the current line, not yet known to be one `\r…\r\n` or several lone `\r`. */
   private crs = 0
 
-  constructor(private readonly maxLength: number = Number.POSITIVE_INFINITY) {}
+  constructor(private readonly maxLength: number = MAX_LINE_LENGTH) {}
 
   push(chunk: string): string[] {
     const out: string[] = []
@@ -88,10 +94,7 @@ export class LineSplitter {
 }
 
 /** The lines of a whole text, by the same rules as `LineSplitter` (lazily, 64 KiB at a time). */
-export function* splitLines(
-  text: string,
-  maxLength: number = Number.POSITIVE_INFINITY,
-): Generator<string> {
+export function* splitLines(text: string, maxLength: number = MAX_LINE_LENGTH): Generator<string> {
   const splitter = new LineSplitter(maxLength)
   const step = 64 * 1024
   for (let i = 0; i < text.length; i += step) yield* splitter.push(text.slice(i, i + step))
@@ -103,4 +106,17 @@ export function stripCrs(line: string): string {
   let end = line.length
   while (end > 0 && line.charCodeAt(end - 1) === CR) end--
   return end === line.length ? line : line.slice(0, end)
+}
+
+/**
+ * The error for a line longer than `MAX_LINE_LENGTH`, the same in one-shot and streaming mode (so
+ * it does not say how long: a streamed line is only kept up to the limit).
+ */
+export function lineTooLong(format: string, line: number): EnergyError {
+  return new EnergyError({
+    code: BatterystatsErrors.LINE_TOO_LONG,
+    message: `line ${line} is longer than ${MAX_LINE_LENGTH} characters (1 MiB)`,
+    hint: 'This is not batterystats text, or its line breaks were lost: capture `adb shell dumpsys batterystats` again and pass it unmodified.',
+    details: { format, line, limit: MAX_LINE_LENGTH },
+  })
 }

@@ -13,7 +13,7 @@
  */
 import { EnergyError } from '../../model/errors.js'
 import { mAhToJ, type Joules } from '../../model/units.js'
-import { LineSplitter, splitLines, stripCrs } from './_lines.js'
+import { LineSplitter, lineTooLong, MAX_LINE_LENGTH, splitLines, stripCrs } from './_lines.js'
 import { BatterystatsErrors } from './errors.js'
 
 const FORMAT = 'batterystats checkin'
@@ -175,9 +175,13 @@ function need(fields: readonly string[], n: number, line: number, rowType: strin
   }
 }
 
-/** Parses one checkin line (without line terminator; trailing CRs are ignored). Empty lines give `undefined`. */
+/**
+ * Parses one checkin line (without line terminator; trailing CRs are ignored). Empty lines give
+ * `undefined`; a line over 1 MiB is `E_BATTERYSTATS_LINE_TOO_LONG`.
+ */
 export function parseCheckinLine(text: string, line: number): CheckinRow | undefined {
   const t = stripCrs(text)
+  if (t.length > MAX_LINE_LENGTH) throw lineTooLong(FORMAT, line)
   if (t.trim() === '') return undefined
   const all = t.split(',')
   const [verText, uidText, category, rowType] = all

@@ -12,6 +12,8 @@ export const BatterystatsErrors = {
   HISTORY_NOT_FOUND: 'E_BATTERYSTATS_HISTORY_NOT_FOUND',
   /** A bugreport (or all-services `dumpsys`) without a `DUMP OF SERVICE batterystats:` section. */
   BUGREPORT_NO_BATTERYSTATS: 'E_BATTERYSTATS_BUGREPORT_NO_BATTERYSTATS',
+  /** A line the parser reads is longer than 1 MiB (`MAX_LINE_LENGTH`). */
+  LINE_TOO_LONG: 'E_BATTERYSTATS_LINE_TOO_LONG',
 } as const satisfies Record<string, `E_${string}`>
 
 /** Warning codes the history parser puts in `BatteryHistory.warnings`. */

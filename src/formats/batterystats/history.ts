@@ -14,7 +14,7 @@
  */
 import type { EnergyWarning } from '../../model/energy.js'
 import { EnergyError } from '../../model/errors.js'
-import { LineSplitter, splitLines, stripCrs } from './_lines.js'
+import { LineSplitter, lineTooLong, MAX_LINE_LENGTH, splitLines, stripCrs } from './_lines.js'
 import { BatterystatsErrors, BatterystatsWarnings } from './errors.js'
 import { historyTimeline, timeOnBatteryNs } from './timeline.js'
 
@@ -295,6 +295,12 @@ class HistoryLineParser {
   feed(rawLine: string): HistoryLineItem[] {
     this.lineNo++
     const text = stripCrs(rawLine)
+    if (text.length > MAX_LINE_LENGTH) {
+      // a record or continuation line that long is not batterystats; elsewhere (other sections of
+      // a full dump or bugreport) the line is passed over, unread
+      if (this.mode === 'history') throw lineTooLong(FORMAT, this.lineNo)
+      return []
+    }
     if (this.inService && SERVICE_END_RE.test(text)) return this.endService()
     switch (this.mode) {
       case 'seek':

@@ -332,6 +332,41 @@ describe('batterystats checkin robustness (fuzz)', () => {
   })
 })
 
+describe('batterystats checkin: long lines (issue 16)', () => {
+  const MIB = 1024 * 1024
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return run()
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+      return { code: (e as EnergyError).code, line: (e as EnergyError).details.line }
+    }
+  }
+  const chunked = (text: string, size: number): unknown =>
+    outcome(() => {
+      const d = new BatterystatsCheckinDecoder()
+      const rows: CheckinRow[] = []
+      for (let i = 0; i < text.length; i += size) rows.push(...d.push(text.slice(i, i + size)))
+      return [...rows, ...d.end()]
+    })
+  const uid = (nameLength: number): string => `9,0,i,uid,1000,${'a'.repeat(nameLength)}`
+  const fixed = '9,0,i,uid,1000,'.length
+  test('a line over 1 MiB is E_BATTERYSTATS_LINE_TOO_LONG with its line, one-shot and chunked', () => {
+    const text = `9,0,i,vers,32,177,a,b\n${uid(MIB - fixed + 1)}\n9,0,l,pws,1,1,1,1\n`
+    const one = outcome(() => summarizeBatterystatsCheckin(text).rows)
+    expect(one).toEqual({ code: BatterystatsErrors.LINE_TOO_LONG, line: 2 })
+    for (const size of [4096, 3 * MIB]) expect(chunked(text, size)).toEqual(one)
+  })
+  test('1 MiB exactly is read; the decoder is linear on it in small chunks', () => {
+    const text = `${uid(MIB - fixed)}\n`
+    const started = performance.now()
+    const rows = chunked(text, 100)
+    expect(performance.now() - started).toBeLessThan(1000)
+    expect(rows).toEqual(summarizeBatterystatsCheckin(text).rows)
+    expect(rows).toHaveLength(1)
+  })
+})
+
 describe('batterystats checkin push decoder', () => {
   test.each([1, 7, 4096])('chunks of %d give the batch rows', (size) => {
     const d = new BatterystatsCheckinDecoder()

@@ -5,6 +5,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 
 import {
+  assembleBatterystatsHistory,
   BatterystatsErrors,
   BatterystatsHistoryDecoder,
   BatterystatsWarnings,
@@ -595,6 +596,61 @@ describe('batterystats history push decoder', () => {
     const text = '                    0 (2) 100 +screen\n             +1s000ms (2) 100 -screen'
     expect(chunked(text, 5)).toEqual([...parseBatterystatsHistoryLines(text.split('\n'))])
     expect(chunked(text, 5)).toHaveLength(2)
+  })
+})
+
+describe('batterystats history: long lines (issue 16)', () => {
+  const MIB = 1024 * 1024
+  const head =
+    'Battery History (0% used):\n                    0 (9) RESET:TIME: 2016-07-17-22-21-06\n'
+  const record = (tagLength: number): string =>
+    `             +1s000ms (2) 100 +top=u0a1:"${'x'.repeat(tagLength)}"\n`
+  const prefix = '             +1s000ms (2) 100 +top=u0a1:""'.length
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return run()
+    } catch (e) {
+      expect(e).toBeInstanceOf(EnergyError)
+      const err = e as EnergyError
+      return { code: err.code, line: err.details.line, message: err.message }
+    }
+  }
+  const chunked = (text: string, size: number): unknown =>
+    outcome(() => {
+      const d = new BatterystatsHistoryDecoder()
+      const out = []
+      for (let i = 0; i < text.length; i += size) out.push(...d.push(text.slice(i, i + size)))
+      return assembleBatterystatsHistory([...out, ...d.end()])
+    })
+  test('a history line over 1 MiB is E_BATTERYSTATS_LINE_TOO_LONG, the same one-shot and chunked', () => {
+    const text = head + record(MIB - prefix + 1) + '\n'
+    const one = outcome(() => parseBatterystatsHistory(text))
+    expect(one).toMatchObject({ code: BatterystatsErrors.LINE_TOO_LONG, line: 3 })
+    for (const size of [4096, 100_000, 3 * MIB]) expect(chunked(text, size)).toEqual(one)
+    expect(outcome(() => [...parseBatterystatsHistoryLines(text.split('\n'))])).toEqual(one)
+  })
+  test('a line of exactly 1 MiB is read', () => {
+    const text = head + record(MIB - prefix) + '\n'
+    const h = parseBatterystatsHistory(text)
+    expect(h.items).toHaveLength(2)
+    expect(chunked(text, 4096)).toEqual(h)
+  })
+  test('outside the history section a long line is passed over, in both modes', () => {
+    const long = 'y'.repeat(2 * MIB)
+    const plain = `${head}\nDaily stats:\n`
+    const text = `${long}\n${head}\nDaily stats:\n  ${long}\n`
+    const h = parseBatterystatsHistory(text)
+    expect(h.items.map((i) => ({ ...i, line: i.line - 1 }))).toEqual(
+      parseBatterystatsHistory(plain).items,
+    )
+    expect(chunked(text, 65_536)).toEqual(h)
+  })
+  test('the decoder is linear on one long line in small chunks', () => {
+    // it re-joined the carried partial line on every chunk: 6.5 s for 1 MB in 100-character chunks
+    const text = head + record(1_000_000)
+    const started = performance.now()
+    expect(chunked(text, 100)).toMatchObject({ items: [{ kind: 'record' }, { kind: 'record' }] })
+    expect(performance.now() - started).toBeLessThan(1000)
   })
 })
 
