@@ -548,7 +548,7 @@ export function perfScriptError(details: EnergyErrorDetails): EnergyError {
 
 /** Parse a whole report-sample text (a string, or any iterable of lines) into a report. */
 export function parseReportSampleText(input: string | Iterable<string>): SimpleperfReport {
-  const lines = typeof input === 'string' ? splitLines(input) : input
+  const lines = typeof input === 'string' ? splitLines(input, MAX_REPORT_SAMPLE_LINE) : input
   const samples: SimpleperfSample[] = []
   const contextSwitches: SimpleperfContextSwitch[] = []
   let meta: SimpleperfMetaInfo | undefined
