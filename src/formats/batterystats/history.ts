@@ -107,7 +107,10 @@ const TAGGED_RE = /^([+-]?)([A-Za-z_][A-Za-z0-9_.]*)=(-?[0-9a-z]+):"(.*)"$/s
 const FLAG_RE = /^([+-])([A-Za-z_][A-Za-z0-9_.]*)$/
 const VALUE_RE = /^([A-Za-z_][A-Za-z0-9_.]*)=([^"]*)$/
 
-/** Parses a history time token (`0`, `+2s895ms`, `+4d22h52m29s039ms`) into ms; `undefined` if malformed. */
+/**
+ * Parses a history time token (`0`, `+2s895ms`, `+4d22h52m29s039ms`) into ms; `undefined` if
+ * malformed, or too large to be exact (over 2^53 ms: no device prints that).
+ */
 export function parseHistoryTimeMs(token: string): number | undefined {
   if (token === '0') return 0
   const m = TIME_RE.exec(token)
@@ -120,6 +123,7 @@ export function parseHistoryTimeMs(token: string): number | undefined {
     number,
   ]
   const total = (((d * 24 + h) * 60 + min) * 60 + s) * 1000 + ms
+  if (!Number.isSafeInteger(total)) return undefined
   return m[1] === '-' ? -total : total
 }
 
@@ -404,11 +408,12 @@ class HistoryLineParser {
     const timeText = m[1] ?? ''
     const ms = parseHistoryTimeMs(timeText)
     if (ms === undefined) {
+      const token = timeText.length <= 40 ? timeText : `${timeText.slice(0, 40)}…`
       throw new EnergyError({
         code: BatterystatsErrors.HISTORY_BAD_TIME,
-        message: `malformed time token ${JSON.stringify(timeText)} (expected 0 or +[Nd][Nh][Nm][Ns]Nms)`,
+        message: `malformed time token ${JSON.stringify(token)} (expected 0 or +[Nd][Nh][Nm][Ns]Nms)`,
         hint: 'Pass the unmodified output of `dumpsys batterystats --history`; the line may be truncated or edited.',
-        details: { format: FORMAT, line: this.lineNo, token: timeText },
+        details: { format: FORMAT, line: this.lineNo, token },
       })
     }
     const body = parseBody(m[3] ?? '')

@@ -406,6 +406,14 @@ describe('batterystats history time tokens', () => {
   test.each(['+', '+5s', '1s000ms', '+1x02s', '+ms', '+1m2', '00'])('%s is malformed', (t) => {
     expect(parseHistoryTimeMs(t)).toBeUndefined()
   })
+  test('a time too large to be exact in ms is malformed (the message quotes 40 characters)', () => {
+    const huge = `+${'9'.repeat(400)}ms`
+    expect(parseHistoryTimeMs(huge)).toBeUndefined()
+    expect(parseHistoryTimeMs(`+${2 ** 53}ms`)).toBeUndefined()
+    expect(parseHistoryTimeMs(`+${2 ** 53 - 1}ms`)).toBe(2 ** 53 - 1)
+    const text = `Battery History (x):\n                    0 (9) RESET:\n  ${huge} (2) 100 +screen\n`
+    expect(() => parseBatterystatsHistory(text)).toThrow(`"+${'9'.repeat(39)}…"`)
+  })
   test('format/parse round trip (property)', () => {
     fc.assert(
       fc.property(fc.integer({ min: -1e12, max: 1e12 }), (ms) => {
