@@ -21,6 +21,12 @@ if (!hasDmtracedump) {
 }
 
 export const CORPUS = join(import.meta.dirname, '../../fixtures/corpus/3_method_traces')
+/**
+ * The shared corpus next to the checkout (`../shared/corpus`, PROVENANCE.md §7): real traces
+ * under MPL-2.0 among them, read in place rather than copied into test/fixtures.
+ */
+export const SHARED_CORPUS = join(import.meta.dirname, '../../../../shared/corpus/3_method_traces')
+export const hasSharedCorpus = existsSync(SHARED_CORPUS)
 export const GOLDEN = join(import.meta.dirname, '../../fixtures/art-trace')
 
 /** Runs dmtracedump on bytes (written to a temp file); returns stdout. */
