@@ -22,6 +22,8 @@ export const STREAMING_VERSION_MASK = 0xf0
 /** Longest key-section line accepted (without its `\n`), whole or in chunks. */
 export const MAX_KEY_LINE_BYTES = 1 << 20
 const MAX_LINE_BYTES = MAX_KEY_LINE_BYTES
+/** Largest streaming summary packet accepted (real ones are a few KB: keys and threads). */
+const MAX_SUMMARY_BYTES = 64 << 20
 /** Line-end bytes tolerated after the streaming summary (`\n` or `\r\n`). */
 const MAX_TRAILING_LINE_END = 2
 const OP_NEW_METHOD = 1
@@ -523,6 +525,15 @@ export class ArtTraceDecoder {
     if (op === OP_SUMMARY) {
       if (p + 7 > len) return this.wait(7)
       const n = dv.getUint32(p + 3, true)
+      if (n > MAX_SUMMARY_BYTES) {
+        // Checked before waiting for it, so a corrupt length cannot make us hold the whole file.
+        throw new EnergyError({
+          code: ArtTraceErrors.BAD_PACKET,
+          message: `summary packet of ${n} bytes (a key section and thread list; at most ${MAX_SUMMARY_BYTES} accepted)`,
+          hint: 'The streaming trace is corrupt; record it again.',
+          details: { format: FORMAT, offset: at + 3 },
+        })
+      }
       if (p + 7 + n > len) return this.wait(7 + n)
       this.readSummary(textDecoder.decode(b.subarray(p + 7, p + 7 + n)), at + 7)
       this.state = 'done'

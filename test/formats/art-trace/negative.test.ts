@@ -207,6 +207,16 @@ describe('parse errors', () => {
     expect(e.details.offset).toBe(streaming.byteLength)
   })
 
+  test('a summary packet length beyond 64 MiB is refused before waiting for it', () => {
+    const at = Buffer.from(streaming).lastIndexOf('*version') - 7
+    expect([...streaming.subarray(at, at + 3)]).toEqual([0, 0, 3])
+    const bytes = patched(streaming, at + 3, [0xff, 0xff, 0xff, 0xff])
+    const e = errorOf(() => parseArtTrace(bytes))
+    expect(e.code).toBe(ArtTraceErrors.BAD_PACKET)
+    expect(e.details.offset).toBe(at + 3)
+    expect(chunkedOutcome(bytes, 5)).toBe(`E_ART_TRACE_BAD_PACKET@${at + 3}`)
+  })
+
   test('unknown streaming opcode', () => {
     // The first packet after the 32-byte header is a thread packet: 00 00 02.
     expect([...streaming.subarray(32, 35)]).toEqual([0, 0, 2])
