@@ -149,6 +149,23 @@ describe('the model on hand-written histories', () => {
     expect(trapezoidJ(samples)).toBeCloseTo(expected, 6)
   })
 
+  test('a profile with per-display keys (screen.on.display0, as on Fairphone 4) prices the screen', () => {
+    const perDisplay = parsePowerProfile(
+      [
+        '<device name="Android">',
+        '  <item name="cpu.suspend">5</item>',
+        '  <item name="cpu.idle">10</item>',
+        '  <item name="cpu.active">20</item>',
+        '  <item name="screen.on.display0">72</item>',
+        '  <item name="screen.full.display0">300</item>',
+        '</device>',
+      ].join('\n'),
+    )
+    const c = modelCurrents(perDisplay)
+    expect(c.screenOnMa, 'screen on').toBe(72)
+    expect(c.screenFullMa, 'screen full').toBe(300)
+  })
+
   test('no volt= reading: nominal voltage, flagged', () => {
     const t = history(
       [

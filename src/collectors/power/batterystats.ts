@@ -103,8 +103,9 @@ export function modelCurrents(
     suspendMa: profile.cpu.suspendMa,
     awakeMa: profile.cpu.idleMa,
     runningMa: running,
-    screenOnMa: item('screen.on') ?? 0,
-    screenFullMa: item('screen.full') ?? 0,
+    // The built-in display: `screen.on` or, on newer profiles, `screen.on.display0`.
+    screenOnMa: profile.displays[0]?.screenOnMa ?? 0,
+    screenFullMa: profile.displays[0]?.screenFullMa ?? 0,
     wifiRadioMa: item('wifi.active') ?? item('wifi.controller.tx') ?? 0,
     wifiOnMa: item('wifi.on') ?? 0,
     mobileRadioMa:

@@ -151,8 +151,9 @@ export function buildPowerModel(profile: PowerProfile, voltageV = DEFAULT_VOLTAG
     suspendMa: profile.cpu.suspendMa,
     awakeMa: profile.cpu.idleMa,
     cpuActiveMa: profile.cpu.activeMa,
-    screenOnMa: profile.items['screen.on'] ?? 0,
-    screenFullMa: profile.items['screen.full'] ?? 0,
+    // The built-in display: `screen.on` or, on newer profiles, `screen.on.display0`.
+    screenOnMa: profile.displays[0]?.screenOnMa ?? 0,
+    screenFullMa: profile.displays[0]?.screenFullMa ?? 0,
     wifiActiveMa: lookup(profile, POWER_KEYS.wifiActive),
     wifiTailMa: lookup(profile, POWER_KEYS.wifiTail),
     cellularActiveMa: lookup(profile, POWER_KEYS.cellularActive),
