@@ -21,8 +21,8 @@ import {
   type DumpsysBatteryState,
 } from '../../../src/formats/dumpsys/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
-import { expectLinear } from '../perfetto/_linear.js'
-import { sharedCorpus } from '../perfetto/_shared-corpus.js'
+import { expectLinear } from '../_linear.js'
+import { sharedCorpus } from '../_shared-corpus.js'
 
 const dir = join(import.meta.dirname, '../../fixtures/dumpsys')
 const read = (f: string): string => readFileSync(join(dir, f), 'utf8')

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { parseDumpsysPowerWakeLocks } from '../../../src/formats/dumpsys/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
-import { expectLinear } from '../perfetto/_linear.js'
+import { expectLinear } from '../_linear.js'
 
 // Layout of AOSP PowerManagerService.WakeLock.toString (level padded to 30 characters).
 const dump = [

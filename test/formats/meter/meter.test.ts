@@ -14,8 +14,8 @@ import {
   sniffMeterFormat,
 } from '../../../src/formats/meter/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
-import { expectLinear } from '../perfetto/_linear.js'
-import { sharedCorpus } from '../perfetto/_shared-corpus.js'
+import { expectLinear } from '../_linear.js'
+import { sharedCorpus } from '../_shared-corpus.js'
 
 const corpus = join(import.meta.dirname, '../../fixtures/corpus/5_power_monitor')
 const fixtures = join(import.meta.dirname, '../../fixtures/meter')

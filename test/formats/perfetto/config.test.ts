@@ -11,7 +11,7 @@ import {
 } from '../../../src/formats/perfetto/index.js'
 import type { PerfettoTraceConfig } from '../../../src/formats/perfetto/index.js'
 import { expectEnergyError, fixtureText } from '../simpleperf/_helpers.js'
-import { expectLinear } from './_linear.js'
+import { expectLinear } from '../_linear.js'
 
 const TEXT = fixtureText('perfetto/android_power_config.pbtxt')
 

@@ -14,7 +14,7 @@ import {
   parseTextProto,
 } from '../../../src/formats/perfetto/index.js'
 import { expectEnergyError } from '../simpleperf/_helpers.js'
-import { sharedCorpus } from './_shared-corpus.js'
+import { sharedCorpus } from '../_shared-corpus.js'
 
 const shared = sharedCorpus('5_power_monitor')
 const read = (file: string): Uint8Array =>

@@ -14,7 +14,7 @@ import type { RailSeries } from '../../../src/model/samples.js'
 import { expectEnergyError, fixture, fixtureText } from '../simpleperf/_helpers.js'
 import { textprotoToTrace } from './_textproto.js'
 import { expectCorruptionDecodesOrThrowsEnergyError } from './_corrupt.js'
-import { expectLinear } from './_linear.js'
+import { expectLinear } from '../_linear.js'
 
 const CORPUS = 'corpus/5_power_monitor/'
 

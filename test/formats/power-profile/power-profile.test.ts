@@ -13,8 +13,8 @@ import {
   type PowerProfile,
 } from '../../../src/formats/power-profile/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
-import { expectLinear } from '../perfetto/_linear.js'
-import { sharedCorpus } from '../perfetto/_shared-corpus.js'
+import { expectLinear } from '../_linear.js'
+import { sharedCorpus } from '../_shared-corpus.js'
 
 const corpus = join(import.meta.dirname, '../../fixtures/corpus/1_power_profile')
 const readGolden = (name: string): unknown =>

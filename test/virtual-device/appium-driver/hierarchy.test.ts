@@ -15,8 +15,8 @@ import {
   type UiNode,
 } from '../../../src/virtual-device/appium-driver/hierarchy.js'
 import { isEnergyError } from '../../../src/model/index.js'
-import { expectLinear } from '../../formats/perfetto/_linear.js'
-import { sharedCorpus } from '../../formats/perfetto/_shared-corpus.js'
+import { expectLinear } from '../../formats/_linear.js'
+import { sharedCorpus } from '../../formats/_shared-corpus.js'
 
 const corpus = (name: string): string =>
   readFileSync(

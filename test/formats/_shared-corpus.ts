@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
-const ROOT = join(import.meta.dirname, '../../../../shared/corpus')
+const ROOT = join(import.meta.dirname, '../../../shared/corpus')
 
 /** The folder's path and its file names, or `undefined` (with a printed notice) when absent. */
 export function sharedCorpus(
