@@ -25,17 +25,15 @@ import {
   type HistoryLineItem,
 } from '../../../src/formats/batterystats/index.js'
 import { EnergyError } from '../../../src/model/errors.js'
+import { sharedCorpus } from '../_shared-corpus.js'
 
-const SHARED = join(import.meta.dirname, '../../../../shared/corpus/2_batterystats')
+const shared = sharedCorpus('2_batterystats')
+const COPIES = join(import.meta.dirname, '../../fixtures/corpus/2_batterystats')
 const DIRS = [
-  SHARED,
-  join(import.meta.dirname, '../../fixtures/corpus/2_batterystats'),
+  ...(shared === undefined ? [] : [shared.dir]),
+  COPIES,
   join(import.meta.dirname, '../../fixtures/batterystats'),
 ]
-const hasShared = existsSync(SHARED)
-if (!hasShared) {
-  console.warn(`[skipped] ${SHARED} not found: the shared corpus is not checked (its copies are)`)
-}
 
 /** Distinct contents (copies in several folders are read once), with every name they go by. */
 const files = new Map<string, { names: Set<string>; text: string }>()
@@ -148,12 +146,15 @@ describe('every batterystats file: what it gives (issue 16)', () => {
     const got = brief(readOneShot(text))
     for (const name of names) expect(got, name).toEqual(PINNED[name])
   })
-  test.skipIf(!hasShared)('the shared corpus copies in the repository are byte-identical', () => {
-    for (const name of readdirSync(SHARED)) {
-      const copy = join(import.meta.dirname, '../../fixtures/corpus/2_batterystats', name)
-      expect(readFileSync(copy, 'utf8'), name).toBe(readFileSync(join(SHARED, name), 'utf8'))
-    }
-  })
+  test.skipIf(shared === undefined)(
+    'the shared corpus copies in the repository are byte-identical',
+    () => {
+      for (const name of shared?.files ?? []) {
+        const copy = readFileSync(join(COPIES, name), 'utf8')
+        expect(copy, name).toBe(readFileSync(join(shared?.dir ?? '', name), 'utf8'))
+      }
+    },
+  )
 })
 
 describe('every batterystats file: one-shot and chunked agree (issue 16, property)', () => {
