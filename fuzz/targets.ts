@@ -8,7 +8,9 @@ import { readArtCallTrace, readArtCallTraceChunks } from '../src/formats/art-tra
 import { ArtTraceDecoder } from '../src/formats/art-trace/decoder.js'
 import { parseArtTrace } from '../src/formats/art-trace/parse.js'
 import { summarizeArtTrace, summarizeArtTraceChunks } from '../src/formats/art-trace/summary.js'
+import { splitLines as splitBatterystatsLines } from '../src/formats/batterystats/_lines.js'
 import {
+  assembleBatterystatsHistory,
   BatterystatsCheckinDecoder,
   BatterystatsHistoryDecoder,
   parseBatterystatsCheckin,
@@ -121,11 +123,11 @@ export const TARGETS: readonly FuzzTarget[] = [
       { dir: 'test/fixtures/batterystats', match: /history|\.txt$/ },
       { dir: `${SHARED}/2_batterystats`, match: /\.(txt|log)$/ },
     ],
-    oneShot: (b) => digest(parseBatterystatsHistory(text(b)).items),
+    oneShot: (b) => digest(parseBatterystatsHistory(text(b))),
     chunked: (chunks) => {
       const d = new BatterystatsHistoryDecoder()
       const items = [...textChunks(chunks).flatMap((c) => d.push(c)), ...d.end()]
-      return digest(items.filter((i) => i.kind !== 'header'))
+      return digest(assembleBatterystatsHistory(items))
     },
     agree: true,
   },
@@ -135,7 +137,7 @@ export const TARGETS: readonly FuzzTarget[] = [
       { dir: 'test/fixtures/batterystats', match: /checkin|\.csv$/ },
       { dir: `${SHARED}/2_batterystats`, match: /\.csv$/ },
     ],
-    oneShot: (b) => digest([...parseBatterystatsCheckin(text(b).split('\n'))]),
+    oneShot: (b) => digest([...parseBatterystatsCheckin(splitBatterystatsLines(text(b)))]),
     chunked: (chunks) => {
       const d = new BatterystatsCheckinDecoder()
       const rows = textChunks(chunks).flatMap((c) => d.push(c))
