@@ -277,7 +277,8 @@ export class DeviceSession {
     // 'unknown' (no flag seen): try, and let the tracer's own error say what is wrong.
     const traceable = c.app?.debuggable === true || c.app?.profileable !== 'no'
     if (want === 'simpleperf') {
-      if (c.simpleperf.available && traceable) return simpleperfCollector()
+      if (c.simpleperf.available && traceable)
+        return simpleperfCollector({ frequencyHz: this.options.samplingHz })
       if (!traceable) {
         this.note(
           'W_NO_EXECUTION',

@@ -36,6 +36,7 @@ const DEFAULTS: ResolvedEnergyOptions = {
   powerProfile: null,
   externalMeter: null,
   execution: 'simpleperf',
+  samplingHz: 1000,
   repeats: 1,
   baseline: 'measure',
   baselineMs: 3000,
@@ -64,6 +65,7 @@ describe('valid options resolve as before', () => {
       adb: { host: '10.0.0.2', port: 5038 },
       power: 'odpm',
       execution: 'art-sampling',
+      samplingHz: 4000,
       repeats: 5,
       baseline: 0.25,
       baselineMs: 1000,
@@ -162,6 +164,13 @@ describe('every invalid option at once', () => {
     expect(error.details).toEqual({ field: 'repeats', fields: 'repeats', count: 1 })
   })
 
+  test("simpleperf's `samplingHz` is an integer from 1 to 100 000 (`simpleperf record -f`)", () => {
+    for (const samplingHz of [0, 2500.5, 200_000, '4000'])
+      expect(rejection({ app, samplingHz }).message).toContain(
+        `option \`samplingHz\`: got ${typeof samplingHz === 'string' ? `'${samplingHz}'` : samplingHz}; expected an integer from 1 to 100000`,
+      )
+  })
+
   test('a missing `app` is reported with the other problems', () => {
     const error = rejection({ repeats: 0, externalMeter: { file: 'm.csv', command: ['meter'] } })
     expect(problemLines(error)).toEqual([
@@ -234,7 +243,7 @@ describe('names that are not options', () => {
       '`baslineMs`: not an option; did you mean `baselineMs`?',
       '`repaets`: not an option; did you mean `repeats`?',
       '`BUDGETS`: not an option; did you mean `budgets`?',
-      '`wat`: not an option; the options are app, device, adb, power, powerProfile, externalMeter, execution, repeats, baseline, baselineMs, autoWindow, endReading, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, appium, virtualDevice',
+      '`wat`: not an option; the options are app, device, adb, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, appium, virtualDevice',
     ])
   })
 

@@ -20,7 +20,10 @@ import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
 
 export interface SimpleperfOptions {
-  /** Samples per second of on-CPU time per thread. @default 1000 */
+  /**
+   * Samples per second of on-CPU time per thread (`record -f`; the plugin's `samplingHz`).
+   * @default 1000
+   */
   readonly frequencyHz?: number
   /** `--call-graph` mode. @default 'dwarf' */
   readonly callGraph?: 'dwarf' | 'fp'
