@@ -12,7 +12,7 @@ import type {
   MethodEnergy,
 } from '../model/energy.js'
 import { measuredResult, methodEnergy } from '../model/build.js'
-import type { CallTrace, CpuSchedule, StackSampleSet } from '../model/samples.js'
+import type { CallTrace, CpuSchedule, RailSeries, StackSampleSet } from '../model/samples.js'
 import { componentsFromRails } from './components.js'
 import type { EnergyCurve } from './curve.js'
 import {
@@ -32,11 +32,25 @@ import { chargeTails, type TailCharge, type TailInvocation, type TailPolicy } fr
 import {
   checkWindow,
   curveFor,
+  isRailInput,
   testEnergy,
   type TestEnergy,
   type TestEnergyInput,
 } from './test-energy.js'
-import { attributionWarnings, type WarningFacts, type WarningThresholds } from './warnings.js'
+import {
+  attributionWarnings,
+  REPETITION_LABEL,
+  type WarningFacts,
+  type WarningThresholds,
+} from './warnings.js'
+import { chargeableEnergy, displayPowerW, edgeShare, netNoiseJ } from './_warning-facts.js'
+
+/**
+ * The option that sets simpleperf's rate, named when a window is undersampled: the plugin's
+ * `samplingHz` (passed to `simpleperf record -f`). Advice stops at 10 kHz: DWARF call graphs copy
+ * the thread's stack at every sample, so faster sampling slows the app it measures.
+ */
+const SIMPLEPERF_SAMPLING_OPTION = { name: 'samplingHz', maxHz: 10_000 } as const
 
 /** Execution data for per-method attribution. */
 export type ExecutionInput =
@@ -94,8 +108,11 @@ export interface AttributeTestInput extends TestEnergyInput {
   readonly afterWindow?: AfterWindowPolicy
   /** Names for `SourceInfo` (attribution does not know where data came from; the caller does). */
   readonly sourceNames?: { readonly power?: string; readonly execution?: string }
-  /** Device facts for warnings (charging, debuggable, app CPU time). */
-  readonly facts?: Pick<WarningFacts, 'charging' | 'debuggable' | 'appCpuTimeS'>
+  /**
+   * Device facts for warnings (charging, debuggable, app CPU time), and the net energy's interval
+   * from the idle phone's noise when the caller knows it (`W_NEGATIVE_NET` then uses it).
+   */
+  readonly facts?: Pick<WarningFacts, 'charging' | 'debuggable' | 'appCpuTimeS' | 'netIntervalJ'>
   readonly thresholds?: WarningThresholds
   /** Breakdown per component. @default derived from the rails (`componentsFromRails`), else none */
   readonly components?: readonly ComponentEnergy[]
@@ -235,9 +252,19 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   const facts: WarningFacts = {
     durationS: test.durationS,
     sensorRateHz: test.sensorRateHz,
+    powerKind: curve.kind,
+    ...(curve.kind === 'cumulative' ? { edgeShare: edgeShare(curve, window) } : {}),
+    powerSource: input.sourceNames?.power ?? curve.source,
+    repetition: REPETITION_LABEL.test(input.label),
     netEnergyJ: test.netEnergyJ,
+    baselinePowerW: test.baselinePowerW,
+    netNoiseJ: netNoiseJ(curve, window, test.grossEnergyJ),
+    ...railFacts(input, window, test, methods, tails),
     // Without method data nothing could be attributed: that says nothing about where energy went.
     ...(execution === undefined ? {} : { attributedEnergyJ }),
+    ...(input.sourceNames?.execution === 'simpleperf'
+      ? { samplingOption: SIMPLEPERF_SAMPLING_OPTION }
+      : {}),
     ...(input.facts ?? {}),
     ...(execution?.kind === 'trace'
       ? { traceMode: execution.trace.mode, traceOverflowed: execution.trace.overflowed }
@@ -295,6 +322,39 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     ...(interval === undefined ? {} : { interval }),
     ...(sampling === undefined ? {} : { sampling }),
     ...(samplingRegression === undefined ? {} : { samplingRegression }),
+  }
+}
+
+/**
+ * Warning facts from per-rail data: the display's average power, and with a method pool (the
+ * rails methods divide) the energy methods could be charged with, the screen left out.
+ */
+function railFacts(
+  input: AttributeTestInput,
+  window: EnergyWindow,
+  test: TestEnergy,
+  methods: readonly MethodEnergy[],
+  tails: readonly TailCharge[],
+): Pick<WarningFacts, 'displayPowerW' | 'chargeableEnergyJ' | 'unchargedEnergy'> {
+  if (!isRailInput(input.power)) return {}
+  const byRail = new Map(test.rails.map((r) => [r.rail, r.energyJ]))
+  const energyOf = (rail: RailSeries): number => byRail.get(rail.rail) ?? 0
+  const display = displayPowerW(input.power, energyOf, test.durationS)
+  const pool = input.methodPower
+  if (pool === undefined) return display === undefined ? {} : { displayPowerW: display }
+  const chargeable = chargeableEnergy({
+    rails: input.power,
+    energyOf,
+    window,
+    methodPoolJ:
+      pool.curve.energyJ(window.startNs, window.endNs) - pool.baselinePowerW * test.durationS,
+    methods,
+    tails,
+  })
+  return {
+    ...(display === undefined ? {} : { displayPowerW: display }),
+    chargeableEnergyJ: chargeable.energyJ,
+    unchargedEnergy: chargeable.uncharged,
   }
 }
 

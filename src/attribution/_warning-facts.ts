@@ -1,0 +1,109 @@
+/**
+ * The facts `attributionWarnings` reads that come from the window's own data: how much of the
+ * window its edges leave to interpolation, how noisy its net energy is, what the display drew,
+ * and how much energy methods could have been charged with (the screen left out).
+ */
+import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
+import type { RailSeries } from '../model/samples.js'
+import { NS_PER_S } from '../model/units.js'
+import { MAD_TO_SD, medianAbsoluteDeviation, toSamples } from '../stats/index.js'
+import { componentOfRail } from './components.js'
+import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
+import { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
+import type { TailCharge } from './tails.js'
+import type { UnchargedEnergy } from './warnings.js'
+
+/**
+ * Share of the window inside the sensor intervals its two edges cut (0–1): their energy is
+ * interpolated from the counter interval around each edge. 1 when no reading falls inside.
+ */
+export function edgeShare(curve: EnergyCurve, window: EnergyWindow): number {
+  const span = window.endNs - window.startNs
+  const inside = curve.readingTimesIn(window.startNs, window.endNs)
+  const first = inside[0]
+  const last = inside[inside.length - 1]
+  if (first === undefined || last === undefined) return 1
+  return (first - window.startNs + (window.endNs - last)) / span
+}
+
+/**
+ * How far a net energy could be from 0 by chance, J: 1.96·√(T·τ)·s from the window's own power
+ * fluctuation between sensor intervals (s: 1.4826 × MAD of their powers, τ: their mean length;
+ * work in the window inflates it, so the floor errs towards not warning), and at least the
+ * rounding of the figures (a millionth of the gross energy, 1 µJ at the least).
+ */
+export function netNoiseJ(curve: EnergyCurve, window: EnergyWindow, grossEnergyJ: number): number {
+  const bounds = sensorIntervalBounds(curve, window)
+  const powers: number[] = []
+  for (let j = 0; j + 1 < bounds.length; j++) {
+    const a = bounds[j] as number
+    const b = bounds[j + 1] as number
+    if (b > a) powers.push((curve.energyJ(a, b) * NS_PER_S) / (b - a))
+  }
+  const rounding = Math.max(1e-6, 1e-6 * Math.abs(grossEnergyJ))
+  if (powers.length < 2) return rounding
+  const spreadW = MAD_TO_SD * medianAbsoluteDeviation(toSamples(powers, 'sensor intervals'))
+  const durationS = (window.endNs - window.startNs) / NS_PER_S
+  const intervalS = durationS / powers.length
+  return Math.max(rounding, 1.96 * Math.sqrt(durationS * intervalS) * spreadW)
+}
+
+/** The display rails' average power over the window, W; undefined without a display rail. */
+export function displayPowerW(
+  rails: readonly RailSeries[],
+  energyOf: (rail: RailSeries) => number,
+  durationS: number,
+): number | undefined {
+  const display = rails.filter((r) => componentOfRail(r) === 'screen')
+  if (display.length === 0 || !(durationS > 0)) return undefined
+  return display.reduce((sum, r) => sum + energyOf(r), 0) / durationS
+}
+
+/**
+ * The energy per-method attribution can charge, with per-rail data: what the rails methods divide
+ * drew above their idle floor (`methodPool`: CPU clusters, memory, interconnect), plus what radio,
+ * GPS and Bluetooth rails drew above their lowest level in the window (charged to their initiators
+ * as asynchronous energy) — except bursts already running when the window opened, which no code of
+ * this window started (the fixture names them: `W_ASYNC_CARRIED_OVER`, `W_ASYNC_UNKNOWN_ORIGIN`).
+ * The display and other rails no code is charged with are left out, so a bright screen is never
+ * "invisible" energy. Also where the part no method got went.
+ */
+export function chargeableEnergy(input: {
+  readonly rails: readonly RailSeries[]
+  readonly energyOf: (rail: RailSeries) => number
+  readonly window: EnergyWindow
+  readonly methodPoolJ: number
+  readonly methods: readonly MethodEnergy[]
+  readonly tails: readonly TailCharge[]
+}): { readonly energyJ: number; readonly uncharged: UnchargedEnergy[] } {
+  const durationS = (input.window.endNs - input.window.startNs) / NS_PER_S
+  const pool = Math.max(0, input.methodPoolJ)
+  const local = input.methods.reduce((s, m) => s + m.localEnergyJ, 0)
+  const uncharged: UnchargedEnergy[] = [{ name: 'CPU and SoC rails', energyJ: pool - local }]
+  const chargedByComponent = new Map<string, number>()
+  for (const c of input.tails) {
+    if (c.method === undefined) continue
+    chargedByComponent.set(c.component, (chargedByComponent.get(c.component) ?? 0) + c.energyJ)
+  }
+  // Without method data every burst that is on at the window's start counts as ongoing.
+  const ongoing = new Map<string, number>()
+  for (const b of findInitiators(input.rails, undefined, input.window, {
+    isAppMethod: () => false,
+  }).ongoing)
+    ongoing.set(b.rail, (ongoing.get(b.rail) ?? 0) + b.energyJ)
+  let energyJ = pool
+  for (const rail of input.rails) {
+    const component = componentOfRail(rail)
+    if (!ASYNC_COMPONENTS.includes(component)) continue
+    const floorW = lowestRailPowerW(rail, input.window) ?? 0
+    const above = Math.max(
+      0,
+      input.energyOf(rail) - floorW * durationS - (ongoing.get(rail.rail) ?? 0),
+    )
+    energyJ += above
+    const charged = chargedByComponent.get(component) ?? 0
+    chargedByComponent.set(component, Math.max(0, charged - above))
+    uncharged.push({ name: rail.subsystem ?? rail.rail, energyJ: above - Math.min(above, charged) })
+  }
+  return { energyJ, uncharged: uncharged.sort((a, b) => b.energyJ - a.energyJ) }
+}
