@@ -5,6 +5,7 @@
 import type { ShellIo, VirtualDeviceHandle } from '../contract.js'
 import { runShell } from './interpreter.js'
 import type { SpawnOptions } from './processes.js'
+import { withSignals, type PacedShellIo } from './streams.js'
 
 export { runShell, SHELL_NAME, type RunShellOptions } from './interpreter.js'
 export { parseShell, ShellSyntaxError } from './parse.js'
@@ -17,16 +18,26 @@ export {
   type ProcessInfo,
 } from './processes.js'
 export { VirtualDeviceShellErrors } from './errors.js'
+export {
+  PIPE_CAPACITY,
+  pipeStats,
+  resetPipeStats,
+  streamingCommand,
+  type PacedShellIo,
+  type StreamingInvocation,
+} from './streams.js'
 
 /**
  * Runs `commandLine` on `device` (logged in `device.commandLog`); resolves with its exit status.
  * Aborting `signal` (client disconnect) stops the command and everything it started in the
- * foreground; background jobs (`&`) keep running, as they do under adbd.
+ * foreground; background jobs (`&`) keep running, as they do under adbd. With a `PacedShellIo`
+ * the command waits for `io.ready()` after each command it runs, as a process blocks in write(2)
+ * while its reader does not read.
  */
 export async function execShell(
   device: VirtualDeviceHandle,
   commandLine: string,
-  io: ShellIo,
+  io: ShellIo | PacedShellIo,
   signal: AbortSignal,
 ): Promise<number> {
   device.commandLog.push(commandLine)
@@ -35,12 +46,9 @@ export async function execShell(
   const process = device.processes.spawn(
     'sh',
     (procSignal) =>
-      runShell(commandLine, {
-        device,
-        io,
-        signal: AbortSignal.any([signal, procSignal]),
-        pid: process.pid,
-      }),
+      withSignals([signal, procSignal], (either) =>
+        runShell(commandLine, { device, io, signal: either, pid: process.pid }),
+      ),
     spawnOptions,
   )
   const onAbort = (): void => {

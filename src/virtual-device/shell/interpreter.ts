@@ -1,7 +1,9 @@
 /**
  * Runs parsed mksh command lines against a virtual device. Output goes to the sinks as soon as a
- * command produces it (a `while` loop streams), pipes are buffered (each stage finishes before the
- * next one starts), and everything stops when `signal` aborts (the ADB client went away).
+ * command produces it (a `while` loop streams) and the shell waits for room after every command (a
+ * client that does not read stalls only its own command). The stages of a pipeline run at once,
+ * joined by bounded pipes (streams.ts); a stage that writes to a pipe nobody reads any more gets
+ * SIGPIPE. Everything stops when `signal` aborts (the ADB client went away).
  */
 import type { ShellCommand, ShellIo, VirtualDeviceHandle } from '../contract.js'
 import {
@@ -27,6 +29,22 @@ import {
 import { ArithError, evaluateArithmetic } from './arith.js'
 import { ERRNO_TEXT } from './errors.js'
 import type { SpawnOptions } from './processes.js'
+import {
+  bytesSource,
+  collect,
+  concatBytes,
+  discardSink,
+  emptySource,
+  Pipe,
+  STDIN_COLLECT_MAX,
+  streamingBody,
+  streamingIo,
+  untilAborted,
+  withSignals,
+  type ByteSink,
+  type ByteSource,
+  type PacedShellIo,
+} from './streams.js'
 
 /** The shell's name as it prefixes its own error messages. */
 export const SHELL_NAME = '/system/bin/sh'
@@ -38,16 +56,14 @@ export function toBytes(chunk: string | Uint8Array): Uint8Array {
   return typeof chunk === 'string' ? encoder.encode(chunk) : chunk
 }
 
-type Sink = (chunk: Uint8Array) => void
-
 interface Streams {
-  readonly stdin: Uint8Array
+  readonly stdin: ByteSource
   /** fd 1 and fd 2. */
-  readonly out: Sink
-  readonly err: Sink
+  readonly out: ByteSink
+  readonly err: ByteSink
 }
 
-const discard: Sink = () => undefined
+const READY = Promise.resolve()
 
 /** Thrown by `exit N`; unwinds to the nearest shell boundary. */
 class ExitRequest {
@@ -67,9 +83,17 @@ class Aborted {
   readonly aborted = true
 }
 
+/** The status of a shell that was stopped: 141 after SIGPIPE, else 130 (interrupted). */
+function killedStatus(signal: AbortSignal): number {
+  return signal.reason === 'PIPE' ? 128 + SIGPIPE : 130
+}
+
+const SIGPIPE = 13
+
 export interface RunShellOptions {
   readonly device: VirtualDeviceHandle
-  readonly io: ShellIo
+  /** Where output goes; with `ready` (a client socket) the shell waits for room after each command. */
+  readonly io: ShellIo | PacedShellIo
   /** Aborts the whole command line (the ADB connection closed). */
   readonly signal: AbortSignal
   readonly stdin?: Uint8Array
@@ -100,10 +124,12 @@ export function defaultEnv(): Map<string, string> {
 
 /** Parses and runs `source`; resolves with the exit status as `sh -c` would report it. */
 export async function runShell(source: string, options: RunShellOptions): Promise<number> {
+  const { io } = options
+  const ready = 'ready' in io ? () => io.ready() : () => READY
   const streams: Streams = {
-    stdin: options.stdin ?? EMPTY,
-    out: (c) => options.io.write(c),
-    err: (c) => options.io.writeErr(c),
+    stdin: bytesSource(options.stdin ?? EMPTY),
+    out: { write: (c) => io.write(c), ready },
+    err: { write: (c) => io.writeErr(c), ready },
   }
   const shell = new Shell(
     options.device,
@@ -147,7 +173,7 @@ class Shell {
       program = parseShell(source)
     } catch (error) {
       if (error instanceof ShellSyntaxError) {
-        streams.err(toBytes(`${SHELL_NAME}: syntax error: ${error.message}\n`))
+        streams.err.write(toBytes(`${SHELL_NAME}: syntax error: ${error.message}\n`))
         return 1
       }
       throw error
@@ -156,7 +182,7 @@ class Shell {
       return await this.runList(program, streams, signal)
     } catch (error) {
       if (error instanceof ExitRequest) return error.status
-      if (error instanceof Aborted) return 130
+      if (error instanceof Aborted) return killedStatus(signal)
       if (error instanceof LoopControl) return 0
       throw error
     }
@@ -191,7 +217,7 @@ class Shell {
 
   /** `cmd &`: a process in the table, output discarded unless redirected; status 0. */
   private async runBackground(item: AndOr, streams: Streams): Promise<number> {
-    const background: Streams = { stdin: EMPTY, out: discard, err: discard }
+    const background: Streams = { stdin: emptySource, out: discardSink, err: discardSink }
     const only =
       item.rest.length === 0 && item.first.commands.length === 1
         ? item.first.commands[0]
@@ -237,25 +263,75 @@ class Shell {
   }
 
   private async runPipeline(pipeline: Pipeline, streams: Streams, signal: AbortSignal) {
-    let status = 0
-    let stdin = streams.stdin
-    const last = pipeline.commands.length - 1
-    for (const [i, command] of pipeline.commands.entries()) {
-      this.check(signal)
-      if (i === last) {
-        status = await this.runCommand(command, { ...streams, stdin }, signal)
-      } else {
-        const chunks: Uint8Array[] = []
-        // Each stage of a pipeline runs in a subshell.
-        status = await this.child().runCommand(
-          command,
-          { stdin, out: (c) => chunks.push(c), err: streams.err },
-          signal,
-        )
-        stdin = concat(chunks)
-      }
-    }
+    this.check(signal)
+    const [only] = pipeline.commands
+    const status =
+      pipeline.commands.length === 1 && only !== undefined
+        ? await this.runCommand(only, streams, signal)
+        : await this.runConnected(pipeline.commands, streams, signal)
     return pipeline.negated ? (status === 0 ? 1 : 0) : status
+  }
+
+  /**
+   * `a | b | c`: every stage at once, joined by bounded pipes; the status is the last stage's,
+   * once every stage has ended (as the shell waits for the whole pipeline). A stage ends when its
+   * commands do, or with SIGPIPE when it writes to a pipe whose reader has ended (`head -n 1`).
+   */
+  private async runConnected(
+    commands: readonly CommandNode[],
+    streams: Streams,
+    signal: AbortSignal,
+  ): Promise<number> {
+    let stdin = streams.stdin
+    let input: Pipe | undefined
+    const writers: Promise<number>[] = []
+    for (const command of commands.slice(0, -1)) {
+      const pipe = new Pipe()
+      const stage = new AbortController()
+      const out: ByteSink = {
+        write: (c) => {
+          if (!pipe.write(c)) stage.abort('PIPE')
+        },
+        ready: () => pipe.space(),
+      }
+      const reads = input
+      // Each stage but the last runs in a subshell (mksh runs the last in the shell itself).
+      const shell = this.child()
+      writers.push(
+        withSignals([signal, stage.signal], (either) =>
+          shell.runStage(command, { stdin, out, err: streams.err }, either),
+        ).finally(() => {
+          pipe.closeWrite()
+          reads?.closeRead()
+        }),
+      )
+      stdin = pipe
+      input = pipe
+    }
+    const settled = Promise.allSettled(writers)
+    const last = commands[commands.length - 1]
+    let status = 0
+    try {
+      if (last !== undefined) status = await this.runCommand(last, { ...streams, stdin }, signal)
+    } finally {
+      input?.closeRead()
+    }
+    for (const result of await settled) {
+      if (result.status === 'rejected') throw result.reason
+    }
+    return status
+  }
+
+  /** One stage of a pipeline in a subshell: `exit` ends only it, and so does SIGPIPE (141). */
+  private async runStage(node: CommandNode, streams: Streams, signal: AbortSignal) {
+    try {
+      return await this.runCommand(node, streams, signal)
+    } catch (error) {
+      if (error instanceof ExitRequest) return error.status
+      if (error instanceof LoopControl) return 0
+      if (error instanceof Aborted) return killedStatus(signal)
+      throw error
+    }
   }
 
   private async runCommand(node: CommandNode, streams: Streams, signal: AbortSignal) {
@@ -346,12 +422,18 @@ class Shell {
     for (const [k, v] of values) this.vars.set(k, v)
     const io = await this.redirect(node.redirects, streams, signal)
     if (io === undefined) return 1
+    const status = await this.runNamed(argv, io, signal)
+    await this.paced(io, signal)
+    return status
+  }
+
+  private async runNamed(argv: string[], io: Streams, signal: AbortSignal): Promise<number> {
     const name = argv[0] ?? ''
     const builtin = await this.builtin(argv, io, signal)
     if (builtin !== undefined) return builtin
     const command = this.lookup(name)
     if (command === undefined) {
-      io.err(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
+      io.err.write(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
       return 127
     }
     return this.runProcess(
@@ -359,6 +441,16 @@ class Shell {
       (procSignal) => this.invoke(command, argv, io, procSignal),
       signal,
     )
+  }
+
+  /**
+   * Waits until stdout and stderr have room again (a pipe under its capacity, a client that read
+   * what it was sent), as a process blocks in write(2); what one command wrote is the most a
+   * reader that stopped reading can be owed.
+   */
+  private async paced(io: Streams, signal: AbortSignal): Promise<void> {
+    await untilAborted(Promise.all([io.out.ready(), io.err.ready()]), signal)
+    this.check(signal)
   }
 
   /**
@@ -374,7 +466,7 @@ class Shell {
     const spawnOptions: SpawnOptions = { ppid: this.pid }
     const process = this.device.processes.spawn(
       name,
-      (procSignal) => body(AbortSignal.any([signal, procSignal]), process.pid),
+      (procSignal) => withSignals([signal, procSignal], (either) => body(either, process.pid)),
       spawnOptions,
     )
     const onAbort = (): void => {
@@ -407,7 +499,7 @@ class Shell {
       if (command !== undefined) run = (s) => this.invoke(command, args, io, s)
     }
     if (run === undefined) {
-      io.err(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
+      io.err.write(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
       throw new ExitRequest(127)
     }
     if (this.ownsProcess) {
@@ -432,22 +524,22 @@ class Shell {
     signal: AbortSignal,
   ): Promise<number> {
     const shellIo: ShellIo = {
-      write: (c) => io.out(toBytes(c)),
-      writeErr: (c) => io.err(toBytes(c)),
+      write: (c) => io.out.write(toBytes(c)),
+      writeErr: (c) => io.err.write(toBytes(c)),
     }
+    const common = { argv, io: shellIo, device: this.device, signal, cwd: this.cwd }
     try {
-      return await command({
-        argv,
-        stdin: io.stdin,
-        io: shellIo,
-        device: this.device,
-        signal,
-        cwd: this.cwd,
-      })
+      const streaming = streamingBody(command)
+      if (streaming !== undefined) {
+        return await streaming({ ...common, ...streamingIo(io.stdin, [io.out, io.err], signal) })
+      }
+      // Commands that take stdin as one buffer get it once its writer is done (or at the cap).
+      const stdin = await collect(io.stdin, STDIN_COLLECT_MAX, signal)
+      return await command({ ...common, stdin })
     } catch (error) {
       if (signal.aborted) return 130
       const message = error instanceof Error ? error.message.split('\n')[0] : String(error)
-      io.err(toBytes(`${argv[0] ?? ''}: ${message}\n`))
+      io.err.write(toBytes(`${argv[0] ?? ''}: ${message}\n`))
       return 1
     }
   }
@@ -473,14 +565,14 @@ class Shell {
         const target = normalizePath(args[0] ?? '/', this.cwd)
         const node = this.device.fs.stat(target)
         if (node?.kind !== 'dir') {
-          io.err(toBytes(`${SHELL_NAME}: cd: ${args[0] ?? '/'}: ${ERRNO_TEXT.ENOENT}\n`))
+          io.err.write(toBytes(`${SHELL_NAME}: cd: ${args[0] ?? '/'}: ${ERRNO_TEXT.ENOENT}\n`))
           return 2
         }
         this.cwd = target
         return 0
       }
       case 'pwd':
-        io.out(toBytes(`${this.cwd}\n`))
+        io.out.write(toBytes(`${this.cwd}\n`))
         return 0
       case 'export':
       case 'readonly':
@@ -520,7 +612,7 @@ class Shell {
     let source: string
     if (args[0] === '-c') {
       if (args[1] === undefined) {
-        io.err(toBytes(`${SHELL_NAME}: -c: option requires an argument\n`))
+        io.err.write(toBytes(`${SHELL_NAME}: -c: option requires an argument\n`))
         return 1
       }
       source = args[1]
@@ -529,19 +621,19 @@ class Shell {
       try {
         source = new TextDecoder().decode(this.device.fs.readFile(path))
       } catch {
-        io.err(toBytes(`${SHELL_NAME}: ${args[0]}: No such file or directory\n`))
+        io.err.write(toBytes(`${SHELL_NAME}: ${args[0]}: No such file or directory\n`))
         return 127
       }
     } else {
-      source = new TextDecoder().decode(io.stdin)
+      source = new TextDecoder().decode(await collect(io.stdin, STDIN_COLLECT_MAX, signal))
     }
-    return child.runSource(source, { ...io, stdin: EMPTY }, signal)
+    return child.runSource(source, { ...io, stdin: emptySource }, signal)
   }
 
   private test(args: string[], bracket: boolean, io: Streams): number {
     if (bracket) {
       if (args[args.length - 1] !== ']') {
-        io.err(toBytes(`${SHELL_NAME}: [: missing ]\n`))
+        io.err.write(toBytes(`${SHELL_NAME}: [: missing ]\n`))
         return 2
       }
       args = args.slice(0, -1)
@@ -611,13 +703,13 @@ class Shell {
       if (r.op === '>&' || r.op === '<&') {
         const src = target === '1' ? out : target === '2' ? err : undefined
         if (target === '-') {
-          if (r.fd === 1) out = discard
-          else if (r.fd === 2) err = discard
+          if (r.fd === 1) out = discardSink
+          else if (r.fd === 2) err = discardSink
           continue
         }
         if (src === undefined) {
           if (target === '0' && r.fd === 0) continue
-          err(toBytes(`${SHELL_NAME}: ${target}: illegal file descriptor name\n`))
+          err.write(toBytes(`${SHELL_NAME}: ${target}: illegal file descriptor name\n`))
           return undefined
         }
         if (r.fd === 1) out = src
@@ -627,16 +719,16 @@ class Shell {
       const path = normalizePath(target, this.cwd)
       if (r.op === '<') {
         try {
-          stdin = path === '/dev/null' ? EMPTY : fs.readFile(path)
+          stdin = path === '/dev/null' ? emptySource : bytesSource(fs.readFile(path))
         } catch (error) {
           const errno = errnoOf(error) ?? 'ENOENT'
-          err(toBytes(`${SHELL_NAME}: can't open ${target}: ${ERRNO_TEXT[errno]}\n`))
+          err.write(toBytes(`${SHELL_NAME}: can't open ${target}: ${ERRNO_TEXT[errno]}\n`))
           return undefined
         }
         continue
       }
-      let sink: Sink
-      if (path === '/dev/null') sink = discard
+      let sink: ByteSink
+      if (path === '/dev/null') sink = discardSink
       else {
         const node = fs.stat(path)
         const dir = dirname(path)
@@ -647,14 +739,14 @@ class Shell {
         else if (node === undefined && !shellMayWrite(fs, dir)) errno = deniedErrno(dir)
         else if (node?.kind === 'dynamic' && node.write === undefined) errno = 'EACCES'
         if (errno !== undefined) {
-          err(toBytes(`${SHELL_NAME}: can't create ${target}: ${ERRNO_TEXT[errno]}\n`))
+          err.write(toBytes(`${SHELL_NAME}: can't create ${target}: ${ERRNO_TEXT[errno]}\n`))
           return undefined
         }
         if (node?.kind === 'dynamic') {
-          sink = (c) => fs.writeFile(path, c)
+          sink = { write: (c) => fs.writeFile(path, c), ready: () => READY }
         } else {
           if (r.op === '>' || node === undefined) fs.writeFile(path, EMPTY, 0o666 & ~SHELL_UMASK)
-          sink = (c) => fs.appendFile(path, c)
+          sink = { write: (c) => fs.appendFile(path, c), ready: () => READY }
         }
       }
       if (r.fd === 1) out = sink
@@ -738,7 +830,7 @@ class Shell {
       return String(evaluateArithmetic(expanded, (name) => this.param(name)))
     } catch (error) {
       if (!(error instanceof ArithError)) throw error
-      streams.err(toBytes(`${SHELL_NAME}: ${source.trim()}: ${error.message}\n`))
+      streams.err.write(toBytes(`${SHELL_NAME}: ${source.trim()}: ${error.message}\n`))
       throw new ExitRequest(1)
     }
   }
@@ -801,15 +893,34 @@ class Shell {
     }
   }
 
+  /**
+   * `$( … )`: the output, read up to `STDIN_COLLECT_MAX` bytes; past that the command gets
+   * SIGPIPE, as when the reader of its pipe stops reading.
+   */
   private async substitute(source: string, streams: Streams, signal: AbortSignal): Promise<string> {
     const chunks: Uint8Array[] = []
-    const status = await this.child().runSource(
-      source,
-      { stdin: EMPTY, out: (c) => chunks.push(c), err: streams.err },
-      signal,
+    let size = 0
+    const stage = new AbortController()
+    const out: ByteSink = {
+      write: (c) => {
+        const room = STDIN_COLLECT_MAX - size
+        if (room <= 0) {
+          stage.abort('PIPE')
+          return
+        }
+        const kept = c.length > room ? c.subarray(0, room) : c
+        chunks.push(kept)
+        size += kept.length
+      },
+      ready: () => READY,
+    }
+    const shell = this.child()
+    const status = await withSignals([signal, stage.signal], (either) =>
+      shell.runSource(source, { stdin: emptySource, out, err: streams.err }, either),
     )
+    this.check(signal)
     this.lastStatus = status
-    return new TextDecoder().decode(concat(chunks)).replace(/\n+$/, '')
+    return new TextDecoder().decode(concatBytes(chunks)).replace(/\n+$/, '')
   }
 }
 
@@ -836,17 +947,4 @@ function globSegmentRegex(text: string, quoted: readonly boolean[]): RegExp {
     } else source += escape(c)
   }
   return new RegExp(`^${source}$`, 's')
-}
-
-export function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
-  let length = 0
-  for (const c of chunks) length += c.length
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.length
-  }
-  return out
 }

@@ -1,5 +1,6 @@
 /** toybox file commands: `cat`, `ls`, `rm`, `mkdir`, `touch` (messages as toybox prints them). */
 import type { ShellCommand, ShellInvocation, VirtualFileNode } from '../../contract.js'
+import { streamingCommand, type StreamingInvocation } from '../streams.js'
 import { deniedErrno, dirname, errnoOf, shellMayWrite, SHELL_UMASK } from '../vfs.js'
 import {
   complain,
@@ -11,16 +12,26 @@ import {
   resolve,
 } from './_util.js'
 
-export const cat: ShellCommand = (inv) => {
+/** Copies stdin to stdout as it arrives, waiting for room after each chunk. */
+async function copyStdin(inv: StreamingInvocation): Promise<void> {
+  for (;;) {
+    const chunk = await inv.read()
+    if (chunk === undefined) return
+    inv.io.write(chunk)
+    await inv.drained()
+  }
+}
+
+export const cat = streamingCommand(async (inv) => {
   const files = inv.argv.slice(1).filter((a) => a !== '-u')
   if (files.length === 0) {
-    inv.io.write(inv.stdin)
+    await copyStdin(inv)
     return 0
   }
   let status = 0
   for (const file of files) {
     if (file === '-') {
-      inv.io.write(inv.stdin)
+      await copyStdin(inv)
       continue
     }
     const path = resolve(inv, file)
@@ -36,10 +47,11 @@ export const cat: ShellCommand = (inv) => {
       status = 1
     } else {
       inv.io.write(inv.device.fs.readFile(path))
+      await inv.drained()
     }
   }
   return status
-}
+})
 
 function modeString(node: VirtualFileNode): string {
   const mode = node.mode

@@ -1,13 +1,17 @@
 /** The base commands every virtual device has (the simulation adds `dumpsys`, `am`, ...). */
 import type { ShellCommand } from '../../contract.js'
+import { streamingBody, streamingCommand } from '../streams.js'
 import { cat, ls, mkdir, rm, touch } from './files.js'
 import { date, echo, getprop, id, setprop, uname, which } from './misc.js'
 import { kill, pidof, ps, sleep } from './proc.js'
 import { grep, head, tail, wc } from './text.js'
 
+/** A command that never reads stdin: the shell need not collect it before starting it. */
+const noStdin = (command: ShellCommand): ShellCommand => streamingCommand((inv) => command(inv))
+
 /** `name → command` for the toybox/mksh base set, in a fresh map. */
 export function baseCommands(): Map<string, ShellCommand> {
-  return new Map<string, ShellCommand>([
+  const commands = new Map<string, ShellCommand>([
     ['cat', cat],
     ['date', date],
     ['echo', echo],
@@ -31,4 +35,8 @@ export function baseCommands(): Map<string, ShellCommand> {
     ['true', () => 0],
     ['false', () => 1],
   ])
+  for (const [name, command] of commands) {
+    if (streamingBody(command) === undefined) commands.set(name, noStdin(command))
+  }
+  return commands
 }

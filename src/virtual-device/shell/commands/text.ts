@@ -1,33 +1,64 @@
-/** Small toybox text filters for pipelines: `grep`, `head`, `tail`, `wc`. */
-import type { ShellCommand, ShellInvocation } from '../../contract.js'
+/**
+ * Small toybox text filters for pipelines: `grep`, `head`, `tail`, `wc`. They read stdin as it
+ * arrives, so `producer | head -n 1` ends once the line is there and `… | grep x` streams.
+ */
+import { streamingCommand, type StreamingInvocation } from '../streams.js'
 import { complain, resolve } from './_util.js'
 
-const decoder = new TextDecoder()
+/** One input of a filter: a file's bytes at once, or stdin as it arrives. */
+interface Input {
+  readonly name: string
+  read(): Promise<Uint8Array | undefined>
+}
 
-/** Reads operands (or stdin); reports missing files as toybox does. */
-function inputs(
-  inv: ShellInvocation,
-  operands: readonly string[],
-): { name: string; text: string }[] | undefined {
-  if (operands.length === 0) return [{ name: '(standard input)', text: decoder.decode(inv.stdin) }]
-  const out: { name: string; text: string }[] = []
+function fileInput(name: string, bytes: Uint8Array): Input {
+  let done = false
+  return {
+    name,
+    read() {
+      const out = done ? undefined : bytes
+      done = true
+      return Promise.resolve(out)
+    },
+  }
+}
+
+/** Opens operands (or stdin); reports missing files first, as toybox does. */
+function inputs(inv: StreamingInvocation, operands: readonly string[]): Input[] | undefined {
+  const stdin = (name: string): Input => ({ name, read: () => inv.read() })
+  if (operands.length === 0) return [stdin('(standard input)')]
+  const out: Input[] = []
   let failed = false
   for (const op of operands) {
     const node = inv.device.fs.stat(resolve(inv, op))
-    if (op === '-') out.push({ name: op, text: decoder.decode(inv.stdin) })
+    if (op === '-') out.push(stdin(op))
     else if (node === undefined || node.kind === 'dir') {
       complain(inv, `${op}: ${node === undefined ? 'No such file or directory' : 'Is a directory'}`)
       failed = true
-    } else out.push({ name: op, text: decoder.decode(inv.device.fs.readFile(resolve(inv, op))) })
+    } else out.push(fileInput(op, inv.device.fs.readFile(resolve(inv, op))))
   }
   return failed && out.length === 0 ? undefined : out
 }
 
-function lines(text: string): string[] {
-  if (text === '') return []
-  const parts = text.split('\n')
-  if (parts.at(-1) === '') parts.pop()
-  return parts
+/**
+ * The complete lines (without their `\n`) of each chunk as it arrives, and at the end the last
+ * line even without a `\n`; nothing for empty input.
+ */
+async function* lineBatches(input: Input): AsyncGenerator<string[]> {
+  const decoder = new TextDecoder()
+  let partial = ''
+  for (;;) {
+    const chunk = await input.read()
+    const text = chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true })
+    const parts = `${partial}${text}`.split('\n')
+    partial = parts.pop() ?? ''
+    if (chunk === undefined) {
+      if (partial !== '') parts.push(partial)
+      if (parts.length > 0) yield parts
+      return
+    }
+    if (parts.length > 0) yield parts
+  }
 }
 
 /** POSIX basic regex → JavaScript (swap the meaning of escaped and bare `( ) | { } + ?`). */
@@ -43,7 +74,7 @@ function breToJs(pattern: string): string {
   return out
 }
 
-export const grep: ShellCommand = (inv) => {
+export const grep = streamingCommand(async (inv) => {
   const args = inv.argv.slice(1)
   const flags = new Set<string>()
   const patterns: string[] = []
@@ -83,23 +114,35 @@ export const grep: ShellCommand = (inv) => {
   const files = inputs(inv, operands)
   if (files === undefined) return 2
   const prefix = files.length > 1 && !flags.has('h')
+  const listOnly = flags.has('c') || flags.has('q') || flags.has('l')
   let matched = 0
-  let out = ''
   for (const f of files) {
     let count = 0
-    for (const [n, line] of lines(f.text).entries()) {
-      if (regex.test(line) === flags.has('v')) continue
-      count++
-      if (flags.has('c') || flags.has('q') || flags.has('l')) continue
-      out += `${prefix ? `${f.name}:` : ''}${flags.has('n') ? `${n + 1}:` : ''}${line}\n`
+    let n = 0
+    for await (const batch of lineBatches(f)) {
+      let out = ''
+      for (const line of batch) {
+        n++
+        if (regex.test(line) === flags.has('v')) continue
+        count++
+        // toybox grep -q exits at the first match (a producer on its stdin then gets SIGPIPE).
+        if (flags.has('q')) return 0
+        if (listOnly) continue
+        out += `${prefix ? `${f.name}:` : ''}${flags.has('n') ? `${n}:` : ''}${line}\n`
+      }
+      if (out !== '') {
+        inv.io.write(out)
+        await inv.drained()
+      }
     }
     matched += count
-    if (flags.has('c')) out += `${prefix ? `${f.name}:` : ''}${count}\n`
-    if (flags.has('l') && count > 0) out += `${f.name}\n`
+    let summary = ''
+    if (flags.has('c')) summary += `${prefix ? `${f.name}:` : ''}${count}\n`
+    if (flags.has('l') && count > 0) summary += `${f.name}\n`
+    if (summary !== '') inv.io.write(summary)
   }
-  if (!flags.has('q')) inv.io.write(out)
   return matched > 0 ? 0 : 1
-}
+})
 
 function countArg(args: string[]): { n: number; operands: string[] } {
   let n = 10
@@ -114,41 +157,75 @@ function countArg(args: string[]): { n: number; operands: string[] } {
   return { n, operands }
 }
 
-export const head: ShellCommand = (inv) => {
+/** toybox head: the first `n` lines byte for byte (an unterminated last line stays so). */
+export const head = streamingCommand(async (inv) => {
   const { n, operands } = countArg(inv.argv.slice(1))
   const files = inputs(inv, operands)
   if (files === undefined) return 1
-  inv.io.write(
-    files
-      .map((f) =>
-        lines(f.text)
-          .slice(0, n)
-          .map((l) => `${l}\n`)
-          .join(''),
-      )
-      .join(''),
-  )
+  for (const f of files) {
+    let remaining = Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0
+    while (remaining > 0) {
+      const chunk = await f.read()
+      if (chunk === undefined) break
+      let end = 0
+      while (remaining > 0 && end < chunk.length) {
+        const newline = chunk.indexOf(0x0a, end)
+        if (newline < 0) end = chunk.length
+        else {
+          end = newline + 1
+          remaining--
+        }
+      }
+      inv.io.write(chunk.subarray(0, end))
+      await inv.drained()
+    }
+  }
   return 0
-}
+})
 
-export const tail: ShellCommand = (inv) => {
+export const tail = streamingCommand(async (inv) => {
   const { n, operands } = countArg(inv.argv.slice(1))
   const files = inputs(inv, operands)
   if (files === undefined) return 1
-  inv.io.write(
-    files
-      .map((f) =>
-        lines(f.text)
-          .slice(Math.max(0, lines(f.text).length - n))
-          .map((l) => `${l}\n`)
-          .join(''),
-      )
-      .join(''),
-  )
+  const keep = Number.isFinite(n) ? Math.max(0, Math.floor(n)) : 0
+  let out = ''
+  for (const f of files) {
+    let last: string[] = []
+    for await (const batch of lineBatches(f)) {
+      last = last.concat(batch)
+      if (last.length > keep) last = last.slice(last.length - keep)
+    }
+    out += last.map((l) => `${l}\n`).join('')
+  }
+  inv.io.write(out)
   return 0
+})
+
+/** Counts as toybox wc: newlines, words (runs of non-blanks), bytes. */
+async function count(input: Input): Promise<{ lines: number; words: number; bytes: number }> {
+  const decoder = new TextDecoder()
+  let lines = 0
+  let words = 0
+  let bytes = 0
+  let inWord = false
+  for (;;) {
+    const chunk = await input.read()
+    const text = chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true })
+    if (chunk !== undefined) {
+      bytes += chunk.length
+      for (const b of chunk) if (b === 0x0a) lines++
+    }
+    if (text !== '') {
+      const runs = text.match(/\S+/g)?.length ?? 0
+      // A word cut by the chunk boundary was counted with the previous chunk.
+      words += runs - (inWord && /^\S/.test(text) ? 1 : 0)
+      inWord = /\S$/.test(text)
+    }
+    if (chunk === undefined) return { lines, words, bytes }
+  }
 }
 
-export const wc: ShellCommand = (inv) => {
+export const wc = streamingCommand(async (inv) => {
   const args = inv.argv.slice(1)
   const flags = args.filter((a) => a.startsWith('-') && a !== '-').join('')
   const operands = args.filter((a) => !a.startsWith('-') || a === '-')
@@ -157,13 +234,14 @@ export const wc: ShellCommand = (inv) => {
   const want = flags === '' ? 'lwc' : flags
   let out = ''
   for (const f of files) {
+    const c = await count(f)
     const counts: number[] = []
-    if (want.includes('l')) counts.push((f.text.match(/\n/g) ?? []).length)
-    if (want.includes('w')) counts.push(f.text.split(/\s+/).filter((w) => w !== '').length)
-    if (want.includes('c')) counts.push(new TextEncoder().encode(f.text).length)
-    const cols = counts.map((c) => (counts.length === 1 ? String(c) : String(c).padStart(7)))
+    if (want.includes('l')) counts.push(c.lines)
+    if (want.includes('w')) counts.push(c.words)
+    if (want.includes('c')) counts.push(c.bytes)
+    const cols = counts.map((v) => (counts.length === 1 ? String(v) : String(v).padStart(7)))
     out += `${cols.join(counts.length === 1 ? '' : ' ')}${operands.length > 0 ? ` ${f.name}` : ''}\n`
   }
   inv.io.write(out)
   return 0
-}
+})
