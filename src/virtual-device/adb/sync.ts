@@ -2,7 +2,8 @@
  * The `sync:` service as adbd implements it (legacy v1 ids only: STAT, LIST, RECV, SEND, QUIT).
  * Reference: AOSP packages/modules/adb/daemon/file_sync_service.cpp (do_stat_v1, do_list,
  * do_recv, do_send). Error texts follow adbd: `open failed: <strerror>`,
- * `couldn't create file: <strerror>`.
+ * `couldn't create file: <strerror>`, and for frames over the protocol's limits (a path over 1024
+ * bytes, DATA over 64 KiB, which adbd never buffers) `path too long` / `oversize data message`.
  */
 import type { Socket } from 'node:net'
 import type { VirtualDeviceHandle, VirtualFileNode } from '../contract.js'
@@ -72,11 +73,11 @@ export async function serveSync(
       return
     }
     if (id !== 'STAT' && id !== 'LIST' && id !== 'RECV' && id !== 'SEND') {
-      await fail(`unknown sync command ${JSON.stringify(id)}`)
+      await fail(`unknown command ${header.readUInt32LE(0).toString(16).padStart(8, '0')}`)
       return
     }
     if (length > SYNC_PATH_MAX) {
-      await fail(`path too long: ${length} bytes (limit ${SYNC_PATH_MAX})`)
+      await fail('path too long')
       return
     }
     const raw = await reader.read(length)
@@ -163,11 +164,11 @@ export async function serveSync(
             break
           }
           if (fid !== 'DATA') {
-            await fail(`invalid data message ${JSON.stringify(fid)}: expected DATA or DONE`)
+            await fail('invalid data message')
             return
           }
           if (n > SYNC_DATA_MAX) {
-            await fail(`DATA frame of ${n} bytes exceeds the ${SYNC_DATA_MAX}-byte limit`)
+            await fail('oversize data message')
             return
           }
           const body = await reader.read(n)

@@ -120,18 +120,21 @@ describe('malformed and unknown requests', () => {
     expect(reply.toString()).toBe(`OKAY${fail('closed')}`)
   })
 
-  it('sync: unknown id, oversized DATA and a path over 1024 bytes get FAIL frames', async () => {
+  it("sync: unknown id, oversized DATA, a path over 1024 bytes, a non-DATA frame get adbd's FAIL frames", async () => {
     const t = (extra: Buffer[]): Promise<Buffer> =>
       rawExchange(server.port, [encodeData('host:transport:neg-1'), encodeData('sync:'), ...extra])
     const unknown = await t([syncHeader('DONE', 0).fill('ABCD', 0, 4)])
     expect(unknown.subarray(8).toString('latin1', 0, 4)).toBe('FAIL')
-    expect(unknown.subarray(16).toString()).toBe('unknown sync command "ABCD"')
+    // adbd's words (file_sync_service.cpp): the id as its little-endian u32 in hex.
+    expect(unknown.subarray(16).toString()).toBe('unknown command 44434241')
     const big = await t([syncFrame('SEND', '/data/local/tmp/x,420'), syncHeader('DATA', 70_000)])
-    expect(big.subarray(16).toString()).toBe(
-      'DATA frame of 70000 bytes exceeds the 65536-byte limit',
+    expect(big.subarray(8).toString('latin1')).toBe(
+      `FAIL${String.fromCharCode(21, 0, 0, 0)}oversize data message`,
     )
     const long = await t([syncHeader('STAT', 5000)])
-    expect(long.subarray(16).toString()).toBe('path too long: 5000 bytes (limit 1024)')
+    expect(long.subarray(16).toString()).toBe('path too long')
+    const notData = await t([syncFrame('SEND', '/data/local/tmp/x,420'), syncHeader('QUIT', 0)])
+    expect(notData.subarray(16).toString()).toBe('invalid data message')
     expect(devices[0]!.fs.stat('/data/local/tmp/x')).toBeUndefined()
     await stillServes()
   })
