@@ -11,6 +11,7 @@ import type { VirtualDeviceHandle } from '../contract.js'
 import { execShell } from '../shell/index.js'
 import { AdbServerErrors } from './errors.js'
 import { serveInteractiveShell } from './interactive.js'
+import { SocketOutput, type OutputCounters } from './socket-output.js'
 import { serveSync } from './sync.js'
 import { encodeData, encodeFail, encodeOkay, readRequest, SocketReader } from './wire.js'
 
@@ -48,6 +49,22 @@ export interface AdbServer {
    * prompt) and tells `host:track-devices` listeners. False when no device has that serial.
    */
   setDeviceState(serial: string, state: VirtualDeviceHandle['state']): boolean
+  /** What the server holds for its clients now, to check that a misbehaving client stays bounded. */
+  stats(): AdbServerStats
+}
+
+/** A snapshot of the server's buffers (bytes) and shell output counters. */
+export interface AdbServerStats {
+  /** Client connections open now. */
+  readonly connections: number
+  /** Bytes received and not consumed yet; a connection stops reading past 1 MiB of them. */
+  readonly unreadBytes: number
+  /** Bytes written and not taken by the clients' sockets yet (coalesced output + Node's buffers). */
+  readonly unsentBytes: number
+  /** Shell sessions whose command waits now for its client to read. */
+  readonly stalledShells: number
+  /** Socket writes of shell output so far (what one event-loop turn produced leaves in one write). */
+  readonly shellWrites: number
 }
 
 function isLoopback(host: string): boolean {
@@ -87,7 +104,12 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
   const served = new Map<string, Served>()
   let nextTransportId = 1
   const sockets = new Set<Socket>()
+  const readers = new Set<SocketReader>()
+  const outputs = new Set<SocketOutput>()
+  const counters: OutputCounters = { writes: 0 }
   const trackers = new Set<Socket>()
+  /** Trackers that have not read the last list yet: they get the newest one once they drain. */
+  const behind = new Set<Socket>()
   /** Connections serving each device (closed when the device is removed, as an unplug does). */
   const deviceSockets = new Map<string, Set<Socket>>()
   let resolveClosed: () => void = () => undefined
@@ -108,9 +130,25 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       })
       .join('')
 
+  /**
+   * Sends the device list to a tracker; one that has not read the previous lists gets only the
+   * newest once it drains (each list is complete), so a tracker that never reads costs one list.
+   */
+  const sendDeviceList = (t: Socket): void => {
+    if (t.destroyed || behind.has(t)) return
+    if (t.writableNeedDrain) {
+      behind.add(t)
+      t.once('drain', () => {
+        behind.delete(t)
+        sendDeviceList(t)
+      })
+      return
+    }
+    t.write(encodeData(deviceList(false)))
+  }
+
   const notifyTrackers = (): void => {
-    const payload = encodeData(deviceList(false))
-    for (const t of trackers) if (!t.destroyed) t.write(payload)
+    for (const t of trackers) sendDeviceList(t)
   }
 
   const server = net.createServer((socket) => {
@@ -121,11 +159,24 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     socket.on('close', () => {
       sockets.delete(socket)
       trackers.delete(socket)
+      behind.delete(socket)
     })
     handleConnection(socket).catch(() => {
       socket.destroy()
     })
   })
+
+  /** Serves one connection; afterwards whatever the client still sends is dropped. */
+  async function handleConnection(socket: Socket): Promise<void> {
+    const reader = new SocketReader(socket)
+    readers.add(reader)
+    socket.once('close', () => readers.delete(reader))
+    try {
+      await serveConnection(socket, reader)
+    } finally {
+      reader.discard()
+    }
+  }
 
   type Resolution = { ok: true; served: Served } | { ok: false; message: string }
 
@@ -172,8 +223,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     return i < 0 ? undefined : [text.slice(0, i), text.slice(i + 1)]
   }
 
-  async function handleConnection(socket: Socket): Promise<void> {
-    const reader = new SocketReader(socket)
+  async function serveConnection(socket: Socket, reader: SocketReader): Promise<void> {
     const reply = (b: Buffer): void => {
       if (!socket.destroyed) socket.write(b)
     }
@@ -342,46 +392,40 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     const shell = /^(shell(?:,[^:]*)?|exec):(.*)$/s.exec(service)
     if (shell !== null) {
       const commandLine = shell[2] ?? ''
-      if (commandLine.trim() === '') {
-        socket.write(encodeOkay())
-        await serveInteractiveShell(device, socket, reader)
-        return
-      }
-      // Cork so a quick command's OKAY, output and FIN leave in as few segments as possible;
-      // output is still flushed on the next turn of the event loop, so long commands stream.
-      socket.cork()
+      // Output leaves once per event-loop turn: a quick command's OKAY, output and FIN share a
+      // segment, a long one streams, and a silent one (simpleperf record, a sleep) still gets its
+      // OKAY at once (clients wait for it before they return the stream).
+      const output = new SocketOutput(socket, counters)
+      outputs.add(output)
+      socket.once('close', () => outputs.delete(output))
+      output.write(encodeOkay())
       const controller = new AbortController()
       const onClose = (): void => controller.abort('client disconnected')
       socket.once('close', onClose)
-      let flushPending = false
-      const flush = (): void => {
-        flushPending = false
-        if (socket.destroyed) return
-        socket.uncork()
-        socket.cork()
-      }
-      socket.write(encodeOkay())
-      // A silent long-running command (simpleperf record, a sleep) must still get its OKAY now:
-      // clients wait for it before they return the stream.
-      flushPending = true
-      setImmediate(flush)
-      const write = (chunk: string | Uint8Array): void => {
-        if (socket.destroyed || !socket.writable) return
-        socket.write(chunk)
-        if (!flushPending) {
-          flushPending = true
-          setImmediate(flush)
+      if (commandLine.trim() === '') {
+        try {
+          await serveInteractiveShell(device, output, reader, controller.signal)
+        } finally {
+          socket.off('close', onClose)
         }
+        return
       }
+      // Commands get no stdin from the legacy stream: what the client sends is dropped.
+      reader.discard()
+      const write = (chunk: string | Uint8Array): void => output.write(chunk)
       try {
         // Legacy (non-shell_v2) protocol: stderr is merged into the stream, no exit status.
-        await execShell(device, commandLine, { write, writeErr: write }, controller.signal)
+        // The command waits for room after each command it runs (`ready`), so a client that does
+        // not read stalls only it.
+        await execShell(
+          device,
+          commandLine,
+          { write, writeErr: write, ready: () => output.ready() },
+          controller.signal,
+        )
       } finally {
         socket.off('close', onClose)
-        if (!socket.destroyed) {
-          socket.end()
-          socket.uncork()
-        }
+        output.end()
       }
       return
     }
@@ -456,6 +500,24 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       return removed
     },
     devices: () => [...served.values()].map((s) => s.device),
+    stats() {
+      let unreadBytes = 0
+      for (const r of readers) unreadBytes += r.pending
+      let unsentBytes = 0
+      for (const s of sockets) unsentBytes += s.writableLength
+      let stalledShells = 0
+      for (const o of outputs) {
+        unsentBytes += o.queued
+        if (o.stalled) stalledShells++
+      }
+      return {
+        connections: sockets.size,
+        unreadBytes,
+        unsentBytes,
+        stalledShells,
+        shellWrites: counters.writes,
+      }
+    },
     setDeviceState(serial, state) {
       const s = served.get(serial)
       if (s === undefined) return false

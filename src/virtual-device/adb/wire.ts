@@ -11,6 +11,8 @@ import type { Socket } from 'node:net'
 export const SYNC_DATA_MAX = 64 * 1024
 /** Longest path a sync request may carry (adbd's limit). */
 export const SYNC_PATH_MAX = 1024
+/** Unread bytes a connection buffers before it stops reading its socket. */
+export const READ_HIGH_WATER_MARK = 1024 * 1024
 
 export type SyncId =
   'STAT' | 'LIST' | 'DENT' | 'RECV' | 'SEND' | 'DATA' | 'DONE' | 'OKAY' | 'FAIL' | 'QUIT'
@@ -81,19 +83,23 @@ export function syncListDone(): Buffer {
 
 /**
  * Pull-style reader over a socket: `read(n)` resolves with exactly `n` bytes, or `undefined` when
- * the peer closed first. Pauses the socket while more than `highWaterMark` bytes are unread.
+ * the peer closed first. Pauses the socket while more than `highWaterMark` bytes are unread, so
+ * a client that sends faster than its service consumes (a flood of stdin, pushed data) costs at
+ * most that plus one chunk; TCP then stops the client.
  */
 export class SocketReader {
   private chunks: Buffer[] = []
   private buffered = 0
   private ended = false
+  private discarding = false
   private waiter: { n: number; resolve: (b: Buffer | undefined) => void } | undefined
 
   constructor(
     private readonly socket: Socket,
-    private readonly highWaterMark = 8 * 1024 * 1024,
+    private readonly highWaterMark = READ_HIGH_WATER_MARK,
   ) {
     socket.on('data', (chunk: Buffer) => {
+      if (this.discarding) return
       this.chunks.push(chunk)
       this.buffered += chunk.length
       if (this.buffered > this.highWaterMark) socket.pause()
@@ -105,6 +111,17 @@ export class SocketReader {
     }
     socket.on('end', end)
     socket.on('close', end)
+  }
+
+  /**
+   * From now on drops what the peer sends (a service that never reads its client again), while
+   * still reading the socket, so its close is noticed; a paused socket would not notice.
+   */
+  discard(): void {
+    this.discarding = true
+    this.chunks = []
+    this.buffered = 0
+    if (this.socket.isPaused()) this.socket.resume()
   }
 
   /** Bytes received but not read yet. */
@@ -120,11 +137,12 @@ export class SocketReader {
     })
   }
 
-  /** Whatever is buffered (at least one byte), or `undefined` once the peer closed. */
-  readSome(): Promise<Buffer | undefined> {
+  /** Whatever is buffered (at least one byte, at most `max`), or `undefined` once the peer closed. */
+  readSome(max = Number.POSITIVE_INFINITY): Promise<Buffer | undefined> {
     return this.read(1).then((first) => {
       if (first === undefined) return undefined
-      const rest = this.buffered > 0 ? this.take(this.buffered) : undefined
+      const more = Math.min(this.buffered, max - 1)
+      const rest = more > 0 ? this.take(more) : undefined
       if (this.buffered <= this.highWaterMark && this.socket.isPaused()) this.socket.resume()
       return rest === undefined ? Buffer.from(first) : Buffer.concat([first, rest])
     })
