@@ -335,13 +335,22 @@ export class DeviceSession {
     }
   }
 
+  /**
+   * How long the idle window lasts: as configured, else long enough for ten sensor readings —
+   * 1 s on ODPM rails (Perfetto polls every 100 ms), 3 s on slower sources (a fuel gauge updates
+   * 1–5 times a second; powerstats reads only at the window's edges).
+   */
+  get idleWindowMs(): number {
+    return this.options.baselineMs ?? (this.powerCollector().name === 'odpm' ? 1000 : 3000)
+  }
+
   private async measureBaseline(onProgress?: (message: string) => void): Promise<void> {
     onProgress?.(
-      `measuring the idle baseline of ${this.serial} (${this.options.baselineMs} ms, once per phone)`,
+      `measuring the idle baseline of ${this.serial} (${this.idleWindowMs} ms, once per phone)`,
     )
     const release = this.claimWindow('idle baseline')
     const idle = await measureWindow(this.plan({ kind: 'none' }, undefined), 'idle baseline', () =>
-      sleep(this.options.baselineMs),
+      sleep(this.idleWindowMs),
     ).finally(release)
     this.learnClocks(idle.power)
     // The median over the window's sensor intervals: start-up work still running at the

@@ -208,7 +208,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
           return new RepeatedEnergyRun(runs)
         },
         async baseline(options) {
-          const durationMs = options?.durationMs ?? device.options.baselineMs
+          const durationMs = options?.durationMs ?? device.idleWindowMs
           // An idle window: nothing of the app's to sample.
           const idle = await measuredOutcome('idle baseline', () => sleep(durationMs), false)
           // The idle level, not the mean: work still running at the start must not raise it.

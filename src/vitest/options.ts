@@ -50,11 +50,14 @@ export interface EnergyOptions {
   /** Repetitions for `energy.repeat()` when not given. @default 1 */
   readonly repeats?: number
   /**
-   * Idle baseline subtracted from each window: `measure` (an idle window per worker before its
-   * first test), a power in watts, or `none`. @default 'measure'
+   * Idle baseline subtracted from each window: `measure` (an idle window once per phone per run,
+   * before the first test on it), a power in watts, or `none`. @default 'measure'
    */
   readonly baseline?: 'measure' | 'none' | number
-  /** Length of the measured idle window, ms. @default 3000 */
+  /**
+   * Length of the measured idle window, ms. @default 1000 on ODPM rails (ten of Perfetto's 100 ms
+   * polls), 3000 on other power sources (a fuel gauge updates 1–5 times a second)
+   */
   readonly baselineMs?: number
   /** Open a window around every test that uses the `energy` fixture. @default true */
   readonly autoWindow?: boolean
@@ -130,7 +133,8 @@ export interface ResolvedEnergyOptions {
   readonly samplingHz: number
   readonly repeats: number
   readonly baseline: 'measure' | 'none' | number
-  readonly baselineMs: number
+  /** null: chosen by the power source (see `baselineMs` above). */
+  readonly baselineMs: number | null
   readonly autoWindow: boolean
   readonly endReading: 'wait' | 'extrapolate'
   readonly batteryCapacityMah: number | null
@@ -235,7 +239,7 @@ export function resolveOptions(input: unknown): ResolvedEnergyOptions {
     baseline:
       o.read('baseline', "'measure', 'none' or an idle power in watts (≥ 0)", isBaseline) ??
       'measure',
-    baselineMs: o.integer('baselineMs', 100, 600_000) ?? 3000,
+    baselineMs: o.integer('baselineMs', 100, 600_000) ?? null,
     autoWindow: o.boolean('autoWindow') ?? true,
     endReading: o.oneOf('endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
     batteryCapacityMah:

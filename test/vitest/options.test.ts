@@ -39,7 +39,7 @@ const DEFAULTS: ResolvedEnergyOptions = {
   samplingHz: 1000,
   repeats: 1,
   baseline: 'measure',
-  baselineMs: 3000,
+  baselineMs: null, // chosen by the power source: 1000 ms on ODPM rails, 3000 ms otherwise
   autoWindow: true,
   endReading: 'wait',
   batteryCapacityMah: null,
