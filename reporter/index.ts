@@ -62,12 +62,17 @@ export interface EnergyReporterOptions {
   /** Where to write the JSON report; also settable as `--outputFile.energy=<path>`. */
   readonly outputFile?: string
   /**
-   * Markdown summary: a path, or `true` for `$GITHUB_STEP_SUMMARY` (skipped when unset).
-   * @default false
+   * Markdown summary: a path, or `true` for `$GITHUB_STEP_SUMMARY` (skipped when unset), or
+   * `false` for none. @default true in GitHub Actions (`$GITHUB_STEP_SUMMARY` set), else false
    */
   readonly markdown?: string | boolean
   /** Methods shown per window in the terminal, and in the run's top-methods list. @default 3 */
   readonly topMethods?: number
+  /**
+   * Terminal: detail every test (methods, rails, battery, each window's warnings), not only those
+   * that failed, went over budget or regressed. @default false
+   */
+  readonly verbose?: boolean
   /**
    * Budget file, relative to the project root. @default the plugin's `budgets`, else
    * 'energy-budgets.json'
@@ -175,6 +180,7 @@ export default class EnergyReporter implements Reporter {
     this.print(
       renderTerminal(built.report, this.options.screen ?? terminalScreen(), {
         topMethods: this.options.topMethods ?? 3,
+        verbose: this.options.verbose ?? false,
       }),
     )
     this.writeOutputs(built.report, built.hierarchy, root, problems)
@@ -288,7 +294,8 @@ export default class EnergyReporter implements Reporter {
         'sunburst hierarchy',
       )
     }
-    const markdown = this.options.markdown ?? false
+    // In GitHub Actions the job summary gets the markdown unless `markdown: false`.
+    const markdown = this.options.markdown ?? process.env['GITHUB_STEP_SUMMARY'] !== undefined
     const markdownPath =
       markdown === true ? process.env['GITHUB_STEP_SUMMARY'] : markdown || undefined
     if (markdownPath !== undefined) {

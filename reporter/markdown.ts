@@ -1,7 +1,7 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
-import { formatBudgetFigure, shortName } from './terminal.js'
+import { foldMethods, formatBudgetFigure, shortName } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
 export function escapeMarkdownCell(text: string): string {
@@ -33,9 +33,11 @@ export function renderMarkdown(report: EnergyReport): string {
   for (const t of report.tests) {
     const mark = MARK[t.state]
     const windows = measuredWindows(t)
-    const top = windows
-      .flatMap((w) => w.methods)
-      .sort((a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ)[0]
+    // The app's own top method (native and framework frames folded, as in the terminal).
+    const top = foldMethods(
+      windows.flatMap((w) => w.methods),
+      1,
+    )[0]
     const cells =
       windows.length === 0
         ? [
@@ -60,7 +62,7 @@ export function renderMarkdown(report: EnergyReport): string {
             budgetCell(t),
             deltaCell(t),
             top
-              ? `${shortName(top.method)} (${formatJoules(top.inclusiveEnergyJ)})${top.color ? ` ${top.color}` : ''}`
+              ? `${shortName(top.method)} (${formatJoules(top.inclusiveEnergyJ)}${top.asyncEnergyJ > 0 ? ` + ${formatJoules(top.asyncEnergyJ)} async` : ''})${top.color ? ` ${top.color}` : ''}`
               : '',
           ]
     lines.push(

@@ -1,12 +1,22 @@
-/** The `energy` reporter's terminal output: per test energy, methods, rails, warnings, summary. */
+/**
+ * The `energy` reporter's terminal output. By default one line per test (net and gross energy,
+ * the budget it used, its change from the baseline), with the detail — methods, rails, each
+ * window's warnings, the failure — only for tests that failed, went over budget or regressed; the
+ * run's warnings once, by code; then the run's summary. `verbose` details every test.
+ */
 import {
   formatJoules,
   formatPercent,
   formatSeconds,
   formatWatts,
   appMethodsFirst,
+  methodOrigin,
+  type EnergyWarning,
   type MeasuredEnergyResult,
   type MethodColor,
+  type MethodEnergy,
+  type RailEnergy,
+  type WarningSeverity,
 } from '../src/model/index.js'
 import {
   measuredWindows,
@@ -19,6 +29,17 @@ import type { Screen } from './screen.js'
 export interface TerminalOptions {
   /** Methods shown per window. @default 3 */
   readonly topMethods?: number
+  /**
+   * Detail every test (methods, rails, battery, each window's warnings), not only those that
+   * failed, went over budget or regressed. @default false
+   */
+  readonly verbose?: boolean
+}
+
+interface RenderContext {
+  readonly screen: Screen
+  readonly topMethods: number
+  readonly verbose: boolean
 }
 
 export function renderTerminal(
@@ -40,6 +61,11 @@ export function renderTerminal(
     lines.push(c.dim('  No tests ran.'), '')
     return lines.join('\n')
   }
+  const context: RenderContext = {
+    screen,
+    topMethods: options.topMethods ?? 3,
+    verbose: options.verbose ?? false,
+  }
   const nameWidth = Math.min(48, Math.max(0, ...report.tests.map((t) => t.name.length)))
   for (const file of filesInOrder(report)) {
     lines.push(` ${c.bold(file)}`)
@@ -58,7 +84,7 @@ export function renderTerminal(
     if (failures.some((f) => f.suite === '')) printSuite('')
     for (const test of report.tests.filter((t) => t.file === file)) {
       for (const f of failures) if (test.name.startsWith(`${f.suite} > `)) printSuite(f.suite)
-      lines.push(...renderTest(test, screen, options.topMethods ?? 3, nameWidth))
+      lines.push(...renderTest(test, context, nameWidth))
     }
     for (const f of failures) printSuite(f.suite)
   }
@@ -70,6 +96,7 @@ export function renderTerminal(
     '',
     ...renderStates(report, screen),
     ...renderSummary(report, screen),
+    ...renderWarningSummary(report, screen),
     ...renderBudgets(report, screen),
     ...renderBaseline(report, screen),
     ...renderClassification(report, screen, options.topMethods ?? 3),
@@ -102,58 +129,110 @@ function stateMark(test: ReportedTest, screen: Screen): string {
   return c.dim('↓')
 }
 
-function renderTest(
-  test: ReportedTest,
-  screen: Screen,
-  topMethods: number,
-  nameWidth: number,
-): string[] {
-  const c = screen.colors
+/**
+ * Whether a test gets its detail without `verbose`: it failed (or failed as `test.fails`
+ * expects: the energy bug it catches), went over its budget, regressed, or an energy window of it
+ * failed.
+ */
+export function needsDetail(test: ReportedTest): boolean {
+  return (
+    test.state === 'failed' ||
+    test.expectedToFail === true ||
+    test.budget?.verdict === 'over' ||
+    test.baseline?.verdict === 'worse' ||
+    test.results.some((r) => r.status === 'failed')
+  )
+}
+
+function renderTest(test: ReportedTest, context: RenderContext, nameWidth: number): string[] {
+  const c = context.screen.colors
   const lines: string[] = []
   const windows = measuredWindows(test)
-  const head = `   ${stateMark(test, screen)} ${test.name.padEnd(nameWidth)}`
+  const head = `   ${stateMark(test, context.screen)} ${test.name.padEnd(nameWidth)}`
   if (windows.length === 0) {
     lines.push(`${head}  ${c.dim(`no energy measured: ${test.noEnergyReason ?? 'no window'}`)}`)
   } else {
-    const figures = [
-      c.bold(formatJoules(test.netEnergyJ).padStart(9)) + ' net',
-      formatJoules(test.grossEnergyJ).padStart(9) + ' gross',
-      formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
-      formatSeconds(test.durationS).padStart(8),
-    ].join('  ')
+    const figures = context.verbose
+      ? [
+          c.bold(formatJoules(test.netEnergyJ).padStart(9)) + ' net',
+          formatJoules(test.grossEnergyJ).padStart(9) + ' gross',
+          formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
+          formatSeconds(test.durationS).padStart(8),
+        ].join('  ')
+      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}`
     lines.push(
-      `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, screen)}${deltaTag(test, screen)}`,
+      `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
   }
-  for (const result of test.results) {
-    if (result.status === 'failed') {
-      // EnergyError messages start with their own `[CODE] `; the code is printed once.
-      const message = (result.error.message.split('\n')[0] ?? '').replace(/^\[[A-Z0-9_]+\] /, '')
+  const detailed = context.verbose || needsDetail(test)
+  if (detailed) {
+    const groups = context.verbose ? windows.map((r) => [r]) : repetitionGroups(windows)
+    for (const result of test.results) {
+      if (result.status === 'failed') {
+        // EnergyError messages start with their own `[CODE] `; the code is printed once.
+        const message = (result.error.message.split('\n')[0] ?? '').replace(/^\[[A-Z0-9_]+\] /, '')
+        lines.push(
+          `       ${c.red(`energy window '${result.label}' failed: ${result.error.code}`)} ${message}`,
+        )
+        if (result.error.hint !== '') lines.push(`         ${c.dim(result.error.hint)}`)
+        continue
+      }
+      if (result.status === 'skipped') {
+        lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
+        continue
+      }
+      // A group of repetitions is printed once, at its first window.
+      const group = groups.find((g) => g[0] === result)
+      if (group === undefined) continue
       lines.push(
-        `       ${c.red(`energy window '${result.label}' failed: ${result.error.code}`)} ${message}`,
+        ...(group.length === 1
+          ? renderWindow(group[0] as MeasuredEnergyResult, windows.length > 1, context)
+          : renderRepetitions(group, context)),
       )
-      if (result.error.hint !== '') lines.push(`         ${c.dim(result.error.hint)}`)
-      continue
     }
-    if (result.status === 'skipped') {
-      lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
-      continue
+  } else {
+    // Not detailed: still every failed or skipped window's one line (they say why energy is missing).
+    for (const result of test.results) {
+      if (result.status === 'skipped' && windows.length === 0)
+        lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
     }
-    lines.push(...renderWindow(result, windows.length > 1, screen, topMethods))
   }
   // The test's own failure; a suite's failure is printed once, on the suite's row.
   if (test.failure !== undefined && test.failure.suite === undefined)
-    lines.push(...renderMessage(test.failure.message, screen))
+    lines.push(...renderMessage(test.failure.message, context.screen))
   return lines
+}
+
+/** `scroll #3` → `scroll`; undefined for a window that is not one of `energy.repeat`'s. */
+function repetitionBase(label: string): string | undefined {
+  const m = / #\d+$/.exec(label)
+  return m === null ? undefined : label.slice(0, m.index)
+}
+
+/** Windows in order, the repetitions of one `energy.repeat` (≥ 2 windows `x #n`) grouped. */
+function repetitionGroups(windows: readonly MeasuredEnergyResult[]): MeasuredEnergyResult[][] {
+  const groups: MeasuredEnergyResult[][] = []
+  const byBase = new Map<string, MeasuredEnergyResult[]>()
+  for (const w of windows) {
+    const base = repetitionBase(w.label)
+    const group = base === undefined ? undefined : byBase.get(base)
+    if (group !== undefined) {
+      group.push(w)
+      continue
+    }
+    const fresh = [w]
+    if (base !== undefined) byBase.set(base, fresh)
+    groups.push(fresh)
+  }
+  return groups
 }
 
 function renderWindow(
   r: MeasuredEnergyResult,
   labelled: boolean,
-  screen: Screen,
-  topMethods: number,
+  context: RenderContext,
 ): string[] {
-  const c = screen.colors
+  const c = context.screen.colors
   const indent = '       '
   const lines: string[] = []
   if (labelled) {
@@ -163,42 +242,141 @@ function renderWindow(
     lines.push(
       `${indent}${c.dim('window')} ${r.label}: ${formatJoules(r.netEnergyJ)} net${interval}, ${formatSeconds(r.durationS)}`,
     )
-  } else if (r.netIntervalJ) {
+  } else if (r.netIntervalJ && context.verbose) {
     lines.push(
       `${indent}${c.dim(`95% interval ${formatJoules(r.netIntervalJ.low)} – ${formatJoules(r.netIntervalJ.high)}`)}`,
     )
   }
-  const methods = appMethodsFirst(r.methods, topMethods)
-  if (methods.length > 0) {
-    lines.push(
-      `${indent}${c.dim('methods')} ` +
-        methods
-          .map(
-            (m) =>
-              `${formatJoules(m.inclusiveEnergyJ)} ${shortName(m.method)}${colorTag(m.color, screen)}`,
-          )
-          .join(c.dim(' · ')),
-    )
-  }
-  if (r.rails.some((x) => x.energyJ !== 0)) {
-    const rails = r.rails
-      .filter((x) => x.energyJ !== 0)
-      .sort((a, b) => b.energyJ - a.energyJ)
-      .slice(0, 4)
-    lines.push(
-      `${indent}${c.dim('rails')}   ${rails.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
-    )
-  }
-  if (r.battery) {
+  lines.push(...methodsLine(r.methods, context), ...railsLine(r.rails, context.screen))
+  if (r.battery && context.verbose) {
     lines.push(
       `${indent}${c.dim('battery')} ${formatPercent(r.battery.percentOfCapacity)} of capacity, ${formatPercent(r.battery.percentPerHour)} per hour at this power`,
     )
   }
-  for (const w of r.warnings) {
-    const tone = w.severity === 'error' ? c.red : w.severity === 'warning' ? c.yellow : c.dim
-    lines.push(`${indent}${tone(`⚠ ${w.code}`)} ${w.message}`)
+  for (const w of r.warnings) lines.push(`${indent}${warningText(w, context.screen)}`)
+  return lines
+}
+
+/**
+ * The repetitions of one `energy.repeat` as one block: their mean and range, the methods and rails
+ * of an average repetition, and each warning code once with the number of repetitions that had it.
+ */
+function renderRepetitions(
+  group: readonly MeasuredEnergyResult[],
+  context: RenderContext,
+): string[] {
+  const c = context.screen.colors
+  const indent = '       '
+  const n = group.length
+  const first = group[0] as MeasuredEnergyResult
+  const last = group[n - 1] as MeasuredEnergyResult
+  const nets = group.map((w) => w.netEnergyJ)
+  const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / n
+  const lines = [
+    `${indent}${c.dim('window')} ${first.label}–#${/#(\d+)$/.exec(last.label)?.[1] ?? n}: ${formatJoules(mean(nets))} net on average (${formatJoules(Math.min(...nets))} – ${formatJoules(Math.max(...nets))}), ${formatSeconds(mean(group.map((w) => w.durationS)))} each`,
+  ]
+  const methods = new Map<string, { inclusive: number; async: number; color?: MethodColor }>()
+  for (const w of group) {
+    for (const m of w.methods) {
+      const sum = methods.get(m.method) ?? { inclusive: 0, async: 0 }
+      methods.set(m.method, {
+        inclusive: sum.inclusive + m.inclusiveEnergyJ / n,
+        async: sum.async + m.asyncEnergyJ / n,
+        ...((m.color ?? sum.color) === undefined ? {} : { color: m.color ?? sum.color }),
+      })
+    }
+  }
+  const rails = new Map<string, RailEnergy>()
+  for (const w of group) {
+    for (const r of w.rails) {
+      const sum = rails.get(r.rail)
+      rails.set(r.rail, { ...r, energyJ: (sum?.energyJ ?? 0) + r.energyJ / n })
+    }
+  }
+  lines.push(
+    ...methodsLine(
+      [...methods].map(([method, m]) => ({
+        method,
+        inclusiveEnergyJ: m.inclusive,
+        asyncEnergyJ: m.async,
+        ...(m.color === undefined ? {} : { color: m.color }),
+      })),
+      context,
+    ),
+    ...railsLine([...rails.values()], context.screen),
+  )
+  const seen = new Map<string, { warning: EnergyWarning; count: number }>()
+  for (const w of group) {
+    for (const code of new Set(w.warnings.map((x) => x.code))) {
+      const warning = w.warnings.find((x) => x.code === code) as EnergyWarning
+      const entry = seen.get(code)
+      seen.set(code, { warning: entry?.warning ?? warning, count: (entry?.count ?? 0) + 1 })
+    }
+  }
+  for (const { warning, count } of seen.values()) {
+    lines.push(
+      `${indent}${warningText(warning, context.screen)}${c.dim(` (${count === n ? `all ${n}` : `${count} of ${n}`} repetitions)`)}`,
+    )
   }
   return lines
+}
+
+type ShownMethod = Pick<MethodEnergy, 'method' | 'inclusiveEnergyJ' | 'asyncEnergyJ' | 'color'>
+
+/**
+ * The methods a reader can act on, most energy first (inclusive + asynchronous): the app's own,
+ * without native frames (`__start_thread`, `art_quick_invoke_stub`), the platform's Java frames
+ * (`android.os.Looper.loop`) or methods charged nothing — the JSON keeps them all. When no app
+ * method drew energy, the platform's Java methods that did.
+ */
+export function foldMethods<T extends ShownMethod>(methods: readonly T[], count: number): T[] {
+  const drew = methods.filter((m) => m.inclusiveEnergyJ + m.asyncEnergyJ > 0)
+  const app = drew.filter((m) => methodOrigin(m.method) === 'app')
+  const shown = app.length > 0 ? app : drew.filter((m) => methodOrigin(m.method) === 'platform')
+  return [...shown]
+    .sort(
+      (a, b) =>
+        b.inclusiveEnergyJ + b.asyncEnergyJ - (a.inclusiveEnergyJ + a.asyncEnergyJ) ||
+        a.method.localeCompare(b.method),
+    )
+    .slice(0, count)
+}
+
+/** `1.08 mJ MainActivity.onResume +279 mJ async ●yellow`. */
+export function formatMethod(m: ShownMethod, screen: Screen): string {
+  const async =
+    m.asyncEnergyJ > 0 ? ` ${screen.colors.dim(`+${formatJoules(m.asyncEnergyJ)} async`)}` : ''
+  return `${formatJoules(m.inclusiveEnergyJ)} ${shortName(m.method)}${async}${colorTag(m.color, screen)}`
+}
+
+function methodsLine(methods: readonly ShownMethod[], context: RenderContext): string[] {
+  const shown = foldMethods(methods, context.topMethods)
+  if (shown.length === 0) return []
+  const c = context.screen.colors
+  return [
+    `       ${c.dim('methods')} ${shown.map((m) => formatMethod(m, context.screen)).join(c.dim(' · '))}`,
+  ]
+}
+
+function railsLine(rails: readonly RailEnergy[], screen: Screen): string[] {
+  const c = screen.colors
+  const drew = rails
+    .filter((x) => x.energyJ !== 0)
+    .sort((a, b) => b.energyJ - a.energyJ)
+    .slice(0, 4)
+  if (drew.length === 0) return []
+  return [
+    `       ${c.dim('rails')}   ${drew.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
+  ]
+}
+
+function severityTone(severity: WarningSeverity, screen: Screen): (text: string) => string {
+  const c = screen.colors
+  return severity === 'error' ? c.red : severity === 'warning' ? c.yellow : c.dim
+}
+
+function warningText(w: EnergyWarning, screen: Screen): string {
+  return `${severityTone(w.severity, screen)(`⚠ ${w.code}`)} ${w.message}`
 }
 
 /** The figure the budget is checked against, beside the budget (and for any repeated test). */
@@ -236,11 +414,13 @@ function inUnitOf(shown: string, amount: number): string {
   return scaled.toFixed(Math.max(decimals, needed))
 }
 
+/** `91% of budget 2.20 J ✓`: how much of its budget the test's figure used, and the verdict. */
 function budgetTag(test: ReportedTest, screen: Screen): string {
   const b = test.budget
   if (b === undefined) return ''
   const c = screen.colors
-  const text = `budget ${formatJoules(b.energyJ)}`
+  const used = b.energyJ > 0 ? `${Math.round((100 * b.valueJ) / b.energyJ)}% of ` : ''
+  const text = `${used}budget ${formatJoules(b.energyJ)}`
   if (b.verdict === 'within') return `  ${c.green(`${text} ✓`)}`
   if (b.verdict === 'over') return `  ${c.red(`${text} ✗ over`)}`
   return `  ${c.yellow(`${text} ? inconclusive`)}`
@@ -312,12 +492,16 @@ function renderClassification(report: EnergyReport, screen: Screen, topMethods: 
   const k = report.classification
   if (k === undefined) return []
   const c = screen.colors
-  // The app's own code first: platform frames (Looper.loop) are on every stack and cannot be changed.
-  const first = <T extends { readonly name: string }>(items: readonly T[], n: number): T[] =>
-    appMethodsFirst(
+  // The app's own code only (platform frames such as Looper.loop are on every stack and cannot
+  // be changed; the JSON keeps them); the platform's when the run saw no app code.
+  const first = <T extends { readonly name: string }>(items: readonly T[], n: number): T[] => {
+    const ordered = appMethodsFirst(
       items.map((item) => ({ item, method: item.name })),
-      n,
-    ).map((x) => x.item)
+      items.length,
+    )
+    const app = ordered.filter((x) => methodOrigin(x.method) === 'app')
+    return (app.length > 0 ? app : ordered).slice(0, n).map((x) => x.item)
+  }
   const lines = [
     ` ${c.bold('Methods')}   ${first(k.methods, Math.max(topMethods, 5))
       .map(
@@ -346,9 +530,13 @@ function renderStates(report: EnergyReport, screen: Screen): string[] {
   const c = screen.colors
   const s = report.summary.states
   const outside = report.suiteFailures.length + report.unhandledErrors.length
+  // `test.fails` tests that failed as declared count as passed; they are named apart.
+  const asExpected = report.tests.filter((t) => t.state === 'passed' && t.expectedToFail).length
+  const passed = s.passed - asExpected
   const parts = [
     s.failed > 0 ? c.red(`${s.failed} failed`) : '',
-    s.passed > 0 ? c.green(`${s.passed} passed`) : '',
+    passed > 0 ? c.green(`${passed} passed`) : '',
+    asExpected > 0 ? c.magenta(`${asExpected} failed as expected`) : '',
     s.skipped > 0 ? c.dim(`${s.skipped} skipped`) : '',
     s.todo > 0 ? c.dim(`${s.todo} todo`) : '',
     s.pending > 0 ? c.yellow(`${s.pending} unfinished`) : '',
@@ -382,6 +570,81 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
     )
   }
   return lines
+}
+
+/**
+ * What to do about each warning code, in one sentence, for the run's summary (each window's own
+ * message, with its figures, is in the JSON report and in the detail of the tests shown in detail).
+ * A code not listed here is summarised by its first message's first sentence.
+ */
+export const WARNING_ADVICE: Readonly<Record<string, string>> = {
+  W_UNDERSAMPLED:
+    "too few stack samples for per-method figures: raise the plugin's `samplingHz` (simpleperf's rate, default 1000) or repeat the window with `energy.repeat` and judge the mean.",
+  W_CPU_UNDERSAMPLED:
+    "the stack samples cover under half of the app's CPU time: check for lost samples and threads the profiler missed.",
+  W_INVISIBLE_ENERGY:
+    'the CPU, radios or GPS drew energy above idle while no app code ran: look for a held wake lock (`adb shell dumpsys power`), a radio or GPS left on, or background work.',
+  W_SLOW_SENSOR:
+    'the power sensor updates too rarely for windows this short: lengthen them, or repeat them with `energy.repeat` and judge the mean.',
+  W_NEGATIVE_NET:
+    "the phone drew less than its idle baseline (the screen off or dimmer, a radio off): judge such windows with `scope: 'gross'` or a rail.",
+  W_CHARGING:
+    'the phone was charging, so the battery-side sensor missed the load: unplug USB power (or `adb shell dumpsys battery unplug`) and measure again.',
+  W_DEBUGGABLE:
+    'a debuggable build runs slower and hotter than release: test a release build with `<profileable android:shell="true"/>`.',
+  W_FULL_TRACING:
+    "full method tracing inflates time and energy: use `execution: 'simpleperf'` or `'art-sampling'` for energy figures.",
+  W_INSTRUMENTATION:
+    "full method tracing inflates time and energy: use `execution: 'simpleperf'` or `'art-sampling'` for energy figures.",
+  W_TRACE_OVERFLOW:
+    "the method trace buffer overflowed and the window's last calls are missing: shorten the window or use `execution: 'simpleperf'`.",
+  W_LOST_SAMPLES: 'the profiler lost samples, so per-method times are underestimated.',
+  W_SAMPLES_LOST: 'simpleperf lost samples, so per-method figures undercount.',
+  W_WAKELOCK_HELD:
+    'the app still held a wake lock when the window closed, so the CPU could not suspend: release it when its work is done.',
+  W_ASYNC_UNKNOWN_ORIGIN:
+    'a radio, GPS or Bluetooth was already on when the window opened, switched on before it: its energy is counted but charged to no method.',
+  W_ASYNC_CARRIED_OVER:
+    'a radio or GPS an app method switched on in an earlier window was still drawing power: it is charged to that method.',
+  W_EXECUTION_FAILED:
+    "the method profiler failed, so these windows have no per-method energy: see the window's message.",
+}
+
+/** Each warning code once, with how many windows raised it and what to do about it. */
+function renderWarningSummary(report: EnergyReport, screen: Screen): string[] {
+  const c = screen.colors
+  const codes = new Map<string, { first: EnergyWarning; windows: number }>()
+  for (const t of report.tests) {
+    for (const r of t.results) {
+      if (r.status === 'skipped') continue
+      for (const code of new Set(r.warnings.map((w) => w.code))) {
+        const entry = codes.get(code)
+        const first = entry?.first ?? (r.warnings.find((w) => w.code === code) as EnergyWarning)
+        codes.set(code, { first, windows: (entry?.windows ?? 0) + 1 })
+      }
+    }
+  }
+  if (codes.size === 0) return []
+  const rank = { error: 0, warning: 1, info: 2 } as const
+  const sorted = [...codes].sort(
+    ([a, x], [b, y]) =>
+      rank[x.first.severity] - rank[y.first.severity] ||
+      y.windows - x.windows ||
+      a.localeCompare(b),
+  )
+  return [
+    ` ${c.bold('Warnings')}  ${c.dim('by code, in how many windows; each window’s own in the JSON report')}`,
+    ...sorted.map(
+      ([code, { first, windows }]) =>
+        `   ${severityTone(first.severity, screen)(`⚠ ${code}`)} ×${windows}  ${WARNING_ADVICE[code] ?? firstSentence(first.message)}`,
+    ),
+  ]
+}
+
+/** The message up to its first sentence's end (`. `, `; `, `: `), or all of it. */
+function firstSentence(message: string): string {
+  const end = /[.;:](\s|$)/.exec(message)
+  return end === null ? message : `${message.slice(0, end.index)}.`
 }
 
 function describeSources(report: EnergyReport): string {

@@ -112,11 +112,13 @@ test('the terminal row shows the mean with its interval and n beside the budget'
   const lines = renderTerminal(report, plainScreen).split('\n')
   const row = (name: string): string => lines.find((l) => l.includes(` ${name} `)) ?? ''
   expect(row('scrolling the feed')).toMatch(
-    /✓ scrolling the feed +· +69\.5 mJ net .* {2}13\.9 mJ ± 0\.4 \(mean of 5\) {2}budget 16\.0 mJ ✓$/,
+    /✓ scrolling the feed +· +69\.5 mJ net .* {2}13\.9 mJ ± 0\.4 \(mean of 5\) {2}87% of budget 16\.0 mJ ✓$/,
   )
   expect(row('scrolling, no budget')).toMatch(/ {2}13\.9 mJ ± 0\.4 \(mean of 5\)$/)
-  expect(row('opening the feed')).toMatch(/ {2}2\.00 J {2}budget 2\.20 J ✓$/)
-  expect(row('one window, no budget')).toMatch(/ 300 ms$/)
+  expect(row('opening the feed')).toMatch(/ {2}2\.00 J {2}91% of budget 2\.20 J ✓$/)
+  expect(row('one window, no budget')).toMatch(/ 1\.00 J net \(1\.00 J gross\)$/)
+  const verbose = renderTerminal(report, plainScreen, { verbose: true }).split('\n')
+  expect(verbose.find((l) => l.includes(' one window, no budget '))).toMatch(/ 300 ms$/)
 })
 
 test('the markdown table has a budget figure column', () => {

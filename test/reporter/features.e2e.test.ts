@@ -140,9 +140,12 @@ describe('budgets, baseline, classification and schema', () => {
     })
     // The figure the budget checked (net energy; repetitions as their mean), then the budget.
     expect(out).toMatch(
-      /opening the feed .* 2\.00 s {2}2\.00 J {2}budget 2\.20 J ✓ {2}Δ \+500 mJ \+33\.3%/,
+      /opening the feed .* 2\.00 J net \(2\.50 J gross\) {2}2\.00 J {2}91% of budget 2\.20 J ✓ {2}Δ \+500 mJ \+33\.3%/,
     )
-    expect(out).toMatch(/export fails its budget .*budget 5\.00 J ✗ over/)
+    expect(out).toMatch(/export fails its budget .* 110% of budget 5\.00 J ✗ over/)
+    // The regressed test and the one over budget are detailed; the others are one line each.
+    expect(out).toMatch(/opening the feed .*\n {7}methods /)
+    expect(out).toMatch(/export fails its budget .*\n {7}methods /)
     expect(out).toContain('Budgets   2 within · 1 over')
     expect(out).toContain('1 obsolete in .features-e2e.energy-budgets.json')
     expect(out).toContain('energy.test.ts › gone test')

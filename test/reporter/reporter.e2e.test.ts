@@ -23,19 +23,36 @@ describe('energy reporter in a real Vitest run', () => {
     await run.cleanup()
   })
 
-  test('prints every test, with figures, methods, rails and warnings, or why it has none', () => {
+  test('prints every test on a line, and the detail of those that failed, or why it has none', () => {
     expect(out).toContain('energy.test.ts')
-    expect(out).toMatch(/✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s/)
-    expect(out).toContain('FeedAdapter.bind ●red')
-    expect(out).toContain('CPU(LITTLE) 1.00 J')
-    expect(out).toContain('⚠ W_UNDERSAMPLED only 20 samples')
-    expect(out).toMatch(/✗ export fails its budget/)
+    expect(out).toMatch(/✓ opening the feed\s+·\s+2\.00 J net \(2\.50 J gross\)\n/)
+    // The failed test's detail: methods, rails, its window's warnings, its failure.
+    const failed = out.slice(out.indexOf('✗ export fails its budget'))
+    expect(failed).toMatch(/^✗ export fails its budget\s+·\s+5\.50 J net \(6\.00 J gross\)\n/)
+    expect(failed).toContain('methods 1.80 J FeedAdapter.bind ●red')
+    expect(failed).toContain('CPU(LITTLE) 2.40 J')
+    expect(failed).toContain('⚠ W_UNDERSAMPLED only 20 samples')
+    // Warnings once, by code, for the run.
+    expect(out).toMatch(/ Warnings {2}.*\n {3}⚠ W_UNDERSAMPLED ×3 {2}too few stack samples/)
+    expect(out.match(/⚠ W_UNDERSAMPLED/g), 'the failed window and the summary').toHaveLength(2)
     expect(out).toContain("energy window 'device vanished' failed: E_DEVICE_DISCONNECTED")
     expect(out).toMatch(
       /✓ no energy here +no energy measured: the test does not use the energy fixture\n/,
     )
     expect(out).toMatch(/✓ device vanished +no energy measured: its energy window failed\n/)
     expect(out).toContain('       expected 6 to be less than 5')
+  })
+
+  test('verbose: every test with its detail, as before', async () => {
+    const verbose = await runReporter(root, () => ({ verbose: true }))
+    try {
+      expect(verbose.out).toMatch(
+        /✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s\n {7}methods 750 mJ FeedAdapter\.bind ●red\n {7}rails {3}CPU\(LITTLE\) 1\.00 J\n/,
+      )
+      expect(verbose.out.match(/⚠ W_UNDERSAMPLED only 20 samples/g)).toHaveLength(3)
+    } finally {
+      await verbose.cleanup()
+    }
   })
 
   test('summarizes totals and the hungriest tests', () => {

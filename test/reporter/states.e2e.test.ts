@@ -133,7 +133,7 @@ describe('every test of a run, with its state and reason', () => {
     expect(out).not.toMatch(/^\s+at /m)
     expect(out).not.toContain('\u001b[')
     expect(out).toContain(
-      'Tests     5 failed · 4 passed · 6 skipped · 1 todo · 4 errors outside tests',
+      'Tests     5 failed · 3 passed · 1 failed as expected · 6 skipped · 1 todo · 4 errors outside tests',
     )
   })
 
