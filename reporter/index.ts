@@ -42,6 +42,7 @@ import { readBaselineReport } from './baseline.js'
 import { classifyEntries, type ClassifyReportOptions } from './classification.js'
 import { ReporterErrors } from './errors.js'
 import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
+import { DEFAULT_HTML_REPORT, findArtifacts, renderHtml, type BudgetReview } from './html/index.js'
 import { renderJson } from './json.js'
 import { renderMarkdown } from './markdown.js'
 import {
@@ -100,6 +101,11 @@ export interface EnergyReporterOptions {
    * @default `<outputFile without .json>.hierarchy.json` when classifying with an outputFile
    */
   readonly hierarchyFile?: string
+  /**
+   * The HTML report (one self-contained file): a path, or `false` for none; also settable as
+   * `--outputFile.energy-html=<path>`. @default '.vitest-energy/report/index.html'
+   */
+  readonly html?: string | false
   /** Injected terminal (tests). @default resolved from NO_COLOR/FORCE_COLOR and the TTY */
   readonly screen?: Screen
   /** Where terminal output goes. @default process.stdout */
@@ -111,6 +117,8 @@ interface PluginSettings {
   readonly budgets?: string
   readonly budgetHeadroomPct?: number
   readonly classify?: boolean | ClassifyReportOptions
+  /** Absolute (the plugin resolves it against the root). */
+  readonly artifactsDir?: string
 }
 
 export { renderJson }
@@ -184,6 +192,7 @@ export default class EnergyReporter implements Reporter {
       }),
     )
     this.writeOutputs(built.report, built.hierarchy, root, problems)
+    this.writeHtml(built.report, built.budgetReview, root, problems)
     for (const problem of problems) this.print(`vitest-energy: ${problem}\n`)
     // Vitest sets the exit code for failed tests only; a report that could not be made fails too.
     if (problems.length > 0 && (process.exitCode === undefined || process.exitCode === 0))
@@ -204,12 +213,13 @@ export default class EnergyReporter implements Reporter {
     root: string,
     problems: string[],
     run: Pick<ReportContext, 'suiteFailures' | 'unhandledErrors' | 'interrupted'> = {},
-  ): { report: EnergyReport; hierarchy?: HierarchyNode } {
+  ): { report: EnergyReport; hierarchy?: HierarchyNode; budgetReview?: BudgetReview } {
     const plugin = pluginSettings(this.vitest)
     const context: {
       -readonly [K in keyof ReportContext]: ReportContext[K]
     } = { ...run }
     let hierarchy: HierarchyNode | undefined
+    let budgetReview: BudgetReview | undefined
 
     const budgetsPath = resolve(
       root,
@@ -229,6 +239,7 @@ export default class EnergyReporter implements Reporter {
       if (update && observations.some((o) => o.valueJ !== undefined)) {
         const result = updateBudgets(budgets, observations, headroomPct)
         writeBudgetFile(budgetsPath, result.file)
+        budgetReview = { before: budgets, after: result.file, fileKey }
         context.budgets = {
           file: result.file,
           path: shownPath,
@@ -237,6 +248,7 @@ export default class EnergyReporter implements Reporter {
         }
       } else if (Object.keys(budgets.tests).length > 0) {
         context.budgets = { file: budgets, path: shownPath, fileKey }
+        budgetReview = { before: budgets, fileKey }
       }
     } catch (error) {
       problems.push(describeProblem(error))
@@ -270,7 +282,43 @@ export default class EnergyReporter implements Reporter {
       }
     }
     const report = buildEnergyReport(entries, context)
-    return hierarchy === undefined ? { report } : { report, hierarchy }
+    return {
+      report,
+      ...(hierarchy === undefined ? {} : { hierarchy }),
+      ...(budgetReview === undefined ? {} : { budgetReview }),
+    }
+  }
+
+  /** The HTML report (unless `html: false`), with links to the raw data kept for each test. */
+  private writeHtml(
+    report: EnergyReport,
+    budgetReview: BudgetReview | undefined,
+    root: string,
+    problems: string[],
+  ): void {
+    const option = this.options.html ?? outputFileFromConfig(this.vitest, 'energy-html')
+    if (option === false) return
+    const path = resolve(root, option ?? DEFAULT_HTML_REPORT)
+    let html: string
+    try {
+      const artifactsDir = resolve(
+        root,
+        pluginSettings(this.vitest).artifactsDir ?? '.vitest-energy/artifacts',
+      )
+      html = renderHtml(report, {
+        ...(budgetReview === undefined ? {} : { budgetReview }),
+        artifacts: findArtifacts(report.tests, artifactsDir, dirname(path)),
+        createdAt: new Date().toISOString(),
+      })
+    } catch (error) {
+      problems.push(`HTML report: ${describeProblem(error)}`)
+      return
+    }
+    const before = problems.length
+    writeSafely(path, html, problems, 'HTML report')
+    if (problems.length > before) return
+    const shown = relative(process.cwd(), path)
+    this.print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
   }
 
   private writeOutputs(
@@ -279,7 +327,7 @@ export default class EnergyReporter implements Reporter {
     root: string,
     problems: string[],
   ): void {
-    const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest)
+    const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest, 'energy')
     if (jsonPath !== undefined) {
       writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
     }
@@ -327,6 +375,7 @@ function pluginSettings(vitest: Vitest | undefined): PluginSettings {
     ...(typeof o['budgetHeadroomPct'] === 'number'
       ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
       : {}),
+    ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
     ...(typeof classify === 'boolean'
       ? { classify }
       : typeof classify === 'object' && classify !== null
@@ -335,10 +384,13 @@ function pluginSettings(vitest: Vitest | undefined): PluginSettings {
   }
 }
 
-function outputFileFromConfig(vitest: Vitest | undefined): string | undefined {
+function outputFileFromConfig(
+  vitest: Vitest | undefined,
+  key: 'energy' | 'energy-html',
+): string | undefined {
   const outputFile = vitest?.config.outputFile
   if (typeof outputFile === 'object' && outputFile !== null)
-    return (outputFile as Record<string, string>)['energy']
+    return (outputFile as Record<string, string>)[key]
   return undefined
 }
 

@@ -1,0 +1,428 @@
+/**
+ * What the HTML report embeds: the EnergyReport in a compact form the page reads back with
+ * `JSON.parse`. Every test keeps its figures, windows, rails and methods; repeated strings
+ * (method, rail and file names, warning messages) are stored once in `strings` and referred to by
+ * index, per-method figures are tuples, and figures keep 6 significant digits (the page shows 3;
+ * the JSON report keeps full precision). Version 1, read only by `client/app.ts` of the same build.
+ */
+import type { BudgetFile } from '../../src/budgets/index.js'
+import type { EnergyResult, MethodColor } from '../../src/model/index.js'
+import type {
+  EnergyReport,
+  ReportBudgets,
+  ReportedBudget,
+  ReportedDelta,
+  ReportedFailure,
+  ReportedState,
+  ReportedSuiteFailure,
+  ReportedTest,
+} from '../report.js'
+
+export const HTML_DATA_VERSION = 1 as const
+
+/** An index into `HtmlData.strings`. */
+export type StringRef = number
+
+export interface HtmlData {
+  readonly version: typeof HTML_DATA_VERSION
+  readonly strings: readonly string[]
+  /** When the report was written (ISO 8601), when the writer gave it. */
+  readonly createdAt?: string
+  readonly interrupted: boolean
+  readonly summary: EnergyReport['summary']
+  readonly tests: readonly HtmlTest[]
+  readonly suiteFailures: readonly ReportedSuiteFailure[]
+  readonly unhandledErrors: readonly ReportedFailure[]
+  readonly budgets?: HtmlBudgets
+  readonly baseline?: HtmlBaseline
+  readonly classification?: HtmlClassification
+}
+
+export interface HtmlTest {
+  /** Into `strings`: a run has far fewer files than tests. */
+  readonly file: StringRef
+  readonly name: string
+  readonly state: ReportedState
+  readonly expectedToFail?: true
+  readonly failure?: ReportedFailure
+  /** Omitted when the test threw nothing. */
+  readonly errors?: readonly string[]
+  readonly noEnergyReason?: string
+  readonly netEnergyJ: number
+  readonly grossEnergyJ: number
+  readonly durationS: number
+  /** `ReportedTest.budgetFigure`: value, its 95% interval when known, repetitions. */
+  readonly budgetFigure?: {
+    readonly valueJ: number
+    readonly lowJ?: number
+    readonly highJ?: number
+    readonly n: number
+  }
+  readonly budget?: ReportedBudget
+  readonly baseline?: ReportedDelta
+  readonly windows: readonly HtmlWindow[]
+  /** Raw data kept for the test (option `artifacts` of the plugin), when found on disk. */
+  readonly artifacts?: readonly HtmlArtifact[]
+}
+
+export type HtmlWindow = HtmlMeasuredWindow | HtmlSkippedWindow | HtmlFailedWindow
+
+export interface HtmlMeasuredWindow {
+  readonly status: 'measured'
+  readonly label: string
+  /** Start, seconds after the start of the test's first measured window (same clock). */
+  readonly startS: number
+  readonly durationS: number
+  readonly clock: string
+  readonly grossEnergyJ: number
+  readonly netEnergyJ: number
+  /** 95% interval of the net energy, when the source gives one. */
+  readonly netIntervalJ?: readonly [low: number, high: number]
+  /** The idle level subtracted from gross, watts. */
+  readonly baselinePowerW: number
+  readonly averagePowerW: number
+  readonly attributedEnergyJ: number
+  readonly unattributedEnergyJ: number
+  readonly rails: readonly HtmlRail[]
+  readonly components: readonly (readonly [component: StringRef, energyJ: number])[]
+  /** Highest inclusive energy first, as in the report (trimmed to the fixture's top methods). */
+  readonly methods: readonly HtmlMethod[]
+  readonly power: StringRef
+  readonly execution?: StringRef
+  readonly sampleCount: number
+  readonly sensorRateHz?: number
+  /** `model (serial)`. */
+  readonly device?: StringRef
+  readonly battery?: { readonly percentOfCapacity: number; readonly percentPerHour: number }
+  readonly warnings: readonly HtmlWarning[]
+}
+
+export interface HtmlSkippedWindow {
+  readonly status: 'skipped'
+  readonly label: string
+  readonly reason: string
+}
+
+export interface HtmlFailedWindow {
+  readonly status: 'failed'
+  readonly label: string
+  readonly error: { readonly code: string; readonly message: string; readonly hint: string }
+  readonly warnings: readonly HtmlWarning[]
+}
+
+export type HtmlRail = readonly [rail: StringRef, subsystem: StringRef | null, energyJ: number]
+
+/** Code, severity, message. */
+export type HtmlWarning = readonly [code: StringRef, severity: StringRef, message: StringRef]
+
+/**
+ * One method of a window. `self` is its local (exclusive) energy, `callees` its non-local energy
+ * (inclusive = self + callees), `async` what it caused after it ran (radio tails). Optional fields
+ * at the end are null when unknown.
+ */
+export type HtmlMethod = readonly [
+  method: StringRef,
+  selfJ: number,
+  calleesJ: number,
+  asyncJ: number,
+  color: MethodColor | null,
+  attribution: StringRef,
+  inclusiveLowJ: number | null,
+  inclusiveHighJ: number | null,
+  calls: number | null,
+]
+
+export interface HtmlArtifact {
+  /** File name, e.g. `opening_the_feed.power-rails.pftrace`. */
+  readonly name: string
+  /** URL relative to the HTML file, each segment percent-encoded. */
+  readonly href: string
+  readonly bytes: number
+}
+
+/** The report's budget counts (file, updated, within, over, inconclusive, missing), and: */
+export interface HtmlBudgets extends Pick<
+  ReportBudgets,
+  'file' | 'updated' | 'within' | 'over' | 'inconclusive' | 'missing'
+> {
+  /** What changed (update mode) or is obsolete (check mode), with values where known. */
+  readonly entries: readonly HtmlBudgetChange[]
+}
+
+export interface HtmlBudgetChange {
+  /** `obsolete`: the test is gone (removed when `updated`). */
+  readonly kind: 'added' | 'changed' | 'obsolete'
+  /** Key in the budget file (relative to it). */
+  readonly file: string
+  readonly name: string
+  readonly device: string
+  readonly before?: BudgetValue
+  readonly after?: BudgetValue
+  /** Index into `tests`, when the test ran. */
+  readonly test?: number
+}
+
+export interface BudgetValue {
+  readonly energyJ: number
+  readonly measuredEnergyJ?: number
+}
+
+export interface HtmlBaseline {
+  readonly file: string
+  readonly compared: number
+  /** Indices into `tests`. */
+  readonly regressions: readonly number[]
+  readonly improvements: readonly number[]
+}
+
+export interface HtmlClassification {
+  readonly preset: string
+  readonly errorVector: string
+  readonly thresholdW: number | null
+  readonly project: MethodColor
+  readonly excessive: number
+  readonly classes: readonly HtmlClassifiedGroup[]
+  readonly packages: readonly HtmlClassifiedGroup[]
+}
+
+export type HtmlClassifiedGroup = readonly [name: string, color: MethodColor, members: number]
+
+/** What the reporter knows about the budget file beyond the report (old values, file keys). */
+export interface BudgetReview {
+  /** The file as it was before this run. */
+  readonly before: BudgetFile
+  /** The file this run wrote (update mode). */
+  readonly after?: BudgetFile
+  /** Maps a report file (root-relative) to its key in the budget file. */
+  readonly fileKey: (file: string) => string
+}
+
+export interface HtmlDataOptions {
+  readonly budgetReview?: BudgetReview
+  /** Raw data kept per test, by index into `report.tests`. */
+  readonly artifacts?: ReadonlyMap<number, readonly HtmlArtifact[]>
+  readonly createdAt?: string
+}
+
+/** Significant digits kept for figures (the page shows 3). */
+const DIGITS = 6
+
+function round(x: number): number {
+  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(DIGITS)) : x
+}
+
+class StringTable {
+  readonly strings: string[] = []
+  private readonly index = new Map<string, number>()
+
+  ref(text: string): StringRef {
+    let i = this.index.get(text)
+    if (i === undefined) {
+      i = this.strings.length
+      this.strings.push(text)
+      this.index.set(text, i)
+    }
+    return i
+  }
+}
+
+export function htmlData(report: EnergyReport, options: HtmlDataOptions = {}): HtmlData {
+  const table = new StringTable()
+  const tests = report.tests.map((t, i) => htmlTest(t, table, options.artifacts?.get(i)))
+  const byName = new Map(report.tests.map((t, i) => [`${t.file}\u0000${t.name}`, i]))
+  const indexOf = (file: string, name: string): number | undefined =>
+    byName.get(`${file}\u0000${name}`)
+  const indices = (refs: ReadonlyArray<{ file: string; name: string }>): number[] =>
+    refs.flatMap((r) => {
+      const i = indexOf(r.file, r.name)
+      return i === undefined ? [] : [i]
+    })
+  const c = report.classification
+  return {
+    version: HTML_DATA_VERSION,
+    strings: table.strings,
+    ...(options.createdAt === undefined ? {} : { createdAt: options.createdAt }),
+    interrupted: report.interrupted === true,
+    summary: report.summary,
+    tests,
+    suiteFailures: report.suiteFailures,
+    unhandledErrors: report.unhandledErrors,
+    ...(report.budgets === undefined ? {} : { budgets: htmlBudgets(report, options.budgetReview) }),
+    ...(report.baseline === undefined
+      ? {}
+      : {
+          baseline: {
+            file: report.baseline.file,
+            compared: report.baseline.compared,
+            regressions: indices(report.baseline.regressions),
+            improvements: indices(report.baseline.improvements),
+          },
+        }),
+    ...(c === undefined
+      ? {}
+      : {
+          classification: {
+            preset: c.preset,
+            errorVector: c.errorVector,
+            thresholdW: c.thresholdW,
+            project: c.project,
+            excessive: c.excessive.length,
+            classes: c.classes.map((g) => [g.name, g.color, g.members] as const),
+            packages: c.packages.map((g) => [g.name, g.color, g.members] as const),
+          },
+        }),
+  }
+}
+
+function htmlTest(
+  t: ReportedTest,
+  table: StringTable,
+  artifacts: readonly HtmlArtifact[] | undefined,
+): HtmlTest {
+  const measured = t.results.filter((r) => r.status === 'measured')
+  const origin = measured.length > 0 ? Math.min(...measured.map((r) => r.window.startNs)) : 0
+  const f = t.budgetFigure
+  return {
+    file: table.ref(t.file),
+    name: t.name,
+    state: t.state,
+    ...(t.expectedToFail === true ? { expectedToFail: true as const } : {}),
+    ...(t.failure === undefined ? {} : { failure: t.failure }),
+    ...(t.errors.length === 0 ? {} : { errors: t.errors }),
+    ...(t.noEnergyReason === undefined ? {} : { noEnergyReason: t.noEnergyReason }),
+    netEnergyJ: round(t.netEnergyJ),
+    grossEnergyJ: round(t.grossEnergyJ),
+    durationS: round(t.durationS),
+    ...(f === undefined
+      ? {}
+      : {
+          budgetFigure: {
+            valueJ: round(f.valueJ),
+            ...(f.intervalJ === undefined
+              ? {}
+              : { lowJ: round(f.intervalJ.low), highJ: round(f.intervalJ.high) }),
+            n: f.n,
+          },
+        }),
+    ...(t.budget === undefined ? {} : { budget: t.budget }),
+    ...(t.baseline === undefined ? {} : { baseline: t.baseline }),
+    windows: t.results.map((r) => htmlWindow(r, table, origin)),
+    ...(artifacts === undefined || artifacts.length === 0 ? {} : { artifacts }),
+  }
+}
+
+function htmlWindow(r: EnergyResult, table: StringTable, originNs: number): HtmlWindow {
+  const warning = (w: { code: string; severity: string; message: string }): HtmlWarning => [
+    table.ref(w.code),
+    table.ref(w.severity),
+    table.ref(w.message),
+  ]
+  if (r.status === 'skipped') return { status: 'skipped', label: r.label, reason: r.reason }
+  if (r.status === 'failed')
+    return { status: 'failed', label: r.label, error: r.error, warnings: r.warnings.map(warning) }
+  const s = r.sources
+  return {
+    status: 'measured',
+    label: r.label,
+    startS: round((r.window.startNs - originNs) / 1e9),
+    durationS: round(r.durationS),
+    clock: r.window.clock,
+    grossEnergyJ: round(r.grossEnergyJ),
+    netEnergyJ: round(r.netEnergyJ),
+    ...(r.netIntervalJ === undefined
+      ? {}
+      : { netIntervalJ: [round(r.netIntervalJ.low), round(r.netIntervalJ.high)] as const }),
+    baselinePowerW: round(r.baselinePowerW),
+    averagePowerW: round(r.averagePowerW),
+    attributedEnergyJ: round(r.attributedEnergyJ),
+    unattributedEnergyJ: round(r.unattributedEnergyJ),
+    rails: r.rails.map(
+      (rail) =>
+        [
+          table.ref(rail.rail),
+          rail.subsystem === undefined ? null : table.ref(rail.subsystem),
+          round(rail.energyJ),
+        ] as const,
+    ),
+    components: r.components.map((c) => [table.ref(c.component), round(c.energyJ)] as const),
+    methods: r.methods.map(
+      (m) =>
+        [
+          table.ref(m.method),
+          round(m.localEnergyJ),
+          round(m.nonLocalEnergyJ),
+          round(m.asyncEnergyJ),
+          m.color ?? null,
+          table.ref(m.attribution),
+          m.inclusiveIntervalJ === undefined ? null : round(m.inclusiveIntervalJ.low),
+          m.inclusiveIntervalJ === undefined ? null : round(m.inclusiveIntervalJ.high),
+          m.calls ?? null,
+        ] as const,
+    ),
+    power: table.ref(s.power),
+    ...(s.execution === undefined ? {} : { execution: table.ref(s.execution) }),
+    sampleCount: s.sampleCount,
+    ...(s.sensorRateHz === undefined ? {} : { sensorRateHz: round(s.sensorRateHz) }),
+    ...(r.device === undefined
+      ? {}
+      : { device: table.ref(`${r.device.model} (${r.device.serial})`) }),
+    ...(r.battery === undefined
+      ? {}
+      : {
+          battery: {
+            percentOfCapacity: round(r.battery.percentOfCapacity),
+            percentPerHour: round(r.battery.percentPerHour),
+          },
+        }),
+    warnings: r.warnings.map(warning),
+  }
+}
+
+/**
+ * The budget review: in update mode what this run added and changed (old → new) and which
+ * obsolete entries it removed; otherwise the obsolete entries a `vitest -u` would remove. Values
+ * come from the budget files when the reporter passed them (`budgetReview`).
+ */
+function htmlBudgets(report: EnergyReport, review: BudgetReview | undefined): HtmlBudgets {
+  const b = report.budgets
+  if (b === undefined) throw new Error('htmlBudgets: the report has no budgets')
+  const testOf = new Map<string, number>()
+  if (review !== undefined) {
+    report.tests.forEach((t, i) => testOf.set(`${review.fileKey(t.file)}\u0000${t.name}`, i))
+  }
+  const value = (file: BudgetFile | undefined, ref: BudgetRefLike): BudgetValue | undefined =>
+    file?.tests[ref.file]?.[ref.name]?.[ref.device]
+  const change = (kind: HtmlBudgetChange['kind'], ref: BudgetRefLike): HtmlBudgetChange => {
+    const before = value(review?.before, ref)
+    const after = kind === 'obsolete' ? undefined : value(review?.after, ref)
+    const test = testOf.get(`${ref.file}\u0000${ref.name}`)
+    return {
+      kind,
+      file: ref.file,
+      name: ref.name,
+      device: ref.device,
+      ...(before === undefined || kind === 'added' ? {} : { before }),
+      ...(after === undefined ? {} : { after }),
+      ...(test === undefined ? {} : { test }),
+    }
+  }
+  return {
+    file: b.file,
+    updated: b.updated,
+    within: b.within,
+    over: b.over,
+    inconclusive: b.inconclusive,
+    missing: b.missing,
+    entries: [
+      ...b.added.map((r) => change('added', r)),
+      ...b.changed.map((r) => change('changed', r)),
+      ...b.obsolete.map((r) => change('obsolete', r)),
+    ],
+  }
+}
+
+interface BudgetRefLike {
+  readonly file: string
+  readonly name: string
+  readonly device: string
+}

@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'vitest'
+import { meta, method, window } from './_energy.js'
+
+describe('sync', () => {
+  test('syncing in the background', ({ task }) => {
+    task.meta.energy = meta(
+      window({
+        label: 'syncing in the background',
+        at: 30,
+        durationS: 4,
+        grossEnergyJ: 6,
+        methods: [
+          method('com.example.trails.sync.SyncService.run', 0.9, 1.6, 'red', 1.2),
+          method('com.example.trails.net.Api.fetchTrails', 1.1, 0.2, 'yellow'),
+          method('com.example.trails.db.TrailDao.insertAll', 0.5, 0, 'green'),
+        ],
+        warnings: [
+          {
+            code: 'W_UNDERSAMPLED',
+            severity: 'warning',
+            message: 'only 4 fuel-gauge samples in the window: the figure is coarse',
+          },
+        ],
+      }),
+    )
+    expect(6 - 1, 'net energy').toBeLessThan(4.5)
+  })
+
+  test('export loses the phone', ({ task }) => {
+    task.meta.energy = {
+      schemaVersion: 1,
+      results: [
+        {
+          schemaVersion: 1,
+          status: 'failed',
+          label: 'export loses the phone',
+          error: {
+            code: 'E_DEVICE_DISCONNECTED',
+            message: 'emulator-5554 disconnected mid-window',
+            hint: 'Check the USB cable, then re-run.',
+          },
+          warnings: [],
+        },
+      ],
+    }
+  })
+
+  test.skip('sync on cellular', () => undefined)
+  test.todo('sync conflicts')
+})
