@@ -30,7 +30,7 @@ pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); p
 .card .detail { color: var(--muted); font-size: 12.5px; }
 .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 0 2rem; }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; white-space: nowrap; background: var(--bg); }
 .scroll { overflow-x: auto; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -71,7 +71,8 @@ button.link { font: inherit; background: none; border: 0; padding: 0; cursor: po
 .node.uncolored, .node.app { background: #a9c4ea; } .node.platform { background: #c9ced6; } .node.native { background: #d9c3a5; }
 .node.group { background: #dfe4eb; font-weight: 600; }
 .node.edge-red { border-left: 4px solid var(--red); } .node.edge-yellow { border-left: 4px solid var(--yellow); } .node.edge-green { border-left: 4px solid var(--green); }
-.test-name { min-width: 16rem; }
+.test-name { min-width: 14rem; }
+td code { font-size: 11.5px; }
 .budget, .delta { white-space: nowrap; }
 .node.rest { background: repeating-linear-gradient(45deg, #e3e6ea, #e3e6ea 4px, #f1f3f5 4px, #f1f3f5 8px); color: var(--muted); }
 .node:focus-visible { outline: 2px solid var(--accent); z-index: 2; }

@@ -112,15 +112,19 @@ const SI: ReadonlyArray<readonly [number, string]> = [
   [1e-9, 'n'],
 ]
 
+/** The prefix's scale and the decimals that give `value` three significant digits. */
+function scaleOf(value: number): { scale: number; prefix: string; decimals: number } {
+  const [scale, prefix] = SI.find(([s]) => Math.abs(value) >= s) ?? [1e-9, 'n']
+  const decimals = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(value / scale))))
+  return { scale, prefix, decimals }
+}
+
 function si(value: number, unit: string): string {
   if (!Number.isFinite(value)) return `${value} ${unit}`
   if (value === 0) return `0 ${unit}`
-  const size = Math.abs(value)
-  if (size < 1e-9) return `≈ 0 ${unit}`
-  const [scale, prefix] = SI.find(([s]) => size >= s) ?? [1e-9, 'n']
-  const scaled = value / scale
-  const decimals = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(scaled))))
-  return `${scaled.toFixed(decimals)} ${prefix}${unit}`
+  if (Math.abs(value) < 1e-9) return `≈ 0 ${unit}`
+  const { scale, prefix, decimals } = scaleOf(value)
+  return `${(value / scale).toFixed(decimals)} ${prefix}${unit}`
 }
 const joules = (x: number): string => si(x, 'J')
 const watts = (x: number): string => si(x, 'W')
@@ -135,14 +139,18 @@ const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' 
 const percent = (x: number): string => `${x.toFixed(Math.abs(x) >= 100 ? 0 : 1)}%`
 const signed = (x: number, format: (v: number) => string): string =>
   x >= 0 ? `+${format(x)}` : `−${format(-x)}`
-/** `2.00 J ± 0.10` or `(95% 1.8 – 2.3 J)` when the interval is not symmetric. */
+/**
+ * `2.00 J ± 0.05` (half the 95% interval, in the value's unit, as the terminal writes it), or
+ * `2.00 J (95% 1.80 J – 2.30 J)` when the interval is not symmetric.
+ */
 function withInterval(value: number, low: number | undefined, high: number | undefined): string {
   if (low === undefined || high === undefined) return joules(value)
   const half = (high - low) / 2
   const symmetric = Math.abs(value - (low + half)) <= 1e-6 * Math.max(1, Math.abs(value))
-  return symmetric
-    ? `${joules(value)} ± ${joules(half)}`
-    : `${joules(value)} (95% ${joules(low)} – ${joules(high)})`
+  if (!symmetric) return `${joules(value)} (95% ${joules(low)} – ${joules(high)})`
+  if (!Number.isFinite(value) || Math.abs(value) < 1e-9) return `${joules(value)} ± ${joules(half)}`
+  const { scale, decimals } = scaleOf(value)
+  return `${joules(value)} ± ${(half / scale).toFixed(decimals)}`
 }
 
 // ─── navigation ──────────────────────────────────────────────────────────────────────────────
