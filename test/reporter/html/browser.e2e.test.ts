@@ -1,0 +1,363 @@
+// The HTML report of a real Vitest run (test/reporter/html/project) opened in Debian's Chromium
+// through playwright-core: every view draws without console errors, its figures are the JSON
+// report's, a hostile test name is text, tabs and sortable headers work from the keyboard.
+// Skips with a notice without Chromium (apt-get install chromium; or set CHROMIUM); in CI it must
+// run. UPDATE_SCREENSHOTS=1 keeps a screenshot of each view in docs/screenshots/.
+import { existsSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { EnergyReport, ReportedTest } from '../../../reporter/report.js'
+import {
+  formatJoules,
+  formatSeconds,
+  formatWatts,
+  type MeasuredEnergyResult,
+} from '../../../src/model/index.js'
+import { runProject, type ProjectRun } from './_project.js'
+import { HOSTILE } from './project/_energy.js'
+
+const executable = [process.env['CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (p): p is string => p !== undefined && p !== '' && existsSync(p),
+)
+const ci = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== '0'
+if (executable === undefined && !ci) {
+  console.warn(
+    'NOTICE: no Chromium at /usr/bin/chromium (or $CHROMIUM); the HTML report browser tests are skipped (apt-get install chromium)',
+  )
+}
+const screenshots = process.env['UPDATE_SCREENSHOTS'] === '1'
+const SHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+
+const measured = (t: ReportedTest): MeasuredEnergyResult[] =>
+  t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
+
+describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', () => {
+  let browser: Browser
+  let check: ProjectRun
+  let update: ProjectRun
+
+  beforeAll(async () => {
+    if (executable === undefined)
+      throw new Error('CI needs Chromium for the HTML report tests: apt-get install chromium')
+    check = await runProject(false)
+    update = await runProject(true)
+    browser = await chromium.launch({ executablePath: executable })
+    if (screenshots) await mkdir(SHOTS, { recursive: true })
+  }, 120_000)
+  afterAll(async () => {
+    await browser?.close()
+    await check?.cleanup()
+    await update?.cleanup()
+  })
+
+  /** Opens a view; every console error or warning and page error fails the test at `done()`. */
+  async function open(
+    run: ProjectRun,
+    hash: string,
+  ): Promise<{ page: Page; done: () => Promise<void> }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+    const problems: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`)
+    })
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+    await page.goto(`${pathToFileURL(run.html).href}${hash}`)
+    await page.waitForSelector('html[data-ready=true]')
+    return {
+      page,
+      done: async () => {
+        expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined()
+        expect(await page.locator('img').count(), 'no element came from data').toBe(0)
+        await page.close()
+        expect(problems).toEqual([])
+      },
+    }
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    if (screenshots) await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true })
+  }
+
+  const indexOf = (report: EnergyReport, name: string): number =>
+    report.tests.findIndex((t) => t.name === name)
+
+  test('the run printed where the report is', () => {
+    expect(check.out).toContain(` HTML      ${check.html}`)
+  })
+
+  test('overview: totals, budgets, baseline, hungriest tests and warnings by code', async () => {
+    const { page, done } = await open(check, '#overview')
+    const r = check.report
+    const totals = await page.locator('#totals').innerText()
+    expect(totals).toContain(formatJoules(r.summary.totalNetEnergyJ))
+    expect(totals).toContain(formatJoules(r.summary.totalGrossEnergyJ))
+    expect(totals).toContain(
+      `${r.summary.measuredWindows} measured · ${r.summary.failedWindows} failed`,
+    )
+    expect(totals).toContain('Pixel 6 (emulator-5554)')
+    const b = r.budgets
+    const counts = await page.locator('#budget-counts').innerText()
+    for (const part of [
+      `${b?.within} within`,
+      `${b?.over} over`,
+      `${b?.inconclusive} inconclusive`,
+      `${b?.missing} missing`,
+      `${b?.obsolete.length} obsolete`,
+    ])
+      expect(counts).toContain(part)
+    const regressions = await page.locator('#regressions tbody tr').allInnerTexts()
+    expect(regressions).toHaveLength(r.baseline?.regressions.length ?? -1)
+    expect(regressions[0]).toContain(r.baseline?.regressions[0]?.name)
+    expect(await page.locator('#improvements tbody tr').count()).toBe(
+      r.baseline?.improvements.length,
+    )
+    const hungriest = await page.locator('#hungriest .name').allInnerTexts()
+    expect(hungriest.slice(0, 5)).toEqual(r.summary.worst.map((w) => w.name))
+    const warnings = await page.locator('#warnings tbody tr').allInnerTexts()
+    expect(warnings.map((row) => row.split('\t')[0]).sort()).toEqual([
+      'W_HOSTILE',
+      'W_UNDERSAMPLED',
+    ])
+    await shoot(page, 'html-overview')
+    await done()
+  })
+
+  test('tests: every test with its figures, reasons, budget use and Δ; sorting and filters', async () => {
+    const { page, done } = await open(check, '#tests')
+    const rows = await page.locator('#tests-table tbody tr').evaluateAll((trs) =>
+      trs.map((tr) => ({
+        name: tr.querySelector('.test-name')?.textContent ?? '',
+        cells: Array.from((tr as HTMLTableRowElement).cells).map((c) => c.textContent ?? ''),
+      })),
+    )
+    const r = check.report
+    expect(rows.map((row) => row.name)).toEqual(r.tests.map((t) => t.name))
+    r.tests.forEach((t, i) => {
+      const cells = rows[i]?.cells ?? []
+      expect(cells[0], t.name).toContain(t.state)
+      if (t.noEnergyReason !== undefined) {
+        expect(cells[1]).toContain(`no energy measured: ${t.noEnergyReason}`)
+        expect(cells[2]).toBe('—')
+        return
+      }
+      expect(cells[2]?.startsWith(formatJoules(t.netEnergyJ)), `${t.name}: ${cells[2]}`).toBe(true)
+      if ((t.budgetFigure?.n ?? 1) >= 2)
+        expect(cells[2]).toContain(`(mean of ${t.budgetFigure?.n})`)
+      expect(cells[3]).toBe(formatJoules(t.grossEnergyJ))
+      expect(cells[4]).toBe(formatWatts(t.grossEnergyJ / t.durationS))
+      expect(cells[5]).toBe(formatSeconds(t.durationS))
+      if (t.budget !== undefined) {
+        const use = (100 * t.budget.valueJ) / t.budget.energyJ
+        expect(cells[6]).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
+        expect(cells[6]).toContain(t.budget.verdict)
+        expect(cells[6]).toContain(`of ${formatJoules(t.budget.energyJ)}`)
+      }
+      if (t.baseline !== undefined) {
+        const d = t.baseline.deltaJ
+        expect(cells[7]).toContain(`${d >= 0 ? '+' : '−'}${formatJoules(Math.abs(d))}`)
+        expect(cells[7]).toContain(t.baseline.verdict)
+      }
+      expect(cells[1]).toContain(
+        ` · ${measured(t)[0]?.sources.power} · ${measured(t)[0]?.sources.execution}`,
+      )
+      const codes = t.results.flatMap((w) =>
+        w.status === 'skipped' ? [] : w.warnings.map((x) => x.code),
+      )
+      expect(cells[8]).toBe([...new Set(codes)].map((code) => `${code} `).join(''))
+    })
+    await shoot(page, 'html-tests')
+
+    // Sort by net energy from the keyboard: the header is a button.
+    const net = page.locator('#tests-table th button', { hasText: 'Net' })
+    await net.focus()
+    await page.keyboard.press('Enter')
+    await expect
+      .poll(() => page.locator('#tests-table th[aria-sort=descending]').innerText())
+      .toBe('Net')
+    const byNet = [...r.tests]
+      .filter((t) => t.noEnergyReason === undefined)
+      .sort((a, b) => b.netEnergyJ - a.netEnergyJ)
+    expect(await page.locator('#tests-table .test-name').first().innerText()).toBe(byNet[0]?.name)
+    await page.keyboard.press('Enter')
+    await expect
+      .poll(() => page.locator('#tests-table th[aria-sort=ascending]').innerText())
+      .toBe('Net')
+    expect(await page.locator('#tests-table .test-name').first().innerText()).toBe(
+      byNet.at(-1)?.name,
+    )
+
+    await page.locator('#filter').fill('sync')
+    await expect
+      .poll(() => page.locator('#count').innerText())
+      .toBe(
+        `${r.tests.filter((t) => /sync/i.test(t.name) || /sync/i.test(t.file)).length} of ${r.tests.length} tests`,
+      )
+    await page.locator('#filter').fill('')
+    await page.locator('#show-filter').selectOption('over')
+    expect(await page.locator('#tests-table .test-name').allInnerTexts()).toEqual(
+      r.tests.filter((t) => t.budget?.verdict === 'over').map((t) => t.name),
+    )
+    await done()
+  })
+
+  test('tabs are buttons: arrow keys move between them and switch the view', async () => {
+    const { page, done } = await open(check, '#overview')
+    await page.locator('#tab-overview').focus()
+    await page.keyboard.press('ArrowRight')
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#tests')
+    await expect.poll(() => page.locator('#tab-tests').getAttribute('aria-selected')).toBe('true')
+    expect(await page.locator('#tab-overview').getAttribute('aria-selected')).toBe('false')
+    expect(await page.locator('#tests-table').count()).toBe(1)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-tests')
+    await page.keyboard.press('End')
+    await expect.poll(() => page.evaluate(() => location.hash)).toBe('#budgets')
+    await done()
+  })
+
+  test('one test: power timeline, rails, icicle and methods of its window', async () => {
+    const r = check.report
+    const index = indexOf(r, 'feed > opening the feed')
+    const t = r.tests[index] as ReportedTest
+    const w = measured(t)[0] as MeasuredEnergyResult
+    const { page, done } = await open(check, `#test/${index}`)
+    expect(await page.locator('#test-name').innerText()).toBe(t.name)
+    expect(await page.locator('#timeline canvas').count()).toBeGreaterThan(0)
+    const legend = await page.locator('#timeline .u-legend').innerText()
+    for (const rail of w.rails) expect(legend).toContain(`${rail.subsystem} (${rail.rail})`)
+    expect(legend).toContain('idle level')
+    const rails = await page.locator('#rails').innerText()
+    for (const rail of w.rails) expect(rails).toContain(formatJoules(rail.energyJ))
+    // The icicle has a box per method (and its class and package), named by the data.
+    await page.waitForSelector('#flame .node')
+    const boxes = await page
+      .locator('#flame .node')
+      .evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset['name']))
+    for (const m of w.methods) expect(boxes).toContain(m.method)
+    const methodRows = await page
+      .locator('#methods-table tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          Array.from((tr as HTMLTableRowElement).cells).map((c) => c.textContent ?? ''),
+        ),
+      )
+    expect(methodRows.map((cells) => cells[0])).toEqual(w.methods.map((m) => m.method))
+    w.methods.forEach((m, i) => {
+      expect(methodRows[i]?.[2]).toBe(formatJoules(m.localEnergyJ))
+      expect(methodRows[i]?.[3]).toBe(formatJoules(m.inclusiveEnergyJ))
+      expect(methodRows[i]?.[1]).toBe(m.color ?? '—')
+    })
+    await shoot(page, 'html-test')
+    await done()
+
+    const repeated = indexOf(r, 'feed > scrolling the feed')
+    const again = await open(check, `#test/${repeated}`)
+    const windows = await again.page.locator('.windows button').allInnerTexts()
+    expect(windows).toEqual(
+      measured(r.tests[repeated] as ReportedTest).map(
+        (x) => `${x.label} · ${formatJoules(x.netEnergyJ)}`,
+      ),
+    )
+    await again.page.locator('.windows button').nth(2).click()
+    expect(await again.page.locator('#window h3').first().innerText()).toBe(
+      'Window “scrolling the feed #3”',
+    )
+    await shoot(again.page, 'html-test-repeated')
+    await again.done()
+  })
+
+  test('a hostile test name is text in every place it shows', async () => {
+    const index = indexOf(check.report, HOSTILE)
+    const { page, done } = await open(check, `#test/${index}`)
+    expect(await page.locator('#test-name').textContent()).toBe(HOSTILE)
+    expect(await page.locator('#window h3').first().textContent()).toBe(`Window “${HOSTILE}”`)
+    expect(await page.locator('.warnings').innerText()).toContain(HOSTILE)
+    for (const view of ['#overview', '#tests', '#budgets']) {
+      await page.evaluate((hash) => void (location.hash = hash), view)
+      await expect.poll(() => page.locator('main').innerText()).toContain(HOSTILE)
+    }
+    await done()
+  })
+
+  test('raw data kept for a test is linked, relative to the report', async () => {
+    const index = indexOf(check.report, 'sync > export loses the phone')
+    const { page, done } = await open(check, `#test/${index}`)
+    const links = await page
+      .locator('#artifacts a')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''))
+    expect(links).toHaveLength(2)
+    for (const href of links)
+      expect(existsSync(resolve(dirname(check.html), decodeURIComponent(href))), href).toBe(true)
+    await done()
+  })
+
+  test('methods: treemap and the table by method, class and package', async () => {
+    const { page, done } = await open(check, '#methods')
+    await page.waitForSelector('#treemap .node')
+    const self = new Map<string, number>()
+    for (const t of check.report.tests)
+      for (const w of measured(t))
+        for (const m of w.methods) self.set(m.method, (self.get(m.method) ?? 0) + m.localEnergyJ)
+    const rows = await page
+      .locator('#methods-aggregate tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          Array.from((tr as HTMLTableRowElement).cells).map((c) => c.textContent ?? ''),
+        ),
+      )
+    expect(rows).toHaveLength(self.size)
+    const top = [...self].sort((a, b) => b[1] - a[1])[0]
+    expect(rows[0]?.[0]).toBe(top?.[0])
+    expect(rows[0]?.[2]).toBe(formatJoules(top?.[1] ?? 0))
+    await shoot(page, 'html-methods')
+    await page.locator('.toggle button', { hasText: 'Classes' }).click()
+    const classes = new Set(
+      [...self.keys()]
+        .filter((m) => !m.startsWith('art_'))
+        .map((m) => m.slice(0, m.lastIndexOf('.'))),
+    )
+    expect(await page.locator('#methods-aggregate tbody tr').count()).toBe(classes.size)
+    await done()
+  })
+
+  test('budgets after `vitest -u`: what was added, changed (old → new) and removed', async () => {
+    const r = update.report
+    expect(r.budgets?.updated).toBe(true)
+    const { page, done } = await open(update, '#budgets')
+    const rows = await page
+      .locator('#budget-changes tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          Array.from((tr as HTMLTableRowElement).cells).map((c) => c.textContent ?? ''),
+        ),
+      )
+    const row = (name: string): string[] => rows.find((cells) => cells[1]?.startsWith(name)) ?? []
+    for (const ref of r.budgets?.added ?? []) {
+      const t = r.tests[indexOf(r, ref.name)]
+      expect(row(ref.name)[0]).toBe('added')
+      expect(row(ref.name)[4]).toContain(formatJoules(t?.budget?.energyJ ?? NaN))
+    }
+    const opening = row('feed > opening the feed')
+    expect(opening[0]).toBe('changed')
+    expect(opening[3]).toBe('2.20 J (measured 1.95 J)')
+    expect(opening[4]).toContain(
+      formatJoules(r.tests[indexOf(r, 'feed > opening the feed')]?.budget?.energyJ ?? NaN),
+    )
+    expect(row('feed > a test that was removed').slice(0, 5)).toEqual([
+      'removed',
+      'feed > a test that was removedfeed.spec.ts',
+      'any',
+      '1.00 J (measured 900 mJ)',
+      '—',
+    ])
+    expect(rows).toHaveLength(
+      (r.budgets?.added.length ?? 0) +
+        (r.budgets?.changed.length ?? 0) +
+        (r.budgets?.obsolete.length ?? 0),
+    )
+    await shoot(page, 'html-budgets')
+    await done()
+  })
+})
