@@ -2,8 +2,18 @@
  * Reporter benchmark (issue 6): 10,000 tests with energy meta (one window each, 20 methods, 4 rails,
  * a budget for every test) → build the report, render terminal + JSON + markdown.
  * Target: ≤ 1 s. Run: npx tsx bench/reporter.ts
+ *
+ * HTML report (issue 14): the same report rendered to HTML (target ≤ 1 s, file ≤ 25 MB), then,
+ * when Chromium is installed (CHROMIUM or /usr/bin/chromium), time to interactive in headless
+ * Chromium: from navigation to the first view drawn, and to the tests table drawn.
  */
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { pathToFileURL } from 'node:url'
+import { renderHtml } from '../reporter/html/index.js'
 import { renderJson } from '../reporter/index.js'
 import { renderMarkdown } from '../reporter/markdown.js'
 import { buildEnergyReport, type ReportEntry } from '../reporter/report.js'
@@ -111,3 +121,67 @@ console.log(
 console.log(
   `  target ≤ ${TARGET_S} s: ratio ${(median / TARGET_S).toFixed(2)} ${median <= TARGET_S ? '(met)' : '(NOT met)'}`,
 )
+
+// ─── HTML ──────────────────────────────────────────────────────────────────────────────────────
+
+const HTML_TARGET_S = 1
+const HTML_MAX_BYTES = 25e6
+const report = buildEnergyReport(list, { budgets: { file, path: 'energy-budgets.json' } })
+const c0 = performance.now()
+let html = renderHtml(report)
+const cold = (performance.now() - c0) / 1000
+const htmlTimes: number[] = []
+for (let round = 0; round < 7; round++) {
+  const t0 = performance.now()
+  html = renderHtml(report)
+  htmlTimes.push((performance.now() - t0) / 1000)
+}
+htmlTimes.sort((a, b) => a - b)
+const htmlMedian = htmlTimes[Math.floor(htmlTimes.length / 2)] ?? Number.NaN
+const htmlBytes = Buffer.byteLength(html)
+console.log(`HTML report: ${TESTS} tests`)
+console.log(
+  `  render: median ${htmlMedian.toFixed(3)} s (min ${htmlTimes[0]?.toFixed(3)} s, max ${htmlTimes.at(-1)?.toFixed(3)} s, 7 rounds; first call ${cold.toFixed(3)} s, reading the libraries and the page script)`,
+)
+console.log(
+  `  size: ${(htmlBytes / 1e6).toFixed(1)} MB (${htmlBytes} bytes)  target ≤ ${HTML_MAX_BYTES / 1e6} MB ${htmlBytes <= HTML_MAX_BYTES ? '(met)' : '(NOT met)'}`,
+)
+console.log(
+  `  target ≤ ${HTML_TARGET_S} s: ratio ${(htmlMedian / HTML_TARGET_S).toFixed(2)} ${htmlMedian <= HTML_TARGET_S ? '(met)' : '(NOT met)'}`,
+)
+
+const chromiumPath = process.env['CHROMIUM'] ?? '/usr/bin/chromium'
+if (!existsSync(chromiumPath)) {
+  console.log(`  time to interactive: skipped, no Chromium at ${chromiumPath} (set CHROMIUM)`)
+} else {
+  const { chromium } = await import('playwright-core')
+  const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-bench-html-'))
+  const path = join(dir, 'index.html')
+  await writeFile(path, html)
+  const browser = await chromium.launch({ executablePath: chromiumPath })
+  try {
+    const ready: number[] = []
+    const table: number[] = []
+    for (let round = 0; round < 5; round++) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+      const t0 = performance.now()
+      await page.goto(pathToFileURL(path).href)
+      await page.waitForSelector('html[data-ready=true]', { timeout: 60_000 })
+      const t1 = performance.now()
+      await page.click('#tab-tests')
+      await page.waitForSelector('#tests-table tbody tr')
+      const t2 = performance.now()
+      ready.push(t1 - t0)
+      table.push(t2 - t1)
+      await page.close()
+    }
+    const med = (xs: number[]): string =>
+      `${([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0).toFixed(0)} ms`
+    console.log(
+      `  time to interactive, headless Chromium (${await browser.version()}), median of 5: overview drawn ${med(ready)} after navigation; tests table (first page of 100) ${med(table)} after the click`,
+    )
+  } finally {
+    await browser.close()
+    await rm(dir, { recursive: true, force: true })
+  }
+}
