@@ -109,10 +109,14 @@ export interface AttributeTestInput extends TestEnergyInput {
   /** Names for `SourceInfo` (attribution does not know where data came from; the caller does). */
   readonly sourceNames?: { readonly power?: string; readonly execution?: string }
   /**
-   * Device facts for warnings (charging, debuggable, app CPU time), and the net energy's interval
-   * from the idle phone's noise when the caller knows it (`W_NEGATIVE_NET` then uses it).
+   * Device facts for warnings (charging, debuggable, app CPU time), and the net energy's noise
+   * (± J, from the idle phone: `netNoiseHalfWidthJ`) when the caller knows it — `W_NEGATIVE_NET`
+   * then judges with the same noise the matchers do; else the window's own fluctuation.
    */
-  readonly facts?: Pick<WarningFacts, 'charging' | 'debuggable' | 'appCpuTimeS' | 'netIntervalJ'>
+  readonly facts?: Pick<
+    WarningFacts,
+    'charging' | 'debuggable' | 'appCpuTimeS' | 'netIntervalJ' | 'netNoiseJ'
+  >
   readonly thresholds?: WarningThresholds
   /** Breakdown per component. @default derived from the rails (`componentsFromRails`), else none */
   readonly components?: readonly ComponentEnergy[]
@@ -258,7 +262,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     repetition: REPETITION_LABEL.test(input.label),
     netEnergyJ: test.netEnergyJ,
     baselinePowerW: test.baselinePowerW,
-    netNoiseJ: netNoiseJ(curve, window, test.grossEnergyJ),
+    netNoiseJ: input.facts?.netNoiseJ ?? netNoiseJ(curve, window, test.grossEnergyJ),
     ...railFacts(input, window, test, methods, tails),
     // Without method data nothing could be attributed: that says nothing about where energy went.
     ...(execution === undefined ? {} : { attributedEnergyJ }),

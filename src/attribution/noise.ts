@@ -61,6 +61,21 @@ export function idleNoise(input: {
   }
 }
 
+/** Half the width of a window's 95% net-energy interval: 1.96·σ of the idle noise and resolution. */
+export function netNoiseHalfWidthJ(
+  durationS: number,
+  noise: IdleNoise | undefined,
+  resolutionJ = 0,
+): number {
+  let variance = (resolutionJ * resolutionJ) / 3 // a uniform error within ± resolutionJ
+  if (noise !== undefined && noise.intervals > 0) {
+    const fluctuation = durationS * noise.intervalS * noise.spreadW ** 2
+    const levelError = (durationS * 1.2533 * noise.spreadW) / Math.sqrt(noise.intervals)
+    variance += fluctuation + levelError ** 2
+  }
+  return 1.96 * Math.sqrt(variance)
+}
+
 /** The 95% interval of a window's net energy given the idle noise and the sensor's resolution. */
 export function netEnergyIntervalJ(
   netEnergyJ: number,
@@ -68,12 +83,6 @@ export function netEnergyIntervalJ(
   noise: IdleNoise | undefined,
   resolutionJ = 0,
 ): Interval {
-  let variance = (resolutionJ * resolutionJ) / 3 // a uniform error within ± resolutionJ
-  if (noise !== undefined && noise.intervals > 0) {
-    const fluctuation = durationS * noise.intervalS * noise.spreadW ** 2
-    const levelError = (durationS * 1.2533 * noise.spreadW) / Math.sqrt(noise.intervals)
-    variance += fluctuation + levelError ** 2
-  }
-  const half = 1.96 * Math.sqrt(variance)
+  const half = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
   return { low: netEnergyJ - half, high: netEnergyJ + half, level: 0.95 }
 }

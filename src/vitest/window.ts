@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
-  netEnergyIntervalJ,
+  netNoiseHalfWidthJ,
   type IdleNoise,
   cpuMethodPower,
   lowestRailPowerW,
@@ -27,6 +27,7 @@ import {
   EnergyError,
   isEnergyError,
   shiftCallTrace,
+  units,
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
@@ -279,6 +280,13 @@ function attributeWindow(
       message: `the CPU schedule could not be matched to the CPU cluster rails (cpufreq clusters: ${JSON.stringify(plan.cpuClusters ?? [])}); each rail's energy was shared among whatever ran on any CPU`,
     })
   }
+  // The net's own noise (docs/reporter.md, "net energy"): matchers judge a net inside it as
+  // inconclusive instead of by its sign, and W_NEGATIVE_NET uses the same. ODPM counters count
+  // whole µWs on each rail.
+  const resolutionJ = power.kind === 'rails' ? power.rails.length * 1e-6 : 0
+  const noise = plan.baseline.kind === 'measured' ? plan.baseline.noise : undefined
+  const durationS = (window.endNs - window.startNs) / units.NS_PER_S
+  const noiseJ = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
   const result = attributeTest({
     label,
     window,
@@ -302,18 +310,17 @@ function attributeWindow(
         ? {}
         : { charging: plan.charging }),
       ...(plan.debuggable === undefined ? {} : { debuggable: plan.debuggable }),
+      netNoiseJ: noiseJ,
     },
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   }).result
-  // The net's own noise (docs/reporter.md, "net energy"): matchers judge a net inside it as
-  // inconclusive instead of by its sign. ODPM counters count whole µWs on each rail.
-  const resolutionJ = power.kind === 'rails' ? power.rails.length * 1e-6 : 0
-  const noise = plan.baseline.kind === 'measured' ? plan.baseline.noise : undefined
-  return {
-    ...result,
-    netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, result.durationS, noise, resolutionJ),
+  const netIntervalJ = {
+    low: result.netEnergyJ - noiseJ,
+    high: result.netEnergyJ + noiseJ,
+    level: 0.95,
   }
+  return { ...result, netIntervalJ }
 }
 
 /**
