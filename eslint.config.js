@@ -158,7 +158,9 @@ const boundaryConfigs = Object.entries(boundaries).map(([folder, banned]) => ({
 }))
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'test/.scratch/**'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/fixtures/**', 'test/.scratch/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {
