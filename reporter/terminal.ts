@@ -6,6 +6,7 @@
  */
 import {
   formatJoules,
+  formatJoulesWithInterval,
   formatPercent,
   formatSeconds,
   formatWatts,
@@ -159,7 +160,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
           formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
           formatSeconds(test.durationS).padStart(8),
         ].join('  ')
-      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}`
+      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}${belowIdle(windows) ? c.dim(' below idle') : ''}`
     lines.push(
       `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
@@ -236,16 +237,11 @@ function renderWindow(
   const indent = '       '
   const lines: string[] = []
   if (labelled) {
-    const interval = r.netIntervalJ
-      ? ` (95% ${formatJoules(r.netIntervalJ.low)}–${formatJoules(r.netIntervalJ.high)})`
-      : ''
     lines.push(
-      `${indent}${c.dim('window')} ${r.label}: ${formatJoules(r.netEnergyJ)} net${interval}, ${formatSeconds(r.durationS)}`,
+      `${indent}${c.dim('window')} ${r.label}: ${formatJoulesWithInterval(r.netEnergyJ, r.netIntervalJ)} net, ${formatSeconds(r.durationS)}`,
     )
   } else if (r.netIntervalJ && context.verbose) {
-    lines.push(
-      `${indent}${c.dim(`95% interval ${formatJoules(r.netIntervalJ.low)} – ${formatJoules(r.netIntervalJ.high)}`)}`,
-    )
+    lines.push(`${indent}${c.dim(`net ${formatJoulesWithInterval(r.netEnergyJ, r.netIntervalJ)}`)}`)
   }
   lines.push(...methodsLine(r.methods, context), ...railsLine(r.rails, context.screen))
   if (r.battery && context.verbose) {
@@ -610,14 +606,25 @@ export const WARNING_ADVICE: Readonly<Record<string, string>> = {
     "the method profiler failed, so these windows have no per-method energy: see the window's message.",
 }
 
-/** Each warning code once, with how many windows raised it and what to do about it. */
+/** A window drew less than the idle phone, beyond its noise (W_NEGATIVE_NET): a fact, not a fault. */
+function belowIdle(windows: readonly MeasuredEnergyResult[]): boolean {
+  return windows.some((w) => w.warnings.some((x) => x.code === 'W_NEGATIVE_NET'))
+}
+
+/**
+ * Each warning code once, with how many windows raised it and what to do about it. Informational
+ * notes (severity `info`: a fact such as "below idle", a repaired trace) are not warnings a user
+ * acts on: they stay in the details, the JSON and the HTML.
+ */
 function renderWarningSummary(report: EnergyReport, screen: Screen): string[] {
   const c = screen.colors
   const codes = new Map<string, { first: EnergyWarning; windows: number }>()
   for (const t of report.tests) {
     for (const r of t.results) {
       if (r.status === 'skipped') continue
-      for (const code of new Set(r.warnings.map((w) => w.code))) {
+      for (const code of new Set(
+        r.warnings.filter((w) => w.severity !== 'info').map((w) => w.code),
+      )) {
         const entry = codes.get(code)
         const first = entry?.first ?? (r.warnings.find((w) => w.code === code) as EnergyWarning)
         codes.set(code, { first, windows: (entry?.windows ?? 0) + 1 })

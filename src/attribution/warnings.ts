@@ -315,7 +315,9 @@ function negativeNet(facts: WarningFacts): EnergyWarning | undefined {
       : `; the display drew ${formatWatts(facts.displayPowerW)} on average here`
   return {
     code: AttributionWarnings.NEGATIVE_NET,
-    severity: 'warning',
-    message: `Net energy is negative (${formatJoules(net)}, ${noise}): the phone drew less than ${baseline}${display}. Something on while the baseline was measured (the screen or its brightness, a radio) was off or lower here; judge such a window on \`scope: 'gross'\` or a rail (\`'rail:<name>'\`), or measure the baseline in the same state.`,
+    // A fact about the window (it drew less than the idle phone), not a fault: the reporter says
+    // "below idle" on the test's row.
+    severity: 'info',
+    message: `Below idle: net energy is negative (${formatJoules(net)}, ${noise}): the phone drew less than ${baseline}${display}. Something on while the baseline was measured (the screen or its brightness, a radio) was off or lower here; judge such a window on \`scope: 'gross'\` or a rail (\`'rail:<name>'\`), or measure the baseline in the same state.`,
   }
 }

@@ -78,13 +78,13 @@ test('a budget file that cannot be parsed and an output that cannot be written f
     /^vitest-energy: \[E_REPORT_OUTPUT_IO\] could not write the JSON report to .*a-file\/energy\.json: /,
   )
   expect(run.stdout + run.stderr).not.toMatch(/^\s+at /m)
-})
+}, 120_000)
 
 test('the same run without problems exits 0', async () => {
   const run = await vitest('problems', ['--reporter=energy'])
   expect(run.stdout).not.toContain('vitest-energy:')
   expect(run.code, run.stdout + run.stderr).toBe(0)
-})
+}, 120_000)
 
 test('Ctrl-C: the JSON report of the tests that finished is written, the unfinished ones are pending', async () => {
   const marker = join(dir, 'running')
@@ -109,7 +109,7 @@ test('Ctrl-C: the JSON report of the tests that finished is written, the unfinis
   expect(report.summary.totalNetEnergyJ).toBeCloseTo(2, 10)
   expect(run.stdout).toMatch(/✓ finished before Ctrl-C +· +2\.00 J net/)
   expect(run.stdout).toContain('Interrupted the run was stopped before it ended')
-})
+}, 120_000) // a loaded machine may take a while to reach the second test
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

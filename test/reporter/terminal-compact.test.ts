@@ -26,7 +26,7 @@ const undersampled: EnergyWarning = {
 }
 const odd: EnergyWarning = {
   code: 'W_SOMETHING_NEW',
-  severity: 'info',
+  severity: 'warning',
   message: 'a collector noticed something; here is the long tail of its story',
 }
 
