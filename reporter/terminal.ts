@@ -160,7 +160,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
           formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
           formatSeconds(test.durationS).padStart(8),
         ].join('  ')
-      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}${belowIdle(windows) ? c.dim(' below idle') : ''}`
+      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
     lines.push(
       `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
@@ -381,33 +381,12 @@ function figureTag(test: ReportedTest): string {
 }
 
 /**
- * `13.9 mJ ± 0.6 (mean of 5)`: the value, its 95% interval (as `± half-width` in the value's unit
- * when symmetric, else `(95% low – high)`) and, over repetitions, how many.
+ * `13.9 mJ ± 600 µJ (mean of 5)`: the value, its 95% interval (`± half-width` when symmetric,
+ * else `(95% low – high)`) and, over repetitions, how many.
  */
 export function formatBudgetFigure(figure: ReportedBudgetFigure): string {
-  const value = formatJoules(figure.valueJ)
-  const i = figure.intervalJ
-  let interval = ''
-  if (i !== undefined) {
-    const half = (i.high - i.low) / 2
-    const skew = Math.abs((i.high + i.low) / 2 - figure.valueJ)
-    interval =
-      skew <= 1e-9 * Math.max(Math.abs(figure.valueJ), half, Number.MIN_VALUE)
-        ? ` ± ${inUnitOf(value, half)}`
-        : ` (95% ${formatJoules(i.low)} – ${formatJoules(i.high)})`
-  }
-  return `${value}${interval}${figure.n >= 2 ? ` (mean of ${figure.n})` : ''}`
-}
-
-/** `amount` in the unit and decimals of `shown` (`13.9 mJ`, 0.0006 → `0.6`); one digit at least. */
-function inUnitOf(shown: string, amount: number): string {
-  const unit = shown.slice(shown.lastIndexOf(' ') + 1)
-  const scale = { J: 1, mJ: 1e-3, µJ: 1e-6, nJ: 1e-9 }[unit] ?? 1
-  const decimals = /\.(\d+) /.exec(shown)?.[1]?.length ?? 0
-  const scaled = amount / scale
-  // Too small for the value's decimals: as many as its first significant digit needs (≤ 20).
-  const needed = scaled > 0 ? Math.min(20, -Math.floor(Math.log10(scaled))) : 0
-  return scaled.toFixed(Math.max(decimals, needed))
+  const interval = figure.intervalJ === undefined ? undefined : { ...figure.intervalJ, level: 0.95 }
+  return `${formatJoulesWithInterval(figure.valueJ, interval)}${figure.n >= 2 ? ` (mean of ${figure.n})` : ''}`
 }
 
 /** `91% of budget 2.20 J ✓`: how much of its budget the test's figure used, and the verdict. */

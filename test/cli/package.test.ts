@@ -28,6 +28,7 @@ describe('npm pack', () => {
     expect(files).toContain('bin/vitest-energy.js')
     expect(files).toContain('example-app-tests/vitest.config.ts')
     expect(files).toContain('example-app-tests/models/trails-fixed.json')
+    expect(files).toContain('example-app-tests/energy-budgets.json') // the demo's reviewed budgets
     const junk = files.filter(
       (f) =>
         /(^|\/)(\.vitest-energy|\.vite|\.vite-temp|node_modules)\//.test(f) ||

@@ -112,9 +112,9 @@ test('the terminal row shows the mean with its interval and n beside the budget'
   const lines = renderTerminal(report, plainScreen).split('\n')
   const row = (name: string): string => lines.find((l) => l.includes(` ${name} `)) ?? ''
   expect(row('scrolling the feed')).toMatch(
-    /✓ scrolling the feed +· +69\.5 mJ net .* {2}13\.9 mJ ± 0\.4 \(mean of 5\) {2}87% of budget 16\.0 mJ ✓$/,
+    /✓ scrolling the feed +· +69\.5 mJ net .* {2}13\.9 mJ ± 393 µJ \(mean of 5\) {2}87% of budget 16\.0 mJ ✓$/,
   )
-  expect(row('scrolling, no budget')).toMatch(/ {2}13\.9 mJ ± 0\.4 \(mean of 5\)$/)
+  expect(row('scrolling, no budget')).toMatch(/ {2}13\.9 mJ ± 393 µJ \(mean of 5\)$/)
   expect(row('opening the feed')).toMatch(/ {2}2\.00 J {2}91% of budget 2\.20 J ✓$/)
   expect(row('one window, no budget')).toMatch(/ 1\.00 J net \(1\.00 J gross\)$/)
   const verbose = renderTerminal(report, plainScreen, { verbose: true }).split('\n')
@@ -125,21 +125,21 @@ test('the markdown table has a budget figure column', () => {
   const md = renderMarkdown(report)
   expect(md).toContain('| duration | budget figure | budget |')
   expect(md).toContain(
-    '| ✅ | feed.test.ts › scrolling the feed | 69.5 mJ | 69.5 mJ | 46.3 mW | 1.50 s | 13.9 mJ ± 0.4 (mean of 5) | 16.0 mJ ✅ |',
+    '| ✅ | feed.test.ts › scrolling the feed | 69.5 mJ | 69.5 mJ | 46.3 mW | 1.50 s | 13.9 mJ ± 393 µJ (mean of 5) | 16.0 mJ ✅ |',
   )
   expect(md).toContain(
     '| ✅ | feed.test.ts › one window, no budget | 1.00 J | 1.00 J | 3.33 W | 300 ms | – | – |',
   )
 })
 
-test('the figure: ± in the unit of the value when symmetric, a range when not, n over repetitions', () => {
+test("the figure: ± its half-width in that width's own unit when symmetric, a range when not, n over repetitions", () => {
   const i = (low: number, high: number) => ({ low, high, level: 0.95 })
   expect(formatBudgetFigure({ valueJ: 0.0139, intervalJ: i(0.0133, 0.0145), n: 5 })).toBe(
-    '13.9 mJ ± 0.6 (mean of 5)',
+    '13.9 mJ ± 600 µJ (mean of 5)',
   )
-  expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.95, 2.05), n: 1 })).toBe('2.00 J ± 0.05')
+  expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.95, 2.05), n: 1 })).toBe('2.00 J ± 50 mJ')
   expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.9999, 2.0001), n: 3 }), 'tiny').toBe(
-    '2.00 J ± 0.0001 (mean of 3)',
+    '2.00 J ± 100 µJ (mean of 3)',
   )
   expect(formatBudgetFigure({ valueJ: 2, intervalJ: i(1.8, 2.1), n: 1 })).toBe(
     '2.00 J (95% 1.80 J – 2.10 J)',
