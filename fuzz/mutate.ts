@@ -4,18 +4,10 @@
  * structural boundaries, huge length fields and varints, deep nesting, long lines, line-ending
  * variants and extreme numbers. Deterministic for a given PRNG state.
  */
+import { mulberry32 } from '../src/stats/index.js'
 
-/** mulberry32: small, fast, good enough to spread mutations. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The mutations' random numbers: the project's seeded PRNG (mulberry32). */
+export const prng = mulberry32
 
 /** Inputs never grow past this (a long line or deep nesting stays far below). */
 export const MAX_INPUT_BYTES = 4 * 1024 * 1024
