@@ -129,7 +129,9 @@ describe('W_NEGATIVE_NET', () => {
   test('a dim screen under a bright idle baseline: a readable figure and the display’s power', () => {
     const r = windowOf([cpuIdle, displayAt(0.5), modemOff], [])
     const w = r.warnings.find((x) => x.code === AttributionWarnings.NEGATIVE_NET)
-    expect(w?.message).toContain('Below idle: net energy is negative (-750 mJ, beyond its noise of ± 1.00 µJ)')
+    expect(w?.message).toContain(
+      'Below idle: net energy is negative (-750 mJ, beyond its noise of ± 1.00 µJ)',
+    )
     expect(w?.message).toContain('the display drew 500 mW on average here')
   })
 

@@ -110,7 +110,9 @@ describe('warnings that apply', () => {
       displayPowerW: 0.661,
     })
     expect(w?.code).toBe(AttributionWarnings.NEGATIVE_NET)
-    expect(w?.message).toContain('Below idle: net energy is negative (-661 mJ, beyond its noise of ± 1.00 µJ)')
+    expect(w?.message).toContain(
+      'Below idle: net energy is negative (-661 mJ, beyond its noise of ± 1.00 µJ)',
+    )
     expect(w?.message).toContain('idle baseline of 1.25 W; the display drew 661 mW on average')
     expect(w?.message).not.toContain('0.0000')
   })
