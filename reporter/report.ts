@@ -416,6 +416,7 @@ export function budgetObservations(
       file: fileKey(e.file),
       name: e.name,
       ...(figure === undefined ? {} : { valueJ: figure.valueJ }),
+      ...(figure?.intervalJ === undefined ? {} : { lowJ: figure.intervalJ.low }),
       ...(figure?.device === undefined ? {} : { device: figure.device }),
     }
   })

@@ -11,6 +11,8 @@ export interface BudgetObservation {
   readonly name: string
   /** Net energy (the budget figure), joules; `undefined` when the test measured nothing. */
   readonly valueJ?: number
+  /** The lower bound of the figure's 95% interval, when it has one, joules. */
+  readonly lowJ?: number
   /** Device model, when known. */
   readonly device?: string
 }
@@ -53,6 +55,8 @@ export function obsoleteBudgets(
 /**
  * Writes a budget for every measured test (`measured × (1 + headroomPct/100)`, rounded up to 2
  * significant digits) under its device model (`*` when unknown), and removes obsolete entries.
+ * A test whose net energy is not above its own noise (at or below idle: the figure's interval
+ * reaches 0) gets none — a 0 J budget would fail it on noise — and keeps one it already has.
  */
 export function updateBudgets(
   file: BudgetFile,
@@ -67,7 +71,7 @@ export function updateBudgets(
   const added: BudgetRef[] = []
   const changed: BudgetRef[] = []
   for (const o of observations) {
-    if (o.valueJ === undefined) continue
+    if (o.valueJ === undefined || o.valueJ <= 0 || (o.lowJ !== undefined && o.lowJ <= 0)) continue
     const device = o.device ?? ANY_DEVICE
     const names = (tests[o.file] ??= {})
     const devices = (names[o.name] ??= {})

@@ -192,6 +192,25 @@ describe('new budgets from measurements', () => {
     expect(before.tests['sync.test.ts']?.['syncing'], 'input not mutated').toBeDefined()
   })
 
+  test('no budget for a test at or below idle (its interval reaches 0); one it has is kept', () => {
+    const result = updateBudgets(
+      { schemaVersion: 1, tests: { 'idle.test.ts': { 'kept idle': { '*': { energyJ: 0.1 } } } } },
+      [
+        { file: 'idle.test.ts', name: 'below idle', valueJ: -3.28, lowJ: -3.28001 },
+        { file: 'idle.test.ts', name: 'within noise', valueJ: 4e-7, lowJ: -1e-5 },
+        { file: 'idle.test.ts', name: 'kept idle', valueJ: 2e-7, lowJ: -1e-5 },
+        { file: 'idle.test.ts', name: 'above noise', valueJ: 0.3, lowJ: 0.29999 },
+      ],
+      10,
+    )
+    expect(result.added).toEqual([{ file: 'idle.test.ts', name: 'above noise', device: '*' }])
+    expect(result.removed).toEqual([])
+    expect(Object.keys(result.file.tests['idle.test.ts'] ?? {}).sort()).toEqual([
+      'above noise',
+      'kept idle',
+    ])
+  })
+
   test('obsolete: only tests missing from files that ran', async () => {
     const file = parseBudgetFile(await readFile(golden, 'utf8'))
     expect(obsoleteBudgets(file, [{ file: 'feed.test.ts', name: 'other' }])).toEqual([
