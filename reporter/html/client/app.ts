@@ -140,7 +140,7 @@ const percent = (x: number): string => `${x.toFixed(Math.abs(x) >= 100 ? 0 : 1)}
 const signed = (x: number, format: (v: number) => string): string =>
   x >= 0 ? `+${format(x)}` : `−${format(-x)}`
 /**
- * `2.00 J ± 0.05` (half the 95% interval, in the value's unit, as the terminal writes it), or
+ * `2.00 J ± 50 mJ` (half the 95% interval, in its own unit, as the terminal writes it), or
  * `2.00 J (95% 1.80 J – 2.30 J)` when the interval is not symmetric.
  */
 function withInterval(value: number, low: number | undefined, high: number | undefined): string {
@@ -148,9 +148,7 @@ function withInterval(value: number, low: number | undefined, high: number | und
   const half = (high - low) / 2
   const symmetric = Math.abs(value - (low + half)) <= 1e-6 * Math.max(1, Math.abs(value))
   if (!symmetric) return `${joules(value)} (95% ${joules(low)} – ${joules(high)})`
-  if (!Number.isFinite(value) || Math.abs(value) < 1e-9) return `${joules(value)} ± ${joules(half)}`
-  const { scale, decimals } = scaleOf(value)
-  return `${joules(value)} ± ${(half / scale).toFixed(decimals)}`
+  return `${joules(value)} ± ${joules(half)}`
 }
 
 // ─── navigation ──────────────────────────────────────────────────────────────────────────────
