@@ -86,31 +86,42 @@ test('the same run without problems exits 0', async () => {
   expect(run.code, run.stdout + run.stderr).toBe(0)
 }, 120_000)
 
-test('Ctrl-C: the JSON report of the tests that finished is written, the unfinished ones are pending', async () => {
-  const marker = join(dir, 'running')
-  const out = join(dir, 'energy.json')
-  const run = await vitest(
-    'interrupt',
-    ['--reporter=energy', '--reporter=./finished-reporter.ts', `--outputFile.energy=${out}`],
-    { VITEST_ENERGY_INTERRUPT_MARKER: marker },
-    async (signalGroup) => {
-      // The main process has the first test's result; the second one is running.
-      // A loaded machine (a browser test beside it) can take minutes to get there.
-      for (let i = 0; i < 2400 && !existsSync(marker); i++) await sleep(100)
-      signalGroup('SIGINT')
-    },
-  )
-  expect(run.code, run.stdout + run.stderr).toBe(130)
-  const report = JSON.parse(await readFile(out, 'utf8')) as EnergyReport
-  expect(report.interrupted).toBe(true)
-  expect(report.tests.map((t) => [t.name, t.state, t.noEnergyReason])).toEqual([
-    ['finished before Ctrl-C', 'passed', undefined],
-    ['still running at Ctrl-C', 'pending', 'did not finish: the run was interrupted'],
-  ])
-  expect(report.summary.totalNetEnergyJ).toBeCloseTo(2, 10)
-  expect(run.stdout).toMatch(/✓ finished before Ctrl-C +· +2\.00 J net/)
-  expect(run.stdout).toContain('Interrupted the run was stopped before it ended')
-}, 300_000)
+// Retried: now and then (about 1 run in 3 on a busy 2-core machine) Vitest's worker does not hand
+// the finished test's result to the main process before the next test ends, so there is no
+// moment at which Ctrl-C leaves a finished test behind; the attempt is then abandoned (SIGKILL)
+// and made again. What this test checks — the report written from the exit listener — does not
+// depend on it.
+test(
+  'Ctrl-C: the JSON report of the tests that finished is written, the unfinished ones are pending',
+  { retry: 3, timeout: 300_000 },
+  async () => {
+    const marker = join(dir, 'running')
+    const out = join(dir, 'energy.json')
+    const run = await vitest(
+      'interrupt',
+      ['--reporter=energy', '--reporter=./finished-reporter.ts', `--outputFile.energy=${out}`],
+      { VITEST_ENERGY_INTERRUPT_MARKER: marker },
+      async (signalGroup) => {
+        // The main process has the first test's result; the second one is running.
+        for (let i = 0; i < 600 && !existsSync(marker); i++) await sleep(100)
+        signalGroup(existsSync(marker) ? 'SIGINT' : 'SIGKILL')
+      },
+    )
+    expect(existsSync(marker), 'the main process had the first test’s result within 60 s').toBe(
+      true,
+    )
+    expect(run.code, run.stdout + run.stderr).toBe(130)
+    const report = JSON.parse(await readFile(out, 'utf8')) as EnergyReport
+    expect(report.interrupted).toBe(true)
+    expect(report.tests.map((t) => [t.name, t.state, t.noEnergyReason])).toEqual([
+      ['finished before Ctrl-C', 'passed', undefined],
+      ['still running at Ctrl-C', 'pending', 'did not finish: the run was interrupted'],
+    ])
+    expect(report.summary.totalNetEnergyJ).toBeCloseTo(2, 10)
+    expect(run.stdout).toMatch(/✓ finished before Ctrl-C +· +2\.00 J net/)
+    expect(run.stdout).toContain('Interrupted the run was stopped before it ended')
+  },
+)
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
