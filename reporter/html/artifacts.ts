@@ -2,12 +2,11 @@
  * Finds the raw data the `energy` fixture kept for each test (plugin option `artifacts`), so the
  * HTML report can link to it. The fixture writes a test's files to
  * `<artifactsDir>/<test file, each segment made safe>/<test name made safe>-<8 hex of sha256(name)>/`
- * (src/vitest/artifacts.ts, `testFolderName`); the reporter may not import src/vitest, so the
- * folder is found by that hash: `test/reporter/html/artifacts.test.ts` checks both agree.
+ * (`testFolderName` of src/model, which both use); the folder is found by its hash suffix.
  */
-import { createHash } from 'node:crypto'
 import { readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
+import { safeSegment, testFolderSuffix } from '../../src/model/index.js'
 import type { HtmlArtifact } from './data.js'
 
 /**
@@ -28,7 +27,7 @@ export function findArtifacts(
       names = list(fileDir)
       folders.set(fileDir, names)
     }
-    const suffix = `-${createHash('sha256').update(test.name).digest('hex').slice(0, 8)}`
+    const suffix = testFolderSuffix(test.name)
     const folder = names.find((n) => n.endsWith(suffix))
     if (folder === undefined) return
     const dir = join(fileDir, folder)
@@ -59,14 +58,4 @@ function list(dir: string): string[] {
 function href(path: string): string {
   const url = path.split(sep).map(encodeURIComponent).join('/')
   return url.startsWith('../') ? url : `./${url}`
-}
-
-/** As src/vitest/artifacts.ts `safeSegment`: a path segment from free text. */
-function safeSegment(text: string): string {
-  const cleaned = text
-    .normalize('NFC')
-    .replace(/[^\p{L}\p{N}_.-]+/gu, '_')
-    .replace(/^[._]+|_+$/g, '')
-    .slice(0, 100)
-  return cleaned === '' ? '_' : cleaned
 }

@@ -64,3 +64,4 @@ export {
 } from './format.js'
 export type { MethodOrigin } from './methods.js'
 export { appMethodsFirst, methodOrigin } from './methods.js'
+export { safeSegment, testFolderName, testFolderSuffix } from './artifact-names.js'

@@ -8,10 +8,10 @@
  * without holding them in memory; at the end the data is either kept (written or moved into the
  * test's folder) or dropped.
  */
-import { createHash } from 'node:crypto'
 import { copyFile, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAlive } from '../device/index.js'
+import { safeSegment, testFolderName } from '../model/index.js'
 
 export interface Artifact {
   /** The window's label (the test name, `energy.measure`'s label, `label #n` for repetitions). */
@@ -21,21 +21,7 @@ export interface Artifact {
   readonly data: Uint8Array | string
 }
 
-/** A path segment from free text: test names hold spaces, quotes, slashes and any script. */
-export function safeSegment(text: string): string {
-  const cleaned = text
-    .normalize('NFC')
-    .replace(/[^\p{L}\p{N}_.-]+/gu, '_')
-    .replace(/^[._]+|_+$/g, '')
-    .slice(0, 100)
-  return cleaned === '' ? '_' : cleaned
-}
-
-/** A test's folder name: readable, plus a short hash of the full name so that no two collide. */
-export function testFolderName(testName: string): string {
-  const hash = createHash('sha256').update(testName).digest('hex').slice(0, 8)
-  return `${safeSegment(testName)}-${hash}`
-}
+export { safeSegment, testFolderName }
 
 /** Where a test's artifacts go: `<dir>/<test file>/<test name>-<hash>/`. */
 export interface ArtifactPlace {
