@@ -76,13 +76,7 @@ export function netNoiseHalfWidthJ(
   return 1.96 * Math.sqrt(variance)
 }
 
-/** The 95% interval of a window's net energy given the idle noise and the sensor's resolution. */
-export function netEnergyIntervalJ(
-  netEnergyJ: number,
-  durationS: number,
-  noise: IdleNoise | undefined,
-  resolutionJ = 0,
-): Interval {
-  const half = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
-  return { low: netEnergyJ - half, high: netEnergyJ + half, level: 0.95 }
+/** The 95% interval of a window's net energy, given its half-width (`netNoiseHalfWidthJ`). */
+export function netEnergyIntervalJ(netEnergyJ: number, halfWidthJ: number): Interval {
+  return { low: netEnergyJ - halfWidthJ, high: netEnergyJ + halfWidthJ, level: 0.95 }
 }

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
+  netEnergyIntervalJ,
   netNoiseHalfWidthJ,
   type IdleNoise,
   cpuMethodPower,
@@ -315,12 +316,7 @@ function attributeWindow(
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   }).result
-  const netIntervalJ = {
-    low: result.netEnergyJ - noiseJ,
-    high: result.netEnergyJ + noiseJ,
-    level: 0.95,
-  }
-  return { ...result, netIntervalJ }
+  return { ...result, netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ) }
 }
 
 /**

@@ -1,7 +1,7 @@
 // A window's net energy carries the idle phone's own noise: hand-checkable idle windows, and the
 // interval that follows from them.
 import { describe, expect, test } from 'vitest'
-import { idleNoise, netEnergyIntervalJ } from '../../src/attribution/index.js'
+import { idleNoise, netEnergyIntervalJ, netNoiseHalfWidthJ } from '../../src/attribution/index.js'
 import { MS, rail, win } from './_helpers.js'
 
 /** A rail read every 100 ms for 1 s, drawing the given power in each interval. */
@@ -36,10 +36,10 @@ describe('idleNoise', () => {
   })
 })
 
-describe('netEnergyIntervalJ', () => {
+describe('netNoiseHalfWidthJ and netEnergyIntervalJ', () => {
   test('σ² = T·τ·s² + (T·1.2533·s/√k)²: 2 s, τ 0.1 s, s 0.1 W, k 10', () => {
     const noise = { levelW: 0.5, spreadW: 0.1, intervals: 10, intervalS: 0.1 }
-    const interval = netEnergyIntervalJ(0.3, 2, noise)
+    const interval = netEnergyIntervalJ(0.3, netNoiseHalfWidthJ(2, noise))
     const sigma = Math.sqrt(2 * 0.1 * 0.01 + ((2 * 1.2533 * 0.1) / Math.sqrt(10)) ** 2)
     expect(interval.low, 'low').toBeCloseTo(0.3 - 1.96 * sigma, 12)
     expect(interval.high, 'high').toBeCloseTo(0.3 + 1.96 * sigma, 12)
@@ -48,7 +48,7 @@ describe('netEnergyIntervalJ', () => {
 
   test('a steady idle phone still has the sensor resolution: ± 1.96 · r/√3', () => {
     const noise = { levelW: 0.5, spreadW: 0, intervals: 10, intervalS: 0.1 }
-    const interval = netEnergyIntervalJ(0, 1, noise, 12e-6)
+    const interval = netEnergyIntervalJ(0, netNoiseHalfWidthJ(1, noise, 12e-6))
     expect(interval.high, 'half-width').toBeCloseTo((1.96 * 12e-6) / Math.sqrt(3), 15)
     expect(interval.low).toBeCloseTo(-interval.high, 15)
   })
@@ -56,7 +56,7 @@ describe('netEnergyIntervalJ', () => {
   test('grows with the window: a longer window carries more idle noise', () => {
     const noise = { levelW: 0.5, spreadW: 0.05, intervals: 30, intervalS: 0.1 }
     const width = (s: number): number => {
-      const i = netEnergyIntervalJ(0, s, noise)
+      const i = netEnergyIntervalJ(0, netNoiseHalfWidthJ(s, noise))
       return i.high - i.low
     }
     expect(width(10)).toBeGreaterThan(width(1))
