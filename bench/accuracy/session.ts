@@ -2,7 +2,7 @@
  * The accuracy benchmark's view of one virtual phone in fast mode: adb only (like a real phone),
  * window edges read on the device (`vdev now`), ground truth from `vdev ground-truth`.
  *
- * Why not `measureWindow` from src/vitest/window.ts: it takes the window's edges from the host
+ * Why not `measureWindow` from src/session/window.ts: it takes the window's edges from the host
  * clock mapped to boottime by a constant offset. In fast mode the device clock moves only when
  * something sleeps, so host time says nothing about device time. `measureFastWindow` below does the
  * same steps (start collectors → body → stop → attributeTest with the same arguments) with edges
@@ -183,7 +183,7 @@ export async function measureFastWindow(
           power.kind === 'rails' ? power.monotonicToBoottimeNs : undefined,
         )
   const warnings = [...power.warnings, ...(execution?.warnings ?? [])]
-  // As the product does (src/vitest/window.ts): with rails, methods divide the CPU rails' power.
+  // As the product does (src/session/window.ts): with rails, methods divide the CPU rails' power.
   const methodPowerOf = (rails: readonly RailSeries[]): MethodPower | undefined =>
     cpuMethodPower(
       rails,

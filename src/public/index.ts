@@ -9,9 +9,9 @@ expect.extend(energyMatchers)
 
 export { expect }
 export { test } from '../vitest/fixtures.js'
-export type { EnergyApi, RepeatOptions } from '../vitest/fixtures.js'
-export { EnergyRun, RepeatedEnergyRun } from '../vitest/run.js'
-export type { MissingMethod } from '../vitest/run.js'
+export type { EnergyApi, RepeatOptions } from '../session/test-energy.js'
+export { EnergyRun, RepeatedEnergyRun } from '../session/run.js'
+export type { MissingMethod } from '../session/run.js'
 export { configureEnergyMatchers, energyMatchers } from '../../matchers/index.js'
 export type { BudgetOptions, RegressionOptions, Scope, Stat } from '../../matchers/index.js'
 export type {

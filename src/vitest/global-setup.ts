@@ -1,22 +1,13 @@
 /**
- * Runs once in the main process before any test file: decides which phone(s) the run uses, checks
- * that the app under test is on each of them, starts the Appium server, and tells the workers. A
- * configured serial or an attached phone wins; when no phone is configured or attached, the bundled
- * virtual device starts (and says so in one line). This file is the only one in src/vitest that
- * may import the virtual device, and only to start it: tests reach it over adb.
+ * Runs once in the main process before any test file: starts the run (`src/session/run-setup.ts`:
+ * the phone(s) or the virtual device, the app's presence, the Appium server, the run's folder) and
+ * tells the workers where it is. Setup mistakes are printed without a stack.
  */
-import { rmSync } from 'node:fs'
-import { mkdtemp } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { TestProject } from 'vitest/node'
-import { connectAdb, DeviceErrors, removeRunLeasesSync, shell } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
-import { clearStaleStaging } from './artifacts.js'
-import { OPTIONS_KEY, TARGET_KEY, type DeviceTarget } from './context.js'
-import type { ResolvedEnergyOptions } from './options.js'
-import { choosePhones } from './phones.js'
-import { setupFailure } from './setup-failure.js'
+import { startRun } from '../session/run-setup.js'
+import { setupFailure } from '../session/setup-failure.js'
+import { OPTIONS_KEY, TARGET_KEY } from './context.js'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const options = project.getProvidedContext()[OPTIONS_KEY]
@@ -29,100 +20,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
       }),
     )
   }
-  const cleanups: (() => Promise<void>)[] = []
-  const teardown = async (): Promise<void> => {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
-    cleanups.length = 0
-  }
   try {
-    // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
-    await clearStaleStaging(options.artifactsDir)
-    const runDir = await mkdtemp(join(tmpdir(), 'vitest-energy-run-'))
-    // Ctrl-C: Vitest exits the process a millisecond after the signal, without this teardown; what
-    // is on disk goes synchronously on exit — the run's folder and the phone locks of its workers
-    // (killed mid-test, they cannot remove their own). The simulated phones and Appium live in
-    // this process and end with it.
-    const onExit = (): void => {
-      removeRunLeasesSync(runDir)
-      rmSync(runDir, { recursive: true, force: true })
-    }
-    process.once('exit', onExit)
-    cleanups.push(async () => {
-      process.off('exit', onExit)
-      onExit()
-    })
-    const choice = await choosePhones(options, { adbConfigured: options.adbConfigured })
-    let target: Omit<DeviceTarget, 'appium'>
-    if (choice.kind === 'real') {
-      target = {
-        host: choice.host,
-        port: choice.port,
-        serials: choice.serials,
-        virtual: false,
-        runDir,
-      }
-    } else {
-      const { startVirtualDevice } = await import('../virtual-device/index.js')
-      const vdev = await startVirtualDevice({
-        ...(options.virtualDevice.appModel === null ? {} : { app: options.virtualDevice.appModel }),
-        devices: choice.devices,
-        seed: options.virtualDevice.seed,
-      })
-      cleanups.push(() => vdev.close())
-      const n = vdev.serials.length
-      process.stdout.write(
-        `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
-      )
-      target = {
-        host: '127.0.0.1',
-        port: vdev.port,
-        serials: [...vdev.serials],
-        virtual: true,
-        runDir,
-      }
-    }
-    await assertAppInstalled(options, target)
-    const appium = await startAppium(options)
-    if (appium !== undefined) cleanups.push(() => appium.close())
-    project.provide(TARGET_KEY, { ...target, ...(appium ? { appium: appium.address } : {}) })
-    return teardown
+    // Ctrl-C: Vitest exits the process a millisecond after the signal, without this teardown;
+    // the run removes what it has on disk on exit.
+    const run = await startRun(options)
+    project.provide(TARGET_KEY, run.target)
+    return () => run.close()
   } catch (error) {
-    await teardown()
     throw setupFailure(error)
   }
-}
-
-/**
- * Fails the run before any test when the app under test is missing from a phone: otherwise every
- * test fails on its own (or, without `driver`, passes measuring an idle phone).
- */
-async function assertAppInstalled(
-  options: ResolvedEnergyOptions,
-  target: Omit<DeviceTarget, 'appium'>,
-): Promise<void> {
-  const client = await connectAdb({ host: target.host, port: target.port })
-  const missing: string[] = []
-  for (const serial of target.serials) {
-    const result = await shell(client.device(serial), ['pm', 'path', options.app])
-    if (result.exitCode !== 0 || !/^package:/m.test(result.stdout)) missing.push(serial)
-  }
-  if (missing.length === 0) return
-  throw new EnergyError({
-    code: DeviceErrors.APP_NOT_INSTALLED,
-    message: `${options.app} is not installed on ${missing.join(', ')}${target.virtual ? ' (the virtual device runs the app model given in virtualDevice.appModel; the bundled one is com.example.trails)' : ''}`,
-    hint: target.virtual
-      ? "Set app to the package of the virtual device's app model, or give virtualDevice.appModel an app model whose package is your app."
-      : 'Install the app under test (`adb install -r app.apk`), or correct the `app` option (`adb shell pm list packages` lists what is installed).',
-    details: { package: options.app, serials: missing.join(', ') },
-  })
-}
-
-/** Starts Appium on a free loopback port for the `driver` fixture, unless `appium: false`. */
-async function startAppium(
-  options: ResolvedEnergyOptions,
-): Promise<{ address: { host: string; port: number }; close: () => Promise<void> } | undefined> {
-  if (options.appium === false) return undefined
-  const { startAppiumServer } = await import('./appium-server.js')
-  const server = await startAppiumServer()
-  return { address: { host: server.host, port: server.port }, close: () => server.close() }
 }

@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url'
 import type { Plugin, UserConfig } from 'vite'
 import type {} from 'vitest/config'
 import type { VitestPluginContext } from 'vitest/node'
+import { resolveOptions, type EnergyOptions } from '../session/options.js'
+import { choosePhones, phoneCount } from '../session/phones.js'
+import { setupFailure } from '../session/setup-failure.js'
 import { OPTIONS_KEY } from './context.js'
-import { resolveOptions, type EnergyOptions } from './options.js'
-import { choosePhones, phoneCount } from './phones.js'
-import { setupFailure } from './setup-failure.js'
 
 const REPORTER_ALIAS = 'energy'
 

@@ -1,6 +1,6 @@
-/** The plugin options that choose the new power collectors (src/vitest/options.ts). */
+/** The plugin options that choose the new power collectors (src/session/options.ts). */
 import { describe, expect, test } from 'vitest'
-import { resolveOptions } from '../../src/vitest/options.js'
+import { resolveOptions } from '../../src/session/options.js'
 import { isEnergyError } from '../../src/model/index.js'
 
 function fieldOf(input: unknown): string {

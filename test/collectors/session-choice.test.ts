@@ -1,5 +1,5 @@
 /**
- * Which power collector a DeviceSession picks (src/vitest/device-session.ts), from a real probe of
+ * Which power collector a DeviceSession picks (src/session/device-session.ts), from a real probe of
  * the virtual device. The session's constructor is private (workers get sessions from
  * `DeviceSession.open()`, which needs the plugin's provide/inject); the test builds one with
  * Reflect.construct from the same parts `open()` uses.
@@ -12,8 +12,8 @@ import {
   type Capabilities,
   type DeviceClockMapping,
 } from '../../src/device/index.js'
-import { DeviceSession } from '../../src/vitest/device-session.js'
-import { resolveOptions } from '../../src/vitest/options.js'
+import { DeviceSession } from '../../src/session/device-session.js'
+import { resolveOptions } from '../../src/session/options.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
 import { adbDevice } from './_vdev.js'
 

@@ -1,5 +1,5 @@
 /**
- * End to end through the session's window (src/vitest/window.ts → attribution): each new power
+ * End to end through the session's window (src/session/window.ts → attribution): each new power
  * source measures a real-time virtual-device window, compared with the ground truth over the same
  * boottime window. Real time (not 'fast'): the window's edges are host instants mapped to boottime.
  */
@@ -12,8 +12,8 @@ import {
   type Capabilities,
   type DeviceClockMapping,
 } from '../../src/device/index.js'
-import { DeviceSession } from '../../src/vitest/device-session.js'
-import { resolveOptions } from '../../src/vitest/options.js'
+import { DeviceSession } from '../../src/session/device-session.js'
+import { resolveOptions } from '../../src/session/options.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
 import { adbDevice, groundTruth, run, TAP } from './_vdev.js'
 

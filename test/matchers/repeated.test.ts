@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { energyMatchers } from '../../matchers/index.js'
 import { measuredResult, methodEnergy, type MeasuredEnergyResult } from '../../src/model/index.js'
-import { EnergyRun, RepeatedEnergyRun } from '../../src/vitest/run.js'
+import { EnergyRun, RepeatedEnergyRun } from '../../src/session/run.js'
 
 expect.extend(energyMatchers)
 

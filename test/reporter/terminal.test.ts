@@ -4,7 +4,7 @@ import type { ReportClassification } from '../../reporter/classification.js'
 import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
-import { failedResult } from '../../src/vitest/window.js'
+import { failedResult } from '../../src/session/window.js'
 import { EnergyError, measuredResult } from '../../src/model/index.js'
 
 const unplugged = {

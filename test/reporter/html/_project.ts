@@ -10,7 +10,7 @@ import { startVitest } from 'vitest/node'
 import EnergyReporter from '../../../reporter/index.js'
 import type { EnergyReport } from '../../../reporter/report.js'
 import { plainScreen } from '../../../reporter/screen.js'
-import { writeArtifacts } from '../../../src/vitest/artifacts.js'
+import { writeArtifacts } from '../../../src/session/artifacts.js'
 
 export const PROJECT = fileURLToPath(new URL('./project/', import.meta.url))
 

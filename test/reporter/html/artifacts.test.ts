@@ -1,4 +1,4 @@
-// The HTML report finds the raw data the fixture kept (src/vitest/artifacts.ts writes it; the
+// The HTML report finds the raw data the fixture kept (src/session/artifacts.ts writes it; the
 // reporter may not import that module, so this checks the two agree on where it goes).
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { findArtifacts } from '../../../reporter/html/index.js'
-import { writeArtifacts } from '../../../src/vitest/artifacts.js'
+import { writeArtifacts } from '../../../src/session/artifacts.js'
 
 describe('findArtifacts', () => {
   let dir = ''

@@ -1,7 +1,7 @@
 // The measured baseline kept per rail: radio rails drop to the lowest level the phone has shown.
 import { expect, test } from 'vitest'
 import type { RailSeries } from '../../src/model/index.js'
-import { radioAwareBaselineW } from '../../src/vitest/window.js'
+import { radioAwareBaselineW } from '../../src/session/window.js'
 
 const MS = 1e6
 /** A rail at `powerW(t)` (piecewise per 100 ms reading), readings every 100 ms over [0, 1 s]. */

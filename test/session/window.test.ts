@@ -11,7 +11,7 @@ import type {
 } from '../../src/collectors/index.js'
 import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../../src/device/index.js'
 import { EnergyError, isEnergyError } from '../../src/model/index.js'
-import { openWindow, type WindowPlan } from '../../src/vitest/window.js'
+import { openWindow, type WindowPlan } from '../../src/session/window.js'
 
 type Step = 'ok' | 'reject' | 'throw'
 

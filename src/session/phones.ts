@@ -1,7 +1,7 @@
 /**
  * Which phones a run uses, decided in the main process: the plugin's config hook needs the count
- * (one Vitest worker per phone by default) and the global setup needs the serials. Both ask here,
- * so they cannot disagree about when the virtual device is used.
+ * (one Vitest worker per phone by default) and the run's setup (`run-setup.ts`) needs the serials.
+ * Both ask here, so they cannot disagree about when the virtual device is used.
  */
 import { connectAdb, isListening, listDevices } from '../device/index.js'
 import { EnergyError } from '../model/index.js'

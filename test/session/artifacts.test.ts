@@ -9,7 +9,7 @@ import {
   safeSegment,
   testFolderName,
   writeArtifacts,
-} from '../../src/vitest/artifacts.js'
+} from '../../src/session/artifacts.js'
 
 test('test names with quotes, slashes, dots and any script become one safe path segment', () => {
   expect(safeSegment(`it's "the" feed / scroll`)).toBe('it_s_the_feed_scroll')

@@ -1,11 +1,11 @@
 /**
- * Validation of the plugin's options (src/vitest/options.ts): every invalid option in one
+ * Validation of the plugin's options (src/session/options.ts): every invalid option in one
  * E_INVALID_OPTION error, values shown as they were written, names that are not options rejected at
  * every level with the closest known name. Power-source options: test/collectors/options.test.ts.
  */
 import { describe, expect, test } from 'vitest'
 import { isEnergyError, type EnergyError } from '../../src/model/index.js'
-import { resolveOptions, type ResolvedEnergyOptions } from '../../src/vitest/options.js'
+import { resolveOptions, type ResolvedEnergyOptions } from '../../src/session/options.js'
 
 const app = 'com.example.trails'
 

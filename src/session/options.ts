@@ -1,6 +1,6 @@
 /**
- * The plugin's options, validated once in the main process with errors that name the field, then
- * handed to workers through Vitest's provide/inject as plain JSON.
+ * The options (the Vitest plugin's), validated once in the main process with errors that name the
+ * field, then handed to workers as plain JSON.
  */
 import { inspect } from 'node:util'
 import { CommonErrors, EnergyError } from '../model/index.js'

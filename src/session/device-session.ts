@@ -1,11 +1,11 @@
 /**
  * A worker's view of its device: the adb connection, what the device can do (probed once), the
  * host → boottime clock mapping, the collectors to use, and the idle baseline. Leases are taken
- * per test by the `energy` fixture, so workers sharing a phone alternate whole tests.
+ * per test (by Vitest's `phone` fixture, by the Jest environment), so workers sharing a phone
+ * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { inject } from 'vitest'
 import {
   ASYNC_COMPONENTS,
   componentOfRail,
@@ -49,12 +49,7 @@ import {
   type EnergyWarning,
   type MeasuredEnergyResult,
 } from '../model/index.js'
-import {
-  OPTIONS_KEY,
-  TARGET_KEY,
-  type DeviceTarget,
-  type ProvidedEnergyOptions,
-} from './context.js'
+import type { DeviceTarget, ProvidedEnergyOptions } from './target.js'
 import {
   measureWindow,
   openWindow,
@@ -107,7 +102,7 @@ export class DeviceSession {
   /** Lowest power seen on each asynchronous rail (its idle level), W. */
   private readonly railFloorsW = new Map<string, number>()
   readonly choiceWarnings: EnergyWarning[] = []
-  /** Where the collectors' raw data goes while a test runs (set by the `energy` fixture). */
+  /** Where the collectors' raw data goes while a test runs (set by `TestEnergy`). */
   artifactSink: ((window: string, name: string, data: Uint8Array | string) => void) | undefined
   /** The lease this worker holds right now (a test's, or the driver's start or end). */
   private held: Lease | undefined
@@ -129,19 +124,17 @@ export class DeviceSession {
     return this.boottimeMapping
   }
 
-  /** Connects the worker to its device (by pool id), probes it and maps its clock. */
-  static async open(): Promise<DeviceSession> {
-    const options = inject(OPTIONS_KEY)
-    const target = inject(TARGET_KEY)
-    if (options === undefined || target === undefined) {
-      throw new EnergyError({
-        code: 'E_PLUGIN_MISSING',
-        message: 'the energy fixtures need the vitest-energy plugin',
-        hint: "Add plugins: [energy({ app: 'com.example.app' })] from 'vitest-energy/plugin' to vitest.config.ts.",
-      })
-    }
-    const poolId = Number(process.env['VITEST_POOL_ID'] ?? '1')
-    const serial = target.serials[(Math.max(1, poolId) - 1) % target.serials.length]
+  /**
+   * Connects a test process to its device, probes it and maps its clock. Worker N (1-based, the
+   * runner's pool or worker id) uses `target.serials[(N − 1) mod length]`, so workers spread over
+   * the phones.
+   */
+  static async open(
+    options: ProvidedEnergyOptions,
+    target: DeviceTarget,
+    workerId: number,
+  ): Promise<DeviceSession> {
+    const serial = target.serials[(Math.max(1, workerId) - 1) % target.serials.length]
     if (serial === undefined) {
       throw new EnergyError({
         code: 'E_NO_DEVICE',

@@ -1,0 +1,137 @@
+/**
+ * A run's setup, once in the main process before any test file, whichever runner runs the tests:
+ * decides which phone(s) the run uses, checks that the app under test is on each of them, starts
+ * the Appium server and makes the run's folder (what workers share about a phone). A configured
+ * serial or an attached phone wins; when no phone is configured or attached, the bundled virtual
+ * device starts (and says so in one line). This file is the only one in src/session that may
+ * import the virtual device, and only to start it: tests reach it over adb.
+ */
+import { rmSync } from 'node:fs'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connectAdb, DeviceErrors, removeRunLeasesSync, shell } from '../device/index.js'
+import { EnergyError } from '../model/index.js'
+import { clearStaleStaging } from './artifacts.js'
+import type { ResolvedEnergyOptions } from './options.js'
+import { choosePhones } from './phones.js'
+import type { DeviceTarget, ProvidedEnergyOptions } from './target.js'
+
+/** A started run: where its phones are, and how to end it. */
+export interface StartedRun {
+  readonly target: DeviceTarget
+  /** Stops what the setup started and removes the run's folder. Never throws. */
+  close(): Promise<void>
+  /**
+   * The synchronous part of `close()`, for an exiting process (Ctrl-C): the run's folder and the
+   * phone locks of its workers (killed mid-test, they cannot remove their own). The simulated
+   * phones and Appium live in this process and end with it.
+   */
+  closeSync(): void
+}
+
+/**
+ * Starts the run. A failure stops what was started and is thrown as it is (the caller prints
+ * setup mistakes without a stack). `options.artifactsDir` is absolute.
+ */
+export async function startRun(options: ProvidedEnergyOptions): Promise<StartedRun> {
+  const cleanups: (() => Promise<void>)[] = []
+  const close = async (): Promise<void> => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined)
+    cleanups.length = 0
+  }
+  try {
+    // Raw data a killed run left half-written (artifacts.ts spills big windows there while a test runs).
+    await clearStaleStaging(options.artifactsDir)
+    const runDir = await mkdtemp(join(tmpdir(), 'vitest-energy-run-'))
+    let removed = false
+    const closeSync = (): void => {
+      if (removed) return
+      removed = true
+      removeRunLeasesSync(runDir)
+      rmSync(runDir, { recursive: true, force: true })
+    }
+    // A process that exits without its teardown (Ctrl-C) leaves nothing on disk.
+    process.once('exit', closeSync)
+    cleanups.push(async () => {
+      process.off('exit', closeSync)
+      closeSync()
+    })
+    const choice = await choosePhones(options, { adbConfigured: options.adbConfigured })
+    let target: Omit<DeviceTarget, 'appium'>
+    if (choice.kind === 'real') {
+      target = {
+        host: choice.host,
+        port: choice.port,
+        serials: choice.serials,
+        virtual: false,
+        runDir,
+      }
+    } else {
+      const { startVirtualDevice } = await import('../virtual-device/index.js')
+      const vdev = await startVirtualDevice({
+        ...(options.virtualDevice.appModel === null ? {} : { app: options.virtualDevice.appModel }),
+        devices: choice.devices,
+        seed: options.virtualDevice.seed,
+      })
+      cleanups.push(() => vdev.close())
+      const n = vdev.serials.length
+      process.stdout.write(
+        `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
+      )
+      target = {
+        host: '127.0.0.1',
+        port: vdev.port,
+        serials: [...vdev.serials],
+        virtual: true,
+        runDir,
+      }
+    }
+    await assertAppInstalled(options, target)
+    const appium = await startAppium(options)
+    if (appium !== undefined) cleanups.push(() => appium.close())
+    return {
+      target: { ...target, ...(appium ? { appium: appium.address } : {}) },
+      close,
+      closeSync,
+    }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
+
+/**
+ * Fails the run before any test when the app under test is missing from a phone: otherwise every
+ * test fails on its own (or, without `driver`, passes measuring an idle phone).
+ */
+async function assertAppInstalled(
+  options: ResolvedEnergyOptions,
+  target: Omit<DeviceTarget, 'appium'>,
+): Promise<void> {
+  const client = await connectAdb({ host: target.host, port: target.port })
+  const missing: string[] = []
+  for (const serial of target.serials) {
+    const result = await shell(client.device(serial), ['pm', 'path', options.app])
+    if (result.exitCode !== 0 || !/^package:/m.test(result.stdout)) missing.push(serial)
+  }
+  if (missing.length === 0) return
+  throw new EnergyError({
+    code: DeviceErrors.APP_NOT_INSTALLED,
+    message: `${options.app} is not installed on ${missing.join(', ')}${target.virtual ? ' (the virtual device runs the app model given in virtualDevice.appModel; the bundled one is com.example.trails)' : ''}`,
+    hint: target.virtual
+      ? "Set app to the package of the virtual device's app model, or give virtualDevice.appModel an app model whose package is your app."
+      : 'Install the app under test (`adb install -r app.apk`), or correct the `app` option (`adb shell pm list packages` lists what is installed).',
+    details: { package: options.app, serials: missing.join(', ') },
+  })
+}
+
+/** Starts Appium on a free loopback port for the tests' `driver`, unless `appium: false`. */
+async function startAppium(
+  options: ResolvedEnergyOptions,
+): Promise<{ address: { host: string; port: number }; close: () => Promise<void> } | undefined> {
+  if (options.appium === false) return undefined
+  const { startAppiumServer } = await import('../vitest/appium-server.js')
+  const server = await startAppiumServer()
+  return { address: { host: server.host, port: server.port }, close: () => server.close() }
+}

@@ -1,0 +1,29 @@
+/**
+ * What a run's setup (in the main process) hands to the processes that run tests, as plain JSON:
+ * the options after validation, and where the phones and the Appium server are. The Vitest
+ * plugin passes them through provide/inject, the Jest global setup through the environment.
+ */
+import type { ResolvedEnergyOptions } from './options.js'
+
+/** Where the devices are, decided once by the run's setup. */
+export interface DeviceTarget {
+  readonly host: string
+  readonly port: number
+  /** Serials workers share; worker N uses serials[(N − 1) mod length]. */
+  readonly serials: readonly string[]
+  /** True when the devices are the bundled virtual device. */
+  readonly virtual: boolean
+  /** The Appium server started for the run, when one was. */
+  readonly appium?: { readonly host: string; readonly port: number }
+  /**
+   * A folder for this run only (removed at its end): what one worker learns about a phone that
+   * every worker on it shares, such as the idle baseline.
+   */
+  readonly runDir: string
+}
+
+/** The options as test processes receive them. */
+export type ProvidedEnergyOptions = ResolvedEnergyOptions & {
+  /** The user gave an adb address: it must answer (no fallback to the virtual device). */
+  readonly adbConfigured: boolean
+}

@@ -1,0 +1,250 @@
+/**
+ * One test's energy, whichever runner runs it: the automatic window around the test (unless the
+ * test measures explicit windows), `energy.measure()` / `repeat()` / `baseline()`, the budget
+ * check once the windows are closed, and the test's raw data kept or dropped at the end.
+ *
+ * The runner adapters drive it while the test holds its phone's lease — Vitest's `energy` fixture,
+ * the Jest environment's test events: `open()` when the test starts, `close()` when it has run
+ * (it throws to fail the test), then, whatever happened, `abort()`, the lease's release and
+ * `settle()`.
+ */
+import { join, relative } from 'node:path'
+import { configureEnergyMatchers } from '../../matchers/index.js'
+import { idlePowerW, type Baseline } from '../attribution/index.js'
+import { checkTestBudget } from '../budgets/index.js'
+import type { EnergyResult, MeasuredEnergyResult } from '../model/index.js'
+import { ArtifactStore } from './artifacts.js'
+import type { DeviceSession } from './device-session.js'
+import { EnergyRun, RepeatedEnergyRun } from './run.js'
+import { failedResult, type OpenWindow, type WindowBaseline, type WindowOutcome } from './window.js'
+
+export interface RepeatOptions {
+  /** Unmeasured runs first, to warm caches and JIT. @default 1 */
+  readonly warmup?: number
+  /** Idle time between repetitions so tails settle, ms. @default 1000 */
+  readonly settleMs?: number
+  /** Label of the windows. @default the test name */
+  readonly label?: string
+}
+
+export interface EnergyApi {
+  /** Measures `fn` in its own window. The first call replaces the automatic window. */
+  measure<T>(fn: () => Promise<T> | T, options?: { readonly label?: string }): Promise<EnergyRun>
+  /** Measures `fn` n times (after warm-up, with settle time between runs). */
+  repeat(
+    n: number | undefined,
+    fn: () => Promise<unknown> | unknown,
+    options?: RepeatOptions,
+  ): Promise<RepeatedEnergyRun>
+  /** Measures the idle phone for `durationMs` and uses it as the baseline for this test's windows. */
+  baseline(options?: { readonly durationMs?: number }): Promise<EnergyRun>
+  /** Every window this test has measured so far. */
+  readonly results: readonly EnergyResult[]
+}
+
+/** The test, as the runner names it. */
+export interface TestIdentity {
+  /** Absolute path of the test file (budgets are looked up by it). */
+  readonly filePath: string
+  /** The test file relative to the project root (the raw data's folder). */
+  readonly file: string
+  /** The test's own name: the label of its automatic window and of its progress lines. */
+  readonly name: string
+  /** The name budgets and raw data are kept under: describe blocks and test, as the runner joins them. */
+  readonly fullName: string
+}
+
+export interface TestEnergyOptions {
+  /** True in update mode (`-u`, VITEST_ENERGY_UPDATE=1): budgets are written, not checked. */
+  readonly updateBudgets: () => boolean
+}
+
+export class TestEnergy {
+  /** Every window of the test, failed ones included (what the reporter receives). */
+  readonly results: EnergyResult[] = []
+  /** What the test calls. */
+  readonly api: EnergyApi
+  private readonly progress: (message: string) => void
+  private auto: OpenWindow | undefined
+  private testBaseline: Baseline | undefined
+  /** Raw data of this test's windows, kept at the end when `artifacts` says so. */
+  private readonly kept: ArtifactStore | undefined
+  /** `open()` or `close()` failed: the test fails with that error. */
+  private failed = false
+
+  constructor(
+    private readonly device: DeviceSession,
+    private readonly test: TestIdentity,
+    private readonly options: TestEnergyOptions,
+  ) {
+    this.progress = progressLine(test.name)
+    this.kept =
+      device.options.artifacts === 'never'
+        ? undefined
+        : new ArtifactStore(join(device.options.artifactsDir, '.staging'))
+    this.api = this.makeApi()
+  }
+
+  /** Sets the matchers' budget file and opens the automatic window (option `autoWindow`). */
+  async open(): Promise<void> {
+    const { options } = this.device
+    // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
+    configureEnergyMatchers({ budgetsFile: options.budgets, inconclusive: options.inconclusive })
+    const kept = this.kept
+    if (kept !== undefined)
+      this.device.artifactSink = (window, name, data) => kept.add(window, name, data)
+    if (!options.autoWindow) return
+    try {
+      this.auto = await this.device.open(this.test.name, await this.baseline(), this.progress)
+    } catch (error) {
+      this.failed = true
+      this.results.push(failedResult(this.test.name, error))
+      throw error
+    }
+  }
+
+  /**
+   * After the test and its hooks: closes the automatic window and checks the test's budget
+   * (option `checkBudgets`, not in update mode). Throws what should fail the test: a window that
+   * could not close, a budget exceeded.
+   */
+  async close(): Promise<void> {
+    try {
+      if (this.auto !== undefined) {
+        const a = this.auto
+        this.auto = undefined
+        try {
+          this.results.push(await a.close())
+        } catch (error) {
+          this.results.push(failedResult(this.test.name, error))
+          throw error
+        }
+      }
+      // Budgets (docs/budgets.md): check the test's net energy once its windows are closed.
+      if (this.device.options.checkBudgets && !this.options.updateBudgets()) {
+        checkTestBudget(this.results, {
+          testPath: this.test.filePath,
+          name: this.test.fullName,
+          budgetsFile: this.device.options.budgets,
+          inconclusive: this.device.options.inconclusive,
+        })
+      }
+    } catch (error) {
+      this.failed = true
+      throw error
+    }
+  }
+
+  /** Stops a window still open (the test failed before `close()`) and the raw-data sink. Never throws. */
+  async abort(): Promise<void> {
+    await this.auto?.abort().catch(() => undefined)
+    this.auto = undefined
+    this.device.artifactSink = undefined
+  }
+
+  /**
+   * Keeps the raw data (a failed test with `artifacts: 'on-failure'`, every test with `always`) or
+   * drops it. Called after the lease is released: it only touches the host's disk.
+   */
+  async settle(testFailed: boolean): Promise<void> {
+    const { options } = this.device
+    const keep =
+      options.artifacts === 'always' ||
+      (options.artifacts === 'on-failure' &&
+        (this.failed || testFailed || this.results.some((r) => r.status === 'failed')))
+    const kept = this.kept
+    if (kept === undefined) return
+    if (!keep || kept.count === 0) {
+      await kept.discard()
+      return
+    }
+    // Never let a full disk hide the test's own outcome: say so and go on.
+    await kept
+      .keep({ dir: options.artifactsDir, testFile: this.test.file, testName: this.test.fullName })
+      .then((folder) => {
+        const shown = relative(process.cwd(), folder)
+        this.progress(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)
+      })
+      .catch((error: unknown) =>
+        this.progress(`could not keep all the raw data: ${(error as Error).message}`),
+      )
+  }
+
+  private async baseline(): Promise<WindowBaseline> {
+    return this.testBaseline ?? (await this.device.baseline(this.progress))
+  }
+
+  private async dropAuto(): Promise<void> {
+    const a = this.auto
+    this.auto = undefined
+    await a?.abort()
+  }
+
+  private async measuredOutcome<T>(
+    label: string,
+    fn: () => Promise<T> | T,
+    execution = true,
+  ): Promise<WindowOutcome<T>> {
+    await this.dropAuto()
+    try {
+      const outcome = await this.device.measure(
+        label,
+        await this.baseline(),
+        async () => fn(),
+        this.progress,
+        { execution },
+      )
+      this.results.push(outcome.result)
+      return outcome
+    } catch (error) {
+      this.results.push(failedResult(label, error))
+      throw error
+    }
+  }
+
+  private makeApi(): EnergyApi {
+    const measured = async <T>(label: string, fn: () => Promise<T> | T) =>
+      (await this.measuredOutcome(label, fn)).result
+    const name = this.test.name
+    return {
+      results: this.results,
+      measure: async (fn, options) => new EnergyRun(await measured(options?.label ?? name, fn)),
+      repeat: async (n, fn, options = {}) => {
+        const count = n ?? this.device.options.repeats
+        const label = options.label ?? name
+        await this.dropAuto()
+        for (let i = 0; i < (options.warmup ?? 1); i++) await fn()
+        const runs: MeasuredEnergyResult[] = []
+        for (let i = 0; i < count; i++) {
+          if (count > 1) this.progress(`repetition ${i + 1}/${count}`)
+          await sleep(options.settleMs ?? 1000)
+          runs.push(await measured(`${label} #${i + 1}`, fn))
+        }
+        return new RepeatedEnergyRun(runs)
+      },
+      baseline: async (options) => {
+        const durationMs = options?.durationMs ?? this.device.idleWindowMs
+        // An idle window: nothing of the app's to sample.
+        const idle = await this.measuredOutcome('idle baseline', () => sleep(durationMs), false)
+        // The idle level, not the mean: work still running at the start must not raise it.
+        this.testBaseline = {
+          kind: 'configured',
+          powerW: idlePowerW({
+            window: idle.result.window,
+            power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
+          }),
+        }
+        return new EnergyRun(idle.result)
+      },
+    }
+  }
+}
+
+/** The progress line of a test: what it waits for or works on, on stderr. */
+export function progressLine(testName: string): (message: string) => void {
+  return (message) => void process.stderr.write(`  ⋯ ${testName}: ${message}\n`)
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
