@@ -8,6 +8,12 @@ import { readFileSync } from 'node:fs'
 import { parsePowerProfile, type PowerProfile } from '../formats/power-profile/index.js'
 import { EnergyError } from '../model/index.js'
 import { startAdbServer } from './adb/index.js'
+import {
+  ANDROID_API_LEVELS,
+  androidVersionProps,
+  isAndroidApiLevel,
+  type AndroidApiLevel,
+} from './android-versions.js'
 import { fastClock, realTimeClock, type FastClock } from './clock.js'
 import { installSimPhone } from './commands/index.js'
 import type { DeviceClock, VirtualDeviceHandle } from './contract.js'
@@ -17,14 +23,17 @@ import { DEMO_APP_MODEL } from './sim/demo-app.js'
 import { SimErrors } from './sim/errors.js'
 import { createSimPhone, type SimPhone } from './sim/phone.js'
 import { defaultPowerProfile } from './sim/power-model.js'
-import type { FuelGaugeOptions } from './sim/sensors.js'
+import { CHARGERS, type Charger, type FuelGaugeOptions } from './sim/sensors.js'
 import type { TracingOverhead } from './sim/simulation.js'
 
 export type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './sim/app-model.js'
 export { APP_MODEL_SCHEMA, loadAppModel, parseAppModel, validateAppModel } from './sim/app-model.js'
 export { DEMO_APP_MODEL } from './sim/demo-app.js'
 export type { GroundTruth, MethodTruth, SimComponent, TracingOverhead } from './sim/simulation.js'
-export type { FuelGaugeOptions } from './sim/sensors.js'
+export type { Charger, FuelGaugeOptions } from './sim/sensors.js'
+export { CHARGERS } from './sim/sensors.js'
+export type { AndroidApiLevel } from './android-versions.js'
+export { ANDROID_API_LEVELS } from './android-versions.js'
 export type { SimPhone } from './sim/phone.js'
 export { SimErrors } from './sim/errors.js'
 
@@ -46,6 +55,24 @@ export interface StartVirtualDeviceOptions {
   readonly powerProfile?: PowerProfile | string
   /** Fuel gauge behaviour (update rate, quantization, noise, vendor quirks). */
   readonly sensors?: FuelGaugeOptions
+  /**
+   * What powers the phones when they start: `usb` (a computer's port: `USB powered: true`, sysfs
+   * `status` Charging), `ac` (a wall charger), `wireless`, or `none` (on battery and discharging,
+   * as with wireless adb). @default 'usb'
+   */
+  readonly charger?: Charger
+  /**
+   * Whether the phones have ODPM power rails. `false` is a phone without a power monitor:
+   * `dumpsys powerstats` prints nothing, the PowerStats HAL service is missing, perfetto's
+   * `android.power` records no rails (battery counters still work). @default true
+   */
+  readonly odpm?: boolean
+  /**
+   * The Android release the phones run, as an API level (29–35): `ro.build.version.sdk`, `release`,
+   * build id and fingerprint, and the release-dependent outputs (docs/virtual-device.md, "Android
+   * versions"). The hardware stays a Pixel 6. @default 33 (Android 13)
+   */
+  readonly androidVersion?: AndroidApiLevel
   /** Serial prefix; device i is `<prefix>-<i+1, 4 digits>`. @default 'vdev' */
   readonly serialPrefix?: string
   /** Relative std dev of each call's CPU cost. @default 0.03 */
@@ -118,6 +145,19 @@ function checkOptions(options: StartVirtualDeviceOptions): void {
   if (time !== undefined && time !== 'real' && time !== 'fast') {
     bad('time', `must be 'real' or 'fast', got ${String(time)}`)
   }
+  const { charger, odpm, androidVersion } = options
+  if (charger !== undefined && !CHARGERS.includes(charger)) {
+    bad('charger', `must be one of ${CHARGERS.join(', ')}, got ${String(charger)}`)
+  }
+  if (odpm !== undefined && typeof odpm !== 'boolean') {
+    bad('odpm', `must be true or false, got ${String(odpm)}`)
+  }
+  if (androidVersion !== undefined && !isAndroidApiLevel(androidVersion)) {
+    bad(
+      'androidVersion',
+      `must be an API level from ${ANDROID_API_LEVELS.join(', ')}, got ${String(androidVersion)}`,
+    )
+  }
 }
 
 /** Starts the ADB server with `devices` simulated phones. */
@@ -134,13 +174,21 @@ export async function startVirtualDevice(
   for (let i = 0; i < count; i++) {
     const clock: DeviceClock | FastClock = options.time === 'fast' ? fastClock() : realTimeClock()
     const serial = `${prefix}-${String(i + 1).padStart(4, '0')}`
-    const device = createDevice({ serial, clock })
+    const device = createDevice({
+      serial,
+      clock,
+      ...(options.androidVersion === undefined
+        ? {}
+        : { props: androidVersionProps(options.androidVersion) }),
+    })
     const phone = createSimPhone({
       app,
       powerProfile: profile,
       seed: seed + i,
       clock,
       ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
+      ...(options.charger === undefined ? {} : { charger: options.charger }),
+      ...(options.odpm === undefined ? {} : { odpm: options.odpm }),
       ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
       ...(options.traceBufferBytes === undefined
         ? {}

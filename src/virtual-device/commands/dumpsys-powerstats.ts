@@ -12,6 +12,12 @@
  *
  * Power entities (state residency) are not simulated: that section is printed empty. The HAL dump
  * prints only the energy-meter table, not its state-residency and energy-consumer tables.
+ *
+ * Releases and phones differ (`powerStatsServices`): before Android 12 neither service exists
+ * (`dumpsys` answers `Can't find service`; the rails of a Pixel 4/5 are read through perfetto);
+ * Android 12 and 13 print the channel items flush left, later releases indent them
+ * (IndentingPrintWriter); a phone without ODPM has no PowerStats HAL, so PowerStatsService prints
+ * nothing (it only logs "PowerStats HAL is not initialized") and the HAL service is missing.
  */
 import {
   formatDumpsysPowerstats,
@@ -19,7 +25,8 @@ import {
   meterReadingFromUws,
   type PowerStatsEnergyConsumer,
 } from '../../formats/dumpsys/index.js'
-import type { ShellInvocation } from '../contract.js'
+import { apiLevelOf } from '../android-versions.js'
+import type { ShellInvocation, VirtualDeviceHandle } from '../contract.js'
 import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import { readRails } from '../sim/sensors.js'
@@ -46,8 +53,21 @@ function subsystemOf(rail: string): string {
   return RAIL_SUBSYSTEMS[rail] ?? 'Other'
 }
 
-/** `dumpsys powerstats` as Android 13 prints it (no readings). */
-export function renderDumpsysPowerstats(phone: SimPhone): string {
+/** Which of the two services `dumpsys` finds on this phone. */
+export function powerStatsServices(
+  phone: SimPhone,
+  device: VirtualDeviceHandle,
+): { readonly framework: boolean; readonly hal: boolean } {
+  const api = apiLevelOf(device.props)
+  return { framework: api >= 31, hal: api >= 31 && phone.odpm }
+}
+
+/**
+ * `dumpsys powerstats` (no readings): Android 12/13 items flush left, later releases indented
+ * (`api`, default 33); nothing at all on a phone without ODPM.
+ */
+export function renderDumpsysPowerstats(phone: SimPhone, api = 33): string {
+  if (!phone.odpm) return ''
   const names = phone.sim.railNames()
   const consumers: PowerStatsEnergyConsumer[] = []
   for (const rail of names) {
@@ -62,7 +82,7 @@ export function renderDumpsysPowerstats(phone: SimPhone): string {
       channels: names.map((name, id) => ({ id, name, subsystem: subsystemOf(name) })),
       consumers,
     },
-    { layout: 'android12' },
+    { layout: api >= 34 ? 'indented' : 'android12' },
   )
 }
 
@@ -115,7 +135,7 @@ export function dumpsysPowerstats(
   inv: ShellInvocation,
   args: readonly string[],
 ): number {
-  if (args.length === 0) out(inv, renderDumpsysPowerstats(phone))
+  if (args.length === 0) out(inv, renderDumpsysPowerstats(phone, apiLevelOf(inv.device.props)))
   return 0
 }
 

@@ -14,6 +14,7 @@ import {
   dumpsysPowerStatsHal,
   dumpsysPowerstats,
   POWER_STATS_HAL_SERVICE,
+  powerStatsServices,
 } from './dumpsys-powerstats.js'
 
 const SERVICES = [
@@ -30,6 +31,16 @@ const SERVICES = [
 export function dumpsysCommand(phone: SimPhone): ShellCommand {
   return (inv) => {
     const [, service, ...args] = inv.argv
+    // Services this phone lacks (its Android release, no ODPM) answer like any missing service.
+    const present = powerStatsServices(phone, inv.device)
+    const missing = new Set([
+      ...(present.framework ? [] : ['powerstats']),
+      ...(present.hal ? [] : [POWER_STATS_HAL_SERVICE]),
+    ])
+    if (service !== undefined && missing.has(service)) {
+      err(inv, `Can't find service: ${service}\n`)
+      return 0
+    }
     switch (service) {
       case 'battery':
         return dumpsysBattery(phone, inv, args)
@@ -44,7 +55,12 @@ export function dumpsysCommand(phone: SimPhone): ShellCommand {
       case 'package':
         return dumpsysPackage(phone, inv, args)
       case '-l':
-        out(inv, `Currently running services:\n${SERVICES.map((s) => `  ${s}\n`).join('')}`)
+        out(
+          inv,
+          `Currently running services:\n${SERVICES.filter((s) => !missing.has(s))
+            .map((s) => `  ${s}\n`)
+            .join('')}`,
+        )
         return 0
       case undefined:
         out(inv, 'Currently running services:\n')

@@ -73,12 +73,18 @@ export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): v
   node('temp', () => phone.battery.temperatureDeciC)
   node('type', () => 'Battery')
   node('charge_full_design', () => phone.sim.power.batteryCapacityMah * 1000)
-  // The USB charger's own node: online while the charger powers the phone.
-  device.fs.mkdirp('/sys/class/power_supply/usb')
-  device.fs.defineDynamic('/sys/class/power_supply/usb/online', {
-    mode: 0o444,
-    read: () => encoder.encode(`${phone.battery.charging ? 1 : 0}\n`),
-  })
+  // The chargers' own nodes: `usb` (a computer's port or a wall charger on the USB-C port) and
+  // `wireless`, each online while it powers the phone.
+  for (const [supply, on] of [
+    ['usb', () => phone.battery.charger !== 'wireless'],
+    ['wireless', () => phone.battery.charger === 'wireless'],
+  ] as const) {
+    device.fs.mkdirp(`/sys/class/power_supply/${supply}`)
+    device.fs.defineDynamic(`/sys/class/power_supply/${supply}/online`, {
+      mode: 0o444,
+      read: () => encoder.encode(`${phone.battery.charging && on() ? 1 : 0}\n`),
+    })
+  }
   installCpuTopology(device, phone)
 }
 

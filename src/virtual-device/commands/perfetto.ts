@@ -1,4 +1,5 @@
 /**
+ * `perfetto --version` prints the release's version line (android-versions.ts).
  * `perfetto -c - --txt -o FILE [--background]`: reads a text TraceConfig from stdin, and for an
  * `android.power` data source polls the ODPM rails (`collect_power_rails: true`) and the battery
  * counters at the session's start and then every `battery_poll_ms` in the phone-wide phase
@@ -17,6 +18,7 @@ import {
   type PowerTraceSchedule,
 } from '../../formats/perfetto/index.js'
 import type { RailSeries } from '../../model/index.js'
+import { apiLevelOf, perfettoVersionLine } from '../android-versions.js'
 import type { ShellCommand, ShellInvocation } from '../contract.js'
 import { cpuScheduleOf } from '../sim/cpu-schedule.js'
 import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
@@ -93,7 +95,8 @@ export function powerTraceBytes(
   )
   const railNames = phone.sim.railNames()
   const rails: RailSeries[] = []
-  if (power?.collectPowerRails === true) {
+  // A phone without ODPM has no PowerStats HAL: traced_probes finds no rails and writes none.
+  if (power?.collectPowerRails === true && phone.odpm) {
     const readings = new Map<string, { tNs: number; energyJ: number }[]>(
       railNames.map((r) => [r, []]),
     )
@@ -155,6 +158,10 @@ function argValue(args: readonly string[], ...names: string[]): string | undefin
 export function perfettoCommand(phone: SimPhone): ShellCommand {
   return async (inv: ShellInvocation) => {
     const args = inv.argv.slice(1)
+    if (args.includes('--version')) {
+      out(inv, `${perfettoVersionLine(apiLevelOf(inv.device.props))}\n`)
+      return 0
+    }
     const configArg = argValue(args, '-c', '--config')
     const outPath = argValue(args, '-o', '--out')
     if (configArg === undefined) {

@@ -8,7 +8,7 @@ import type { DeviceClock, VirtualProcess } from '../contract.js'
 import type { AppModel } from './app-model.js'
 import type { ArtProfileResult } from './art-profile.js'
 import { buildPowerModel } from './power-model.js'
-import { Battery, type FuelGaugeOptions } from './sensors.js'
+import { Battery, type Charger, type FuelGaugeOptions } from './sensors.js'
 import { DEFAULT_TRACING_OVERHEAD, Simulation, type TracingOverhead } from './simulation.js'
 
 /** A running `am profile` session. */
@@ -29,6 +29,14 @@ export interface SimPhoneOptions {
   readonly seed: number
   readonly clock: DeviceClock
   readonly sensors?: FuelGaugeOptions
+  /** What powers the phone when it starts. @default 'usb' */
+  readonly charger?: Charger
+  /**
+   * Whether the phone has ODPM power rails (a PowerStats HAL with energy meters). Without them
+   * `dumpsys powerstats` prints nothing and perfetto's `android.power` records no rails.
+   * @default true
+   */
+  readonly odpm?: boolean
   /** Relative std dev of per-call CPU cost. @default 0.03 */
   readonly cpuJitter?: number
   /**
@@ -44,6 +52,8 @@ export interface SimPhone {
   readonly app: AppModel
   readonly sim: Simulation
   readonly battery: Battery
+  /** The phone has ODPM power rails its shell commands show (see {@link SimPhoneOptions.odpm}). */
+  readonly odpm: boolean
   readonly clock: DeviceClock
   readonly seed: number
   readonly traceBufferBytes: number
@@ -81,7 +91,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     now: () => options.clock.nowNs('boottime'),
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
   })
-  const battery = new Battery(sim, options.seed, options.sensors)
+  const battery = new Battery(sim, options.seed, options.sensors, options.charger)
   const settings = new Map<string, string>([
     ['system/screen_brightness', String(sim.brightness)],
     ['system/screen_brightness_mode', '0'],
@@ -96,6 +106,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     app: options.app,
     sim,
     battery,
+    odpm: options.odpm ?? true,
     clock: options.clock,
     seed: options.seed,
     traceBufferBytes: options.traceBufferBytes ?? 8 * 1024 * 1024,

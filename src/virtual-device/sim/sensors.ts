@@ -32,6 +32,14 @@ export interface FuelGaugeOptions {
   readonly node?: string
 }
 
+/**
+ * What powers the phone: a USB port (a computer: `USB powered`), a wall charger (`AC powered`),
+ * a wireless pad, or nothing (on battery, as with wireless adb or a hub that cuts VBUS).
+ */
+export type Charger = 'usb' | 'ac' | 'wireless' | 'none'
+
+export const CHARGERS: readonly Charger[] = ['usb', 'ac', 'wireless', 'none']
+
 /** The framework's view of the battery, as `dumpsys battery` prints and `set`/`unplug` change. */
 export interface BatteryFrameworkState {
   acPowered: boolean
@@ -64,14 +72,21 @@ function ocvUv(soc: number): number {
   return Math.round((3.4 + 0.8 * Math.max(0, Math.min(1, soc))) * 1000) * 1000
 }
 
-export class Battery {
-  readonly framework: BatteryFrameworkState = {
-    acPowered: false,
-    usbPowered: true,
-    wirelessPowered: false,
-    levelOverride: undefined,
-    updatesStopped: false,
+/** `dumpsys battery`'s power flags for a charger. */
+function poweredBy(
+  charger: Charger,
+): Pick<BatteryFrameworkState, 'acPowered' | 'usbPowered' | 'wirelessPowered'> {
+  return {
+    acPowered: charger === 'ac',
+    usbPowered: charger === 'usb',
+    wirelessPowered: charger === 'wireless',
   }
+}
+
+export class Battery {
+  readonly framework: BatteryFrameworkState
+  /** What powers the phone in hardware (until `dumpsys battery` changes the framework's view). */
+  readonly charger: Charger
   private readonly sim: Simulation
   private readonly seed: number
   private readonly hz: number
@@ -93,7 +108,14 @@ export class Battery {
   private lastReading: GaugeReading | undefined
   private lastIndex = -1
 
-  constructor(sim: Simulation, seed: number, options: FuelGaugeOptions = {}) {
+  constructor(
+    sim: Simulation,
+    seed: number,
+    options: FuelGaugeOptions = {},
+    charger: Charger = 'usb',
+  ) {
+    this.charger = charger
+    this.framework = { ...poweredBy(charger), levelOverride: undefined, updatesStopped: false }
     this.sim = sim
     this.seed = seed
     this.hz = options.updateHz ?? 5
@@ -108,7 +130,7 @@ export class Battery {
     this.node = options.node ?? 'battery'
     this.t0Ns = sim.now()
     this.e0J = sim.energySinceBoot(this.t0Ns).totalJ
-    this.chargeChanges.push({ tNs: this.t0Ns, charging: true })
+    this.chargeChanges.push({ tNs: this.t0Ns, charging: charger !== 'none' })
   }
 
   /** Whether the hardware is charging now. */
@@ -120,7 +142,8 @@ export class Battery {
   private sync(tNs: number): void {
     const fw = this.framework
     const powered = fw.acPowered || fw.usbPowered || fw.wirelessPowered
-    const charging = powered || this.chargesWhenUnplugged
+    // A phone on battery has no charger to keep charging after `unplug`.
+    const charging = powered || (this.chargesWhenUnplugged && this.charger !== 'none')
     if (charging !== this.charging) this.chargeChanges.push({ tNs, charging })
   }
 
@@ -146,12 +169,10 @@ export class Battery {
     return true
   }
 
-  /** `dumpsys battery reset`: back to what the hardware says (USB powered). */
+  /** `dumpsys battery reset`: back to what the hardware says (the charger the phone started on). */
   reset(tNs: number): void {
     Object.assign(this.framework, {
-      acPowered: false,
-      usbPowered: true,
-      wirelessPowered: false,
+      ...poweredBy(this.charger),
       levelOverride: undefined,
       updatesStopped: false,
     })
