@@ -7,6 +7,7 @@
  *
  * Nothing here is imported by product code: product code reaches the virtual device only over ADB.
  */
+import type { Duplex } from 'node:stream'
 
 /** Device clocks the simulation keeps. All in nanoseconds. */
 export type DeviceClockName = 'boottime' | 'monotonic' | 'realtime'
@@ -117,4 +118,9 @@ export interface VirtualDeviceHandle {
   readonly commands: Map<string, ShellCommand>
   /** Every shell command line received, for test assertions. */
   readonly commandLog: string[]
+  /**
+   * Servers listening on the phone's loopback, by TCP port (the UiAutomator2 server on 6790): the
+   * ADB server's `tcp:<port>` service and `adb forward` hand each connection to the listener.
+   */
+  readonly tcpListeners: Map<number, (connection: Duplex) => void>
 }

@@ -165,5 +165,6 @@ export function createDevice(options: CreateDeviceOptions): VirtualDeviceHandle 
     clock,
     commands,
     commandLog: [],
+    tcpListeners: new Map(),
   }
 }

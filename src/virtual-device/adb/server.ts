@@ -10,6 +10,7 @@ import { EnergyError } from '../../model/errors.js'
 import type { VirtualDeviceHandle } from '../contract.js'
 import { execShell } from '../shell/index.js'
 import { AdbServerErrors } from './errors.js'
+import { adbStream, connectDevicePort, ForwardTable, tcpPort } from './forward.js'
 import { serveInteractiveShell } from './interactive.js'
 import { SocketOutput, type OutputCounters } from './socket-output.js'
 import { serveSync } from './sync.js'
@@ -146,6 +147,35 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     }
     t.write(encodeData(deviceList(false)))
   }
+
+  const forwards = new ForwardTable(host, (serial) => {
+    const s = served.get(serial)
+    return s !== undefined && s.device.state === 'device' ? s.device : undefined
+  })
+
+  /**
+   * `forward:[norebind:]<local>;<remote>` and `killforward:<local>` for one device: adb answers
+   * `OKAY` (the device was found), then `OKAY` and, for a forward, the host port bound (what
+   * `adb forward tcp:0 …` prints), or `FAIL` with the reason.
+   */
+  const forwardRequest = async (serial: string, request: string): Promise<Buffer> => {
+    if (request.startsWith('killforward:')) {
+      const r = forwards.remove(request.slice('killforward:'.length))
+      return Buffer.concat([encodeOkay(), r.ok ? encodeOkay() : encodeFail(r.message)])
+    }
+    let spec = request.slice('forward:'.length)
+    const norebind = spec.startsWith('norebind:')
+    if (norebind) spec = spec.slice('norebind:'.length)
+    const [local = '', remote = ''] = spec.split(';')
+    const r = await forwards.add(serial, local, remote, norebind)
+    return Buffer.concat([encodeOkay(), r.ok ? encodeOkay(String(r.port)) : encodeFail(r.message)])
+  }
+
+  const listForwards = (): string =>
+    forwards
+      .list()
+      .map((f) => `${f.serial} ${f.local} ${f.remote}\n`)
+      .join('')
 
   const notifyTrackers = (): void => {
     for (const t of trackers) sendDeviceList(t)
@@ -286,7 +316,31 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         failAndClose('device not found')
         return
       }
+      if (query.startsWith('forward:') || query.startsWith('killforward:')) {
+        if (!r.ok) {
+          failAndClose(r.message)
+          return
+        }
+        reply(await forwardRequest(d.device.serial, query))
+        socket.end()
+        return
+      }
       switch (query) {
+        case 'list-forward':
+          reply(
+            encodeOkay(
+              forwards
+                .list()
+                .filter((f) => f.serial === d.device.serial)
+                .map((f) => `${f.serial} ${f.local} ${f.remote}\n`)
+                .join(''),
+            ),
+          )
+          break
+        case 'killforward-all':
+          forwards.removeAll(d.device.serial)
+          reply(Buffer.concat([encodeOkay(), encodeOkay()]))
+          break
         case 'features':
           // An empty feature list keeps both clients on the legacy shell and sync protocols.
           reply(encodeOkay(''))
@@ -324,6 +378,15 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       case 'features':
       case 'host-features':
         reply(encodeOkay(''))
+        socket.end()
+        return
+      case 'list-forward':
+        reply(encodeOkay(listForwards()))
+        socket.end()
+        return
+      case 'killforward-all':
+        forwards.removeAll()
+        reply(Buffer.concat([encodeOkay(), encodeOkay()]))
         socket.end()
         return
       case 'kill':
@@ -389,6 +452,36 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       return
     }
     const service = request.service
+    // adb 1.0.41 sends `host:forward:…` (and killforward) after `host:tport:…` on one connection.
+    if (service.startsWith('host:')) {
+      const query = service.slice('host:'.length)
+      if (query.startsWith('forward:') || query.startsWith('killforward:')) {
+        socket.write(await forwardRequest(device.serial, query))
+      } else if (query === 'killforward-all') {
+        forwards.removeAll(device.serial)
+        socket.write(Buffer.concat([encodeOkay(), encodeOkay()]))
+      } else if (query === 'list-forward') {
+        socket.write(encodeOkay(listForwards()))
+      } else {
+        socket.write(encodeFail('unknown host service'))
+      }
+      socket.end()
+      return
+    }
+    const tcp = tcpPort(service)
+    if (tcp !== undefined) {
+      if (!device.tcpListeners.has(tcp)) {
+        socket.write(encodeFail('closed'))
+        socket.end()
+        return
+      }
+      socket.write(encodeOkay())
+      const closed = new Promise((resolve) => socket.once('close', resolve))
+      connectDevicePort(device, tcp, adbStream(socket, reader))
+      // The stream reads from `reader` until the connection ends (the caller then discards).
+      await closed
+      return
+    }
     const shell = /^(shell(?:,[^:]*)?|exec):(.*)$/s.exec(service)
     if (shell !== null) {
       const commandLine = shell[2] ?? ''
@@ -470,6 +563,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
   function close(): Promise<void> {
     closing ??= new Promise<void>((resolve) => {
       server.close(() => resolve())
+      forwards.close()
       for (const s of sockets) s.destroy()
     }).then(() => resolveClosed())
     return closing
@@ -493,6 +587,8 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     removeDevice(serial: string): boolean {
       const removed = served.delete(serial)
       if (removed) {
+        // adb drops a device's forwards when the device goes away.
+        forwards.removeAll(serial)
         for (const socket of deviceSockets.get(serial) ?? []) socket.destroy()
         deviceSockets.delete(serial)
         notifyTrackers()

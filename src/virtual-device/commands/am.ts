@@ -5,6 +5,7 @@
  * the `-W` block, `Error type 3` for a missing activity, and the SecurityException a release
  * build throws when the app is neither debuggable nor profileable by shell.
  */
+import type { HelperApps } from '../android/helper-apps.js'
 import type { ShellCommand, ShellInvocation, VirtualDeviceHandle } from '../contract.js'
 import { qualifyActivity } from '../sim/app-model.js'
 import { buildArtProfile } from '../sim/art-profile.js'
@@ -14,6 +15,7 @@ import { err, intArg, javaException, out } from './_util.js'
 const USAGE = `Activity manager (activity) commands:
   start [-W] [-S] [--start-profiler <FILE> [--sampling INTERVAL] [--streaming]] -n <COMPONENT>
   force-stop <PACKAGE>
+  instrument [-w] [-r] [-e <NAME> <VALUE>] [--no-window-animation] <COMPONENT>
   profile start [--sampling INTERVAL | --streaming] [--clock-type dual|wall|thread-cpu] <PROCESS> <FILE>
   profile stop [<PROCESS>]
 `
@@ -27,15 +29,17 @@ export function appUser(uid: number): string {
   return `u0_a${uid - 10000}`
 }
 
-export function amCommand(phone: SimPhone): ShellCommand {
+export function amCommand(phone: SimPhone, apps: HelperApps): ShellCommand {
   return async (inv) => {
     const [, sub, ...args] = inv.argv
     switch (sub) {
       case 'start':
       case 'start-activity':
-        return start(phone, inv, args)
+        return start(phone, apps, inv, args)
       case 'force-stop':
-        return forceStop(phone, args)
+        return forceStop(phone, apps, args)
+      case 'instrument':
+        return instrument(apps, inv, args)
       case 'profile':
         return profile(phone, inv, args)
       case undefined:
@@ -102,9 +106,12 @@ export function stopApp(phone: SimPhone): void {
 
 async function start(
   phone: SimPhone,
+  apps: HelperApps,
   inv: ShellInvocation,
   args: readonly string[],
 ): Promise<number> {
+  let action: string | undefined
+  const categories: string[] = []
   let wait = false
   let stopFirst = false
   let component: string | undefined
@@ -119,17 +126,38 @@ async function start(
     else if (a === '--sampling') samplingUs = intArg(args[++i])
     else if (a === '--streaming') streaming = true
     else if (a === '-n') component = args[++i]
-    else if (a === '-a' || a === '-c' || a === '-d' || a === '-t' || a === '-f' || a === '--user')
-      i++
+    else if (a === '-a') action = args[++i]
+    else if (a === '-c') categories.push(args[++i] ?? '')
+    else if (a === '-d' || a === '-t' || a === '-f' || a === '--user') i++
     else if (a !== undefined && a.includes('/') && !a.startsWith('-')) component = a
   }
   if (component === undefined) {
     err(inv, 'Error: Intent does not match any activities: Intent { }\n')
     return 255
   }
-  out(inv, `Starting: Intent { cmp=${component} }\n`)
+  const intent = [
+    ...(action === undefined ? [] : [`act=${action}`]),
+    ...(categories.length === 0 ? [] : [`cat=[${categories.join(',')}]`]),
+    `cmp=${component}`,
+  ].join(' ')
+  out(inv, `Starting: Intent { ${intent} }\n`)
   const [pkg = '', activity = ''] = component.split('/')
   const qualified = qualifyActivity(pkg, activity)
+  if (pkg !== phone.app.package) {
+    const installed = apps.packages.get(pkg)
+    if (installed === undefined || !installed.activities.includes(qualified)) {
+      err(inv, `Error type 3\nError: Activity class {${pkg}/${qualified}} does not exist.\n`)
+      return 255
+    }
+    if (stopFirst) apps.forceStop(pkg)
+    apps.startActivity(pkg)
+    if (wait)
+      out(
+        inv,
+        `Status: ok\nLaunchState: COLD\nActivity: ${component}\nTotalTime: 120\nWaitTime: 123\nComplete\n`,
+      )
+    return 0
+  }
   const screen =
     pkg === phone.app.package
       ? phone.app.screens.find((s) => qualifyActivity(pkg, s.activity) === qualified)
@@ -183,10 +211,57 @@ async function start(
   return 0
 }
 
-function forceStop(phone: SimPhone, args: readonly string[]): number {
+function forceStop(phone: SimPhone, apps: HelperApps, args: readonly string[]): number {
   const pkg = args.filter((a) => !a.startsWith('-')).at(-1)
   if (pkg === phone.app.package) stopApp(phone)
+  else if (pkg !== undefined) apps.forceStop(pkg)
   return 0
+}
+
+/**
+ * `am instrument [-w] [-r] [-e NAME VALUE]… [--no-window-animation] PKG/RUNNER`: with `-w` it
+ * runs as long as the instrumentation does (the UiAutomator2 server: until it is stopped).
+ */
+async function instrument(
+  apps: HelperApps,
+  inv: ShellInvocation,
+  args: readonly string[],
+): Promise<number> {
+  let wait = false
+  let component: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? ''
+    if (a === '-w') wait = true
+    else if (a === '-e') i += 2
+    else if (a === '--user' || a === '-p' || a === '--abi') i++
+    else if (!a.startsWith('-')) component = a
+  }
+  const [testPkg = '', runner = ''] = (component ?? '').split('/')
+  const qualified = qualifyActivity(testPkg, runner)
+  if (apps.packages.get(testPkg)?.instrumentation?.name !== qualified) {
+    return notInstrumented(inv, component ?? '')
+  }
+  // Without -w, am returns once the instrumentation started (it then outlives the shell).
+  const running = apps.instrument(
+    testPkg,
+    qualified,
+    wait ? inv.signal : new AbortController().signal,
+  )
+  if (!wait) {
+    void running.catch(() => undefined)
+    return 0
+  }
+  out(inv, (await running) ?? '')
+  return 0
+}
+
+function notInstrumented(inv: ShellInvocation, component: string): number {
+  const [pkg = '', runner = ''] = component.split('/')
+  err(
+    inv,
+    `INSTRUMENTATION_STATUS: id=ActivityManagerService\nINSTRUMENTATION_STATUS: Error=Unable to find instrumentation info for: ComponentInfo{${pkg}/${qualifyActivity(pkg, runner)}}\nINSTRUMENTATION_STATUS_CODE: -1\nandroid.util.AndroidException: INSTRUMENTATION_FAILED: ${pkg}/${qualifyActivity(pkg, runner)}\n`,
+  )
+  return 1
 }
 
 async function profile(

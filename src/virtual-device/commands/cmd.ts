@@ -30,6 +30,13 @@ export function cmdCommand(
       out(inv, 'Success\n')
       return 0
     }
+    if (
+      service === 'notification' &&
+      /^(dis)?allow_(listener|assistant|dnd)$/.test(args[0] ?? '')
+    ) {
+      // Appium's settings helper asks to read notifications; nothing simulated depends on it.
+      return 0
+    }
     const target = service === 'activity' ? 'am' : service === 'package' ? 'pm' : service
     const command = target === undefined ? undefined : forward.get(target)
     if (command === undefined) {

@@ -3,13 +3,16 @@
  * powerstats, the PowerStats HAL (`android.hardware.power.stats.IPowerStats/default`), package.
  * Other services answer like a real phone whose service is missing.
  */
+import type { HelperApps } from '../android/helper-apps.js'
 import type { ShellCommand } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import { err, out } from './_util.js'
+import { dumpsysActivity } from './dumpsys-activity.js'
 import { dumpsysBattery } from './dumpsys-battery.js'
 import { dumpsysBatterystats } from './dumpsys-batterystats.js'
 import { dumpsysPackage } from './dumpsys-package.js'
 import { dumpsysPower } from './dumpsys-power.js'
+import { dumpsysWindow } from './dumpsys-window.js'
 import {
   dumpsysPowerStatsHal,
   dumpsysPowerstats,
@@ -22,13 +25,14 @@ const SERVICES = [
   POWER_STATS_HAL_SERVICE,
   'battery',
   'batterystats',
+  'deviceidle',
   'package',
   'power',
   'powerstats',
   'window',
 ]
 
-export function dumpsysCommand(phone: SimPhone): ShellCommand {
+export function dumpsysCommand(phone: SimPhone, apps: HelperApps): ShellCommand {
   return (inv) => {
     const [, service, ...args] = inv.argv
     // Services this phone lacks (its Android release, no ODPM) answer like any missing service.
@@ -53,7 +57,17 @@ export function dumpsysCommand(phone: SimPhone): ShellCommand {
       case POWER_STATS_HAL_SERVICE:
         return dumpsysPowerStatsHal(phone, inv, args)
       case 'package':
-        return dumpsysPackage(phone, inv, args)
+        return dumpsysPackage(apps.packages, inv, args)
+      case 'activity':
+        return dumpsysActivity(apps, inv, args)
+      case 'window':
+        return dumpsysWindow(phone, inv)
+      case 'deviceidle':
+        // `whitelist +PKG` (Appium keeps its helper apps out of Doze); nothing simulated dozes.
+        if (args[0] === 'whitelist' && args[1]?.startsWith('+') === true) {
+          out(inv, `Added: ${args[1].slice(1)}\n`)
+        }
+        return 0
       case '-l':
         out(
           inv,

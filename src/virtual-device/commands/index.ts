@@ -3,10 +3,13 @@
  * folder) and its sysfs nodes (the fuel gauge under /sys/class/power_supply/battery, the CPU
  * topology under /sys/devices/system/cpu).
  */
+import { HelperApps } from '../android/helper-apps.js'
+import { PackageRegistry } from '../android/packages.js'
 import type { ShellCommand, VirtualDeviceHandle } from '../contract.js'
 import { simCpus } from '../sim/cpu-schedule.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
-import { amCommand } from './am.js'
+import { amCommand, stopApp } from './am.js'
+import { appopsCommand } from './appops.js'
 import { cmdCommand } from './cmd.js'
 import { dumpsysCommand } from './dumpsys.js'
 import { inputCommand } from './input.js'
@@ -34,13 +37,21 @@ export { appApkPath } from './pm.js'
 export { launchApp, stopApp } from './am.js'
 
 /** The simulated phone's commands by name. */
-export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
+export function simCommands(
+  phone: SimPhone,
+  device: VirtualDeviceHandle,
+): Map<string, ShellCommand> {
+  const packages = new PackageRegistry(phone, () =>
+    Number(device.props.get('ro.build.version.sdk') ?? 33),
+  )
+  const apps = new HelperApps(phone, device, packages)
   const commands = new Map<string, ShellCommand>([
-    ['am', amCommand(phone)],
-    ['dumpsys', dumpsysCommand(phone)],
+    ['am', amCommand(phone, apps)],
+    ['appops', appopsCommand()],
+    ['dumpsys', dumpsysCommand(phone, apps)],
     ['input', inputCommand(phone)],
     ['perfetto', perfettoCommand(phone)],
-    ['pm', pmCommand(phone)],
+    ['pm', pmCommand(packages, () => stopApp(phone))],
     ['settings', settingsCommand(phone)],
     ['simpleperf', simpleperfCommand(phone)],
     ['uiautomator', uiautomatorCommand(phone)],
@@ -52,7 +63,7 @@ export function simCommands(phone: SimPhone): Map<string, ShellCommand> {
 
 /** Registers the phone's commands and sysfs nodes on `device`. */
 export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): void {
-  for (const [name, command] of simCommands(phone)) device.commands.set(name, command)
+  for (const [name, command] of simCommands(phone, device)) device.commands.set(name, command)
   const encoder = new TextEncoder()
   const dir = `/sys/class/power_supply/${phone.battery.node}`
   const node = (name: string, read: () => string | number): void => {

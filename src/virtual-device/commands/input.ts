@@ -39,6 +39,22 @@ function decodeText(text: string): string {
   return text.replace(/%s/g, ' ')
 }
 
+/**
+ * A finger swipe from (x1, y1) to (x2, y2): on a scrollable widget it scrolls it, which the app
+ * model treats as the widget's action; elsewhere it does nothing. Shared with the UiAutomator2
+ * server, which injects the same events.
+ */
+export function injectSwipe(
+  phone: SimPhone,
+  x1: number,
+  y1: number,
+  _x2: number,
+  _y2: number,
+): void {
+  const widget = phone.sim.hitTest(x1, y1)
+  if (widget?.scrollable === true) phone.sim.tap(x1, y1)
+}
+
 export function inputCommand(phone: SimPhone): ShellCommand {
   return (inv) => {
     const args = inv.argv.slice(1).filter((a) => a !== 'touchscreen' && a !== 'keyboard')
@@ -60,8 +76,7 @@ export function inputCommand(phone: SimPhone): ShellCommand {
           err(inv, invalid('swipe'))
           return 1
         }
-        const widget = sim.hitTest(Number(x1), Number(y1))
-        if (widget?.scrollable === true) sim.tap(Number(x1), Number(y1))
+        injectSwipe(phone, Number(x1), Number(y1), Number(x2), Number(y2))
         return 0
       }
       case 'text': {

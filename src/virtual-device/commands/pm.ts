@@ -1,69 +1,163 @@
 /**
- * `pm list packages [-f] [FILTER]` and `pm path PACKAGE`: the simulated app plus a handful of
- * system packages, with the randomized `/data/app/~~…==/pkg-…==/base.apk` paths of Android 11+.
+ * `pm` over the phone's package registry: `list packages [-f] [-3] [-s] [FILTER]`, `path`,
+ * `install [-r] [-g] [-d] [-t] FILE` (what `adb install` runs after pushing the APK),
+ * `uninstall`, `grant`/`revoke`, `clear`, `list instrumentation`. Output and exit statuses follow
+ * PackageManagerShellCommand (Android 13): `Success`, `Failure [CODE: message]` with status 1.
  */
-import type { ShellCommand } from '../contract.js'
+import { InstallFailure, installedApkPath, type PackageRegistry } from '../android/packages.js'
+import type { ShellCommand, ShellInvocation } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
-import { err, out } from './_util.js'
-
-const SYSTEM_PACKAGES: readonly (readonly [string, string])[] = [
-  ['android', '/system/framework/framework-res.apk'],
-  ['com.android.settings', '/system_ext/priv-app/SettingsGoogle/SettingsGoogle.apk'],
-  ['com.android.shell', '/system/priv-app/Shell/Shell.apk'],
-  ['com.android.systemui', '/system_ext/priv-app/SystemUIGoogle/SystemUIGoogle.apk'],
-  [
-    'com.google.android.apps.nexuslauncher',
-    '/system_ext/priv-app/NexusLauncherRelease/NexusLauncherRelease.apk',
-  ],
-  ['com.google.android.gms', '/product/priv-app/PrebuiltGmsCore/PrebuiltGmsCore.apk'],
-]
-
-/** A stable base64url-ish token from a string and the seed (install dirs look random but are fixed). */
-function token(text: string, seed: number): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
-  let h = (2166136261 ^ seed) >>> 0
-  let s = ''
-  for (let i = 0; i < 22; i++) {
-    for (const c of text) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0
-    h = Math.imul(h ^ i, 2654435761) >>> 0
-    s += alphabet[h % 64] ?? 'A'
-  }
-  return `${s}==`
-}
+import { err, javaException, out } from './_util.js'
 
 /** Where the simulated app's APK lives. */
 export function appApkPath(phone: SimPhone): string {
-  const pkg = phone.app.package
-  return `/data/app/~~${token(`${pkg}/a`, phone.seed)}/${pkg}-${token(`${pkg}/b`, phone.seed)}/base.apk`
+  return installedApkPath(phone.app.package, phone.seed)
 }
 
-function packages(phone: SimPhone): (readonly [string, string])[] {
-  return [...SYSTEM_PACKAGES, [phone.app.package, appApkPath(phone)] as const].sort(([a], [b]) =>
-    a < b ? -1 : a > b ? 1 : 0,
-  )
-}
-
-export function pmCommand(phone: SimPhone): ShellCommand {
-  return (inv) => {
+/**
+ * `clear` on the simulated app stops it (its data is its state in the simulation: a fresh start
+ * is a cold launch), as the package manager kills a package whose data it clears.
+ */
+export function pmCommand(packages: PackageRegistry, stopSimApp: () => void): ShellCommand {
+  return async (inv) => {
     const [, sub, ...args] = inv.argv
-    if (sub === 'list' && (args[0] === 'packages' || args[0] === 'package')) {
-      const flags = args.slice(1).filter((a) => a.startsWith('-'))
-      const filter = args.slice(1).find((a) => !a.startsWith('-'))
-      for (const [name, path] of packages(phone)) {
-        if (filter !== undefined && !name.includes(filter)) continue
-        if (flags.includes('-3') && name !== phone.app.package) continue
-        out(inv, flags.includes('-f') ? `package:${path}=${name}\n` : `package:${name}\n`)
+    const operands = args.filter((a) => !a.startsWith('-'))
+    switch (sub) {
+      case 'list':
+        return list(packages, inv, args)
+      case 'path': {
+        const found = packages.get(operands[0] ?? '')
+        if (found === undefined) return 1
+        out(inv, `package:${found.apkPath}\n`)
+        return 0
       }
-      return 0
+      case 'install':
+        return install(packages, inv, args)
+      case 'resolve-activity': {
+        // `--brief [-a ACTION] [-c CATEGORY] PKG`: the launcher activity, as an Intent resolves.
+        const name = args
+          .filter((a, i) => !a.startsWith('-') && !/^-[acd]$/.test(args[i - 1] ?? ''))
+          .at(-1)
+        const pkg = packages.get(name ?? '')
+        const activity = pkg?.launcherActivity
+        if (pkg === undefined || activity === undefined) {
+          out(inv, 'No activity found\n')
+          return 0
+        }
+        const short = activity.startsWith(`${pkg.name}.`)
+          ? activity.slice(pkg.name.length)
+          : activity
+        out(
+          inv,
+          `priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n${pkg.name}/${short}\n`,
+        )
+        return 0
+      }
+      case 'uninstall': {
+        const name = operands.at(-1) ?? ''
+        if (!packages.uninstall(name)) {
+          out(inv, 'Failure [DELETE_FAILED_INTERNAL_ERROR]\n')
+          return 1
+        }
+        out(inv, 'Success\n')
+        return 0
+      }
+      case 'grant':
+      case 'revoke': {
+        const [name = '', permission = ''] = operands
+        const pkg = packages.get(name)
+        if (pkg === undefined) {
+          return javaException(
+            inv,
+            sub,
+            'java.lang.IllegalArgumentException',
+            `Unknown package: ${name}`,
+            'com.android.server.pm.permission.PermissionManagerServiceImpl.grantRuntimePermissionInternal(PermissionManagerServiceImpl.java:1389)',
+          )
+        }
+        if (sub === 'grant') pkg.grantedPermissions.add(permission)
+        else pkg.grantedPermissions.delete(permission)
+        return 0
+      }
+      case 'clear': {
+        const name = operands.at(-1) ?? ''
+        if (packages.get(name) === undefined) {
+          out(inv, 'Failed\n')
+          return 1
+        }
+        if (packages.isSimApp(name)) stopSimApp()
+        out(inv, 'Success\n')
+        return 0
+      }
+      default:
+        err(inv, `Unknown command: ${sub ?? ''}\n`)
+        return 255
     }
-    if (sub === 'path') {
-      const pkg = args.find((a) => !a.startsWith('-'))
-      const found = packages(phone).find(([name]) => name === pkg)
-      if (found === undefined) return 1
-      out(inv, `package:${found[1]}\n`)
-      return 0
+  }
+}
+
+function list(packages: PackageRegistry, inv: ShellInvocation, args: readonly string[]): number {
+  const [what, ...rest] = args
+  const flags = rest.filter((a) => a.startsWith('-'))
+  const filter = rest.find((a) => !a.startsWith('-'))
+  if (what === 'packages' || what === 'package') {
+    for (const pkg of packages.list()) {
+      if (filter !== undefined && !pkg.name.includes(filter)) continue
+      if (flags.includes('-3') && pkg.system) continue
+      if (flags.includes('-s') && !pkg.system) continue
+      const path = flags.includes('-f') ? `${pkg.apkPath}=` : ''
+      const version = flags.includes('--show-versioncode') ? ` versionCode:${pkg.versionCode}` : ''
+      out(inv, `package:${path}${pkg.name}${version}\n`)
     }
-    err(inv, `Unknown command: ${sub ?? ''}\n`)
+    return 0
+  }
+  if (what === 'instrumentation') {
+    for (const pkg of packages.list()) {
+      const i = pkg.instrumentation
+      if (i === undefined) continue
+      if (filter !== undefined && i.targetPackage !== filter) continue
+      const where = flags.includes('-f') ? `${pkg.apkPath}=` : ''
+      out(inv, `instrumentation:${where}${pkg.name}/${i.name} (target=${i.targetPackage})\n`)
+    }
+    return 0
+  }
+  err(inv, `Error: unknown list type '${what ?? ''}'\n`)
+  return 255
+}
+
+async function install(
+  packages: PackageRegistry,
+  inv: ShellInvocation,
+  args: readonly string[],
+): Promise<number> {
+  let grantAll = false
+  let allowDowngrade = false
+  let file: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? ''
+    if (a === '-g') grantAll = true
+    else if (a === '-d') allowDowngrade = true
+    else if (a === '-i' || a === '--user' || a === '-S' || a === '--install-location') i++
+    else if (!a.startsWith('-')) file = a
+  }
+  if (file === undefined) {
+    err(inv, 'Error: must either specify a package size or an APK file\n')
     return 255
   }
+  const path = file.startsWith('/') ? file : `${inv.cwd ?? '/'}/${file}`
+  const node = inv.device.fs.stat(path)
+  if (node === undefined || node.kind !== 'file') {
+    err(inv, `Error: Can't open file: ${file}\nException occurred while executing 'install':\n`)
+    out(inv, `Failure [INSTALL_FAILED_INVALID_APK: Can't open file: ${file}]\n`)
+    return 1
+  }
+  try {
+    await packages.install(node.data, path, { grantAll, allowDowngrade })
+  } catch (error) {
+    if (!(error instanceof InstallFailure)) throw error
+    out(inv, `Failure [${error.code}: ${error.message}]\n`)
+    return 1
+  }
+  out(inv, 'Success\n')
+  return 0
 }

@@ -71,11 +71,11 @@ function container(
   }
 }
 
-function widgetNode(w: Widget, index: number, pkg: string): string {
+function widgetNode(phone: SimPhone, w: Widget, index: number, pkg: string): string {
   const editable = w.className === 'android.widget.EditText'
   return `${open({
     index,
-    text: w.text ?? '',
+    text: phone.sim.textOf(w),
     resourceId: w.resourceId ?? '',
     className: w.className ?? 'android.widget.TextView',
     pkg,
@@ -99,7 +99,7 @@ export function renderHierarchy(phone: SimPhone): string {
     return `${head}${open(container(0, 'android.widget.FrameLayout', LAUNCHER, full, 0))} /></hierarchy>`
   }
   const pkg = phone.app.package
-  const children = screen.widgets.map((w, i) => widgetNode(w, i, pkg)).join('')
+  const children = screen.widgets.map((w, i) => widgetNode(phone, w, i, pkg)).join('')
   return (
     head +
     `${open(container(0, 'android.widget.FrameLayout', pkg, full, 0))}>` +

@@ -220,6 +220,8 @@ export class Simulation {
   private screenId: string | undefined
   private history: string[] = []
   private focused: Widget | undefined
+  /** What the user typed into text fields since the app started (their `text` on screen). */
+  private readonly typed = new Map<Widget, string>()
   private readonly checkpoints: { tNs: number; totalJ: number; rails: Record<string, number> }[] =
     []
 
@@ -312,6 +314,8 @@ export class Simulation {
   forceStop(): void {
     const t = this.now()
     this.materialize(t)
+    this.typed.clear()
+    this.focused = undefined
     this.actionLog.push(`force-stop @${t}`)
     for (const s of this.slices) {
       if (s.endNs > t) s.endNs = Math.max(s.startNs, t)
@@ -365,11 +369,25 @@ export class Simulation {
     return widget
   }
 
-  /** `input text`: fires the focused widget's text work. */
+  /** The text a widget shows now: what was typed into it, else the model's text. */
+  textOf(widget: Widget): string {
+    return this.typed.get(widget) ?? widget.text ?? ''
+  }
+
+  /** Empties the focused text field (UiAutomator's `setText("")`); false when none has focus. */
+  clearText(): boolean {
+    const widget = this.focused
+    if (widget === undefined || this.pidValue === undefined) return false
+    this.typed.set(widget, '')
+    return true
+  }
+
+  /** `input text`: appends to the focused field and fires its text work. */
   typeText(text: string): boolean {
     const widget = this.focused
     if (widget === undefined || this.pidValue === undefined) return false
     const t = this.now()
+    this.typed.set(widget, this.textOf(widget) + text)
     this.actionLog.push(`text ${JSON.stringify(text)} @${t}`)
     const work = widget.actions?.text
     if (work !== undefined) this.fire(work, t)
