@@ -3,7 +3,13 @@
  * loopback, prints the port and serials, and runs until interrupted (Ctrl-C).
  */
 import { resolve } from 'node:path'
-import { startVirtualDevice } from '../../virtual-device/index.js'
+import {
+  ANDROID_API_LEVELS,
+  CHARGERS,
+  startVirtualDevice,
+  type AndroidApiLevel,
+  type Charger,
+} from '../../virtual-device/index.js'
 import { parseCommandArgs, usageError } from '../_args.js'
 import type { CliCommand } from '../_command.js'
 
@@ -18,6 +24,10 @@ Options:
   --seed <S>             seed for everything random (default 1)
   --time real|fast       device clocks follow the host (default) or jump on sleep
   --power-profile <xml>  power_profile.xml (default: the shipped Pixel 6 profile)
+  --android <api>        Android release as an API level, 29–35 (default 33, Android 13)
+  --charger <kind>       usb (default) | ac | wireless | none (on battery, discharging)
+  --no-rails             a phone without ODPM power rails (fuel gauge only)
+  --gauge-sign <sign>    kernel (default) | flipped: current_now positive while discharging
 
 Talk to it with adb -P <port> -s <serial> shell ..., or adbkit createClient({ port }).
 `
@@ -42,12 +52,30 @@ export const virtualDeviceCommand: CliCommand = {
         seed: { type: 'string' },
         time: { type: 'string' },
         'power-profile': { type: 'string' },
+        android: { type: 'string' },
+        charger: { type: 'string' },
+        'no-rails': { type: 'boolean', default: false },
+        'gauge-sign': { type: 'string' },
       },
       allowPositionals: false,
     })
     const time = values.time
     if (time !== undefined && time !== 'real' && time !== 'fast') {
       throw usageError(`--time takes 'real' or 'fast', got '${time}'`)
+    }
+    const android = integer('android', values.android)
+    if (android !== undefined && !(ANDROID_API_LEVELS as readonly number[]).includes(android)) {
+      throw usageError(
+        `--android takes an API level from ${ANDROID_API_LEVELS.join(', ')}, got ${android}`,
+      )
+    }
+    const charger = values.charger
+    if (charger !== undefined && !(CHARGERS as readonly string[]).includes(charger)) {
+      throw usageError(`--charger takes ${CHARGERS.join(', ')}, got '${charger}'`)
+    }
+    const sign = values['gauge-sign']
+    if (sign !== undefined && sign !== 'kernel' && sign !== 'flipped') {
+      throw usageError(`--gauge-sign takes 'kernel' or 'flipped', got '${sign}'`)
     }
     const devices = integer('devices', values.devices)
     const port = integer('port', values.port)
@@ -61,6 +89,10 @@ export const virtualDeviceCommand: CliCommand = {
       ...(values['power-profile'] === undefined
         ? {}
         : { powerProfile: resolve(io.cwd, values['power-profile']) }),
+      ...(android === undefined ? {} : { androidVersion: android as AndroidApiLevel }),
+      ...(charger === undefined ? {} : { charger: charger as Charger }),
+      ...(values['no-rails'] ? { odpm: false } : {}),
+      ...(sign === undefined ? {} : { sensors: { currentSign: sign } }),
     })
     io.out(
       [

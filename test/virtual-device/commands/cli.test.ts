@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, test } from 'vitest'
 import { runCommand } from '../../../src/cli/index.js'
+import { connectAdb, probeCapabilities, shell } from '../../../src/device/index.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
 
 function io(signal: AbortSignal) {
@@ -77,5 +78,47 @@ describe('vitest-energy virtual-device', () => {
     const d = io(controller.signal)
     expect(await runCommand(['virtual-device', '--devices', '0'], d.io)).toBe(1)
     expect(d.err).toContain("option 'devices' must be an integer from 1 to 64")
+  })
+
+  test('--android, --charger, --no-rails, --gauge-sign: the phone presents them', async () => {
+    const controller = new AbortController()
+    const cap = io(controller.signal)
+    const running = runCommand(
+      [
+        'virtual-device',
+        '--time',
+        'fast',
+        '--android',
+        '30',
+        '--charger',
+        'none',
+        '--no-rails',
+        '--gauge-sign',
+        'flipped',
+      ],
+      cap.io,
+    )
+    for (let i = 0; i < 200 && !cap.out.includes('serials:'); i++)
+      await new Promise((r) => setTimeout(r, 10))
+    const port = Number(/port: (\d+)/.exec(cap.out)?.[1])
+    const device = (await connectAdb({ port })).device('vdev-0001')
+    expect((await shell(device, ['getprop', 'ro.build.version.sdk'])).stdout).toBe('30\n')
+    const caps = await probeCapabilities(device)
+    expect(caps.odpm.available).toBe(false)
+    expect(caps.charging.powered).toBe(false)
+    expect(caps.fuelGauge.currentSign).toBe('positive-discharge')
+    controller.abort()
+    expect(await running).toBe(0)
+  })
+
+  test.each([
+    [['--android', '28'], '--android takes an API level from 29, 30, 31, 32, 33, 34, 35, got 28'],
+    [['--android', 'ten'], '--android takes a non-negative integer'],
+    [['--charger', 'solar'], "--charger takes usb, ac, wireless, none, got 'solar'"],
+    [['--gauge-sign', 'up'], "--gauge-sign takes 'kernel' or 'flipped', got 'up'"],
+  ])('%j is a usage error', async (args, message) => {
+    const cap = io(AbortSignal.abort())
+    expect(await runCommand(['virtual-device', ...args], cap.io)).toBe(2)
+    expect(cap.err).toContain(message)
   })
 })
