@@ -61,12 +61,18 @@ interface AdbkitModule {
 
 const require = createRequire(import.meta.url)
 
+/**
+ * Loaded when this module is: adbkit turns Bluebird's cancellation on as it loads, which Bluebird
+ * refuses once any promise of that Bluebird exists, and Appium's support library shares that
+ * Bluebird. Whatever starts Appium in-process imports this module first.
+ */
+const adbkit = require('@devicefarmer/adbkit') as AdbkitModule
+
 /** Loads adbkit the one way that gives the same object under Node ESM and inside Vitest. */
 export function createRawClient(options: {
   host: string
   port: number
   bin: string
 }): RawAdbClient {
-  const adbkit = require('@devicefarmer/adbkit') as AdbkitModule
   return adbkit.Adb.createClient(options)
 }

@@ -24,9 +24,8 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       appiumPort: appium.port,
       serial: device.serial,
       app: device.options.app,
-      appActivity: options.appActivity,
-      automationName:
-        options.automationName ?? (device.target.virtual ? 'VirtualDevice' : 'UiAutomator2'),
+      ...(options.appActivity === null ? {} : { appActivity: options.appActivity }),
+      automationName: options.automationName ?? 'UiAutomator2',
       adbHost: device.target.host,
       adbPort: device.target.port,
       capabilities: options.capabilities,

@@ -94,14 +94,14 @@ export interface EnergyOptions {
   /**
    * The Appium server the `driver` fixture talks to, started on a free loopback port by the global
    * setup; `false` to start none (tests that use `driver` then fail with a clear error).
-   * `automationName` defaults to `VirtualDevice` on the virtual device and `UiAutomator2` on a real
-   * phone (install it once with `appium driver install uiautomator2`).
+   * `automationName` defaults to `UiAutomator2` on real and virtual phones (Appium's UiAutomator2
+   * driver ships with vitest-energy; one the user installed in their APPIUM_HOME takes precedence).
    */
   readonly appium?:
     | false
     | {
         readonly automationName?: string
-        /** Activity the session launches. @default '.MainActivity' */
+        /** Activity the session launches. @default the app's launcher activity (resolved on the phone) */
         readonly appActivity?: string
         /** Further capabilities, e.g. `{ 'appium:newCommandTimeout': 120 }`. */
         readonly capabilities?: Readonly<Record<string, string | number | boolean>>
@@ -149,7 +149,7 @@ export interface ResolvedEnergyOptions {
     | false
     | {
         readonly automationName: string | null
-        readonly appActivity: string
+        readonly appActivity: string | null
         readonly capabilities: Readonly<Record<string, string | number | boolean>>
       }
   readonly virtualDevice: {
@@ -321,7 +321,7 @@ function appiumOf(o: Section): ResolvedEnergyOptions['appium'] {
   }
   return {
     automationName: a.string('automationName') ?? null,
-    appActivity: a.string('appActivity') ?? '.MainActivity',
+    appActivity: a.string('appActivity') ?? null,
     capabilities: capabilities as Record<string, string | number | boolean>,
   }
 }

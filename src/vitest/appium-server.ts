@@ -1,7 +1,7 @@
 /**
- * Starts an Appium 3 server in this process, on a free 127.0.0.1 port, with the virtual device's
- * driver installed (no network, no `appium driver install`) and, for real phones, every driver the
- * user installed in their own APPIUM_HOME.
+ * Starts an Appium 3 server in this process, on a free 127.0.0.1 port, with the UiAutomator2
+ * driver vitest-energy depends on, the project's VirtualDevice driver (no network, no `appium
+ * driver install`) and every driver the user installed in their own APPIUM_HOME.
  *
  * How Appium finds drivers: on start it reads `$APPIUM_HOME/node_modules/.cache/appium/
  * extensions.yaml`, and when that manifest is missing it scans `$APPIUM_HOME/node_modules/*` for
@@ -9,16 +9,26 @@
  * `platformNames`, `mainClass`). We give Appium a fresh APPIUM_HOME under the OS temp dir holding
  * one such package for our driver (its entry loads `src/virtual-device/appium-driver` from the
  * sources through tsx in a checkout, or from `dist/` when installed) plus symlinks to the user's
- * installed drivers, so Appium discovers both as installed extensions. The directory is removed on
- * close.
+ * installed drivers and to the bundled UiAutomator2 driver, so Appium discovers them as installed
+ * extensions. The directory is removed on close.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from 'node:fs'
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { homedir, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, delimiter, dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+// adbkit must configure the Bluebird it shares with Appium's support library before Appium runs.
+import '../device/_adbkit.js'
 import { CommonErrors, EnergyError } from '../model/index.js'
 import { AppiumDriverErrors } from '../virtual-device/appium-driver/errors.js'
 
@@ -28,6 +38,9 @@ export const VIRTUAL_DEVICE_DRIVER_PACKAGE = 'vitest-energy-virtual-device-drive
 /** The driver's Appium name (`appium driver list`), and its automationName. */
 export const VIRTUAL_DEVICE_DRIVER_NAME = 'virtual-device'
 export const VIRTUAL_DEVICE_AUTOMATION_NAME = 'VirtualDevice'
+
+/** Appium's name for the UiAutomator2 driver (`appium driver list`). */
+export const UIAUTOMATOR2_DRIVER_NAME = 'uiautomator2'
 
 /** Options of {@link startAppiumServer}. */
 export interface AppiumServerOptions {
@@ -164,6 +177,16 @@ function appiumVersion(): string {
   return pkg.version
 }
 
+/** The UiAutomator2 driver package vitest-energy depends on (undefined if it is not installed). */
+function bundledUiautomator2Dir(): string | undefined {
+  try {
+    const require = createRequire(import.meta.url)
+    return dirname(require.resolve('appium-uiautomator2-driver/package.json'))
+  } catch {
+    return undefined
+  }
+}
+
 /** Writes the temporary APPIUM_HOME: our driver package plus links to the user's drivers. */
 async function prepareHome(userHome: string | false): Promise<{ home: string; drivers: string[] }> {
   const home = await mkdtemp(join(tmpdir(), 'vitest-energy-appium-'))
@@ -205,7 +228,51 @@ async function prepareHome(userHome: string | false): Promise<{ home: string; dr
       drivers.push(d.driverName)
     }
   }
+  // The UiAutomator2 driver ships with vitest-energy, so a run needs no `appium driver install`
+  // and no network; a version the user installed themselves (linked above) takes precedence.
+  const uiautomator2 = bundledUiautomator2Dir()
+  if (uiautomator2 !== undefined && !drivers.includes(UIAUTOMATOR2_DRIVER_NAME)) {
+    await symlink(uiautomator2, join(home, 'node_modules', 'appium-uiautomator2-driver'), 'dir')
+    drivers.push(UIAUTOMATOR2_DRIVER_NAME)
+  }
   return { home, drivers }
+}
+
+/**
+ * Appium's Android drivers find `adb` under `$ANDROID_HOME/platform-tools` and refuse to start
+ * without ANDROID_HOME or ANDROID_SDK_ROOT. When neither is set and `adb` is on the PATH (Debian's
+ * `adb` package, Homebrew's platform-tools), we give this process an SDK root holding only a link
+ * to it, inside the temporary APPIUM_HOME. Returns a function that undoes it.
+ */
+async function provideSdkRoot(home: string): Promise<() => void> {
+  if (process.env['ANDROID_HOME'] !== undefined || process.env['ANDROID_SDK_ROOT'] !== undefined) {
+    return () => undefined
+  }
+  const adb = findOnPath(process.platform === 'win32' ? 'adb.exe' : 'adb')
+  if (adb === undefined) return () => undefined
+  const tools = join(home, 'android-sdk', 'platform-tools')
+  await mkdir(tools, { recursive: true })
+  await symlink(adb, join(tools, basename(adb)))
+  process.env['ANDROID_HOME'] = join(home, 'android-sdk')
+  return () => {
+    if (process.env['ANDROID_HOME'] === join(home, 'android-sdk'))
+      delete process.env['ANDROID_HOME']
+  }
+}
+
+/** The first executable `name` on the PATH, resolved through links. */
+export function findOnPath(name: string): string | undefined {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    if (dir === '') continue
+    const candidate = join(dir, name)
+    try {
+      accessSync(candidate, constants.X_OK)
+      return realpathSync(candidate)
+    } catch {
+      // not here
+    }
+  }
+  return undefined
 }
 
 /**
@@ -249,6 +316,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
     )
   }
   const { home, drivers } = await prepareHome(userHome)
+  const restoreSdkRoot = await provideSdkRoot(home)
   const logLevel = options.logLevel ?? process.env['APPIUM_LOG_LEVEL'] ?? 'error'
   let server: AppiumHttpServer | undefined
   try {
@@ -262,9 +330,13 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
       loglevel: logLevel,
       logNoColors: true,
       throwInsteadOfExit: true,
+      // Lets close() list the sessions a worker left open and end them (GET /appium/sessions);
+      // the server binds loopback only.
+      allowInsecure: ['*:session_discovery'],
       ...(options.useDrivers === undefined ? {} : { useDrivers: [...options.useDrivers] }),
     })
   } catch (cause) {
+    restoreSdkRoot()
     await rm(home, { recursive: true, force: true })
     throw startError(
       `Appium did not start: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -274,6 +346,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
   }
   const address = server?.address()
   if (server === undefined || typeof address !== 'object' || address === null) {
+    restoreSdkRoot()
     await rm(home, { recursive: true, force: true })
     throw startError(
       'Appium returned no listening server',
@@ -297,6 +370,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
           await endSessions(`http://127.0.0.1:${address.port}`)
           await running.close()
         } finally {
+          restoreSdkRoot()
           process.off('exit', removeHome)
           await rm(home, { recursive: true, force: true })
         }

@@ -1,7 +1,8 @@
 /**
- * A WebdriverIO session on the test's phone through a running Appium server: the virtual device's
- * driver (`automationName: 'VirtualDevice'`) or a real phone's (`UiAutomator2`). The `driver`
- * fixture calls {@link createDriver} with the worker's device and {@link closeDriver} after the test.
+ * A WebdriverIO session on the test's phone through a running Appium server, with Appium's
+ * UiAutomator2 driver on real and virtual phones alike (or another driver by `automationName`).
+ * The `driver` fixture calls {@link createDriver} with the worker's device and {@link closeDriver}
+ * after the test.
  */
 import { remote } from 'webdriverio'
 import { EnergyError } from '../model/index.js'
@@ -17,9 +18,12 @@ export interface CreateDriverOptions {
   readonly serial: string
   /** The app's package name (`appium:appPackage`), e.g. `com.example.trails`. */
   readonly app: string
-  /** Activity to launch (`appium:appActivity`), e.g. `.MainActivity`. @default '.MainActivity' */
+  /**
+   * Activity to launch (`appium:appActivity`), e.g. `.MainActivity`. @default the app's launcher
+   * activity, which the driver resolves on the phone (`cmd package resolve-activity`)
+   */
   readonly appActivity?: string
-  /** Appium driver. @default 'VirtualDevice' */
+  /** Appium driver. @default 'UiAutomator2' */
   readonly automationName?: string
   /** adb server host the driver talks to. @default '127.0.0.1' */
   readonly adbHost?: string
@@ -48,14 +52,17 @@ function isPort(value: unknown): value is number {
 
 /** The W3C capabilities {@link createDriver} sends. */
 export function driverCapabilities(options: CreateDriverOptions): Record<string, unknown> {
-  const automationName = options.automationName ?? 'VirtualDevice'
+  const automationName = options.automationName ?? 'UiAutomator2'
   const virtual = automationName.toLowerCase() === 'virtualdevice'
   return {
     platformName: 'Android',
     'appium:automationName': automationName,
     'appium:udid': options.serial,
     'appium:appPackage': options.app,
-    'appium:appActivity': options.appActivity ?? '.MainActivity',
+    ...(options.appActivity === undefined ? {} : { 'appium:appActivity': options.appActivity }),
+    // UiAutomator2 streams `adb logcat` for the whole session by default: work on the phone
+    // (logd, adbd) that would draw power inside every energy window. Ask for it explicitly.
+    ...(virtual ? {} : { 'appium:skipLogcatCapture': true }),
     'appium:noReset': options.noReset ?? false,
     ...(options.adbPort === undefined ? {} : { 'appium:adbPort': options.adbPort }),
     ...(options.adbHost === undefined
@@ -106,7 +113,7 @@ export async function createDriver(options: CreateDriverOptions): Promise<Webdri
         'installed (`appium driver list`), and that the device is in `adb devices`.',
       details: {
         serial: options.serial,
-        automationName: options.automationName ?? 'VirtualDevice',
+        automationName: options.automationName ?? 'UiAutomator2',
       },
       cause,
     })

@@ -113,7 +113,9 @@ export class ForwardTable {
       this.byLocal.set(localPort, { forward, server: existing.server })
       return { ok: true, port: localPort }
     }
-    const server = net.createServer((socket) => this.accept(localPort, socket))
+    // The port actually bound (tcp:0 asks the system for one) keys the forward.
+    let boundPort = localPort
+    const server = net.createServer((socket) => this.accept(boundPort, socket))
     const bound = await new Promise<number | string>((resolve) => {
       server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message))
       server.listen(localPort, this.host, () => {
@@ -124,6 +126,7 @@ export class ForwardTable {
     if (typeof bound === 'string') {
       return { ok: false, message: `cannot bind listener: ${bound}` }
     }
+    boundPort = bound
     server.on('error', () => undefined)
     // A forward's listener must not keep the process alive on its own.
     server.unref()

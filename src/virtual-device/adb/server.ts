@@ -338,7 +338,8 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
           )
           break
         case 'killforward-all':
-          forwards.removeAll(d.device.serial)
+          // adb removes every forward, whichever device the request named.
+          forwards.removeAll()
           reply(Buffer.concat([encodeOkay(), encodeOkay()]))
           break
         case 'features':
@@ -458,7 +459,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
       if (query.startsWith('forward:') || query.startsWith('killforward:')) {
         socket.write(await forwardRequest(device.serial, query))
       } else if (query === 'killforward-all') {
-        forwards.removeAll(device.serial)
+        forwards.removeAll()
         socket.write(Buffer.concat([encodeOkay(), encodeOkay()]))
       } else if (query === 'list-forward') {
         socket.write(encodeOkay(listForwards()))

@@ -47,6 +47,7 @@ function open(i: number, extra: Record<string, unknown> = {}): Promise<Webdriver
     serial: serial(i),
     app: PKG,
     appActivity: '.MainActivity',
+    automationName: 'VirtualDevice',
     adbPort: vd.port,
     logLevel: 'silent',
     capabilities: extra,
@@ -499,6 +500,7 @@ describe('sessions', () => {
     const base = {
       appiumPort: appium.port,
       app: PKG,
+      automationName: 'VirtualDevice',
       adbPort: vd.port,
       logLevel: 'silent' as const,
     }
@@ -565,7 +567,8 @@ describe('startAppiumServer', () => {
     const second = await startAppiumServer({ userAppiumHome: home })
     try {
       expect(second.port).not.toBe(appium.port)
-      expect(second.drivers).toEqual(['virtual-device', 'fakeuser'])
+      // The bundled UiAutomator2 driver comes after the user's own.
+      expect(second.drivers).toEqual(['virtual-device', 'fakeuser', 'uiautomator2'])
       // Appium matched the automationName to the user's driver and tried to load its class.
       const error = await sessionError({
         appiumPort: second.port,
