@@ -1,4 +1,5 @@
 /** What every `vitest-energy <command>` implements. Commands are pure apart from `io`. */
+import type { Screen } from '../../reporter/screen.js'
 
 export interface CliIo {
   /** Writes to standard output (no newline added). */
@@ -8,6 +9,10 @@ export interface CliIo {
   readonly cwd: string
   /** Aborted on Ctrl-C, for long-running commands (virtual-device, demo). */
   readonly signal: AbortSignal
+  /** The environment variables a command may read (adb's, Appium's). @default {} */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Standard output's terminal: colours per NO_COLOR / FORCE_COLOR / TTY. @default no colours */
+  readonly screen?: Screen
 }
 
 export interface CliCommand {

@@ -9,6 +9,7 @@ import { CliErrors, type CliCommand, type CliIo } from './_command.js'
 const commands: Record<string, () => Promise<CliCommand>> = {
   classify: () => import('./commands/classify.js').then((m) => m.classifyCommand),
   demo: () => import('./commands/demo.js').then((m) => m.demoCommand),
+  doctor: () => import('./commands/doctor.js').then((m) => m.doctorCommand),
   trace: () => import('./commands/trace.js').then((m) => m.traceCommand),
   'virtual-device': () =>
     import('./commands/virtual-device.js').then((m) => m.virtualDeviceCommand),

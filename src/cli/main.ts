@@ -1,4 +1,5 @@
 /** The `vitest-energy` executable: the only place that touches process.argv and process.exit. */
+import { terminalScreen } from '../../reporter/screen.js'
 import { runCommand } from './index.js'
 
 const controller = new AbortController()
@@ -10,5 +11,7 @@ const code = await runCommand(process.argv.slice(2), {
   err: (text) => process.stderr.write(text),
   cwd: process.cwd(),
   signal: controller.signal,
+  env: process.env,
+  screen: terminalScreen(process.stdout),
 })
 process.exitCode = code

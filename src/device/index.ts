@@ -41,6 +41,8 @@ export type {
   ProbeOptions,
   ToolCapability,
 } from './probe.js'
+export type { AutoPowerSource, PowerSourceChoice } from './power-source.js'
+export { autoPowerSource } from './power-source.js'
 export {
   assertProfileable,
   currentSignOf,
