@@ -123,6 +123,23 @@ describe('phone configurations', () => {
     expect((await shell(device, ['pidof', APP])).exitCode).toBe(0)
   })
 
+  test('the app not running: doctor starts its launcher activity to ask am profile, then stops it', async () => {
+    const vd = await phone()
+    const r = await doctor(['-P', String(vd.port), '--app', APP])
+    expect(r.code).toBe(0)
+    const profileable = section(r.out, 'profileable')
+    expect(profileable).toMatch(/^✓ profileable: profileable by shell: am profile accepted it/)
+    expect(profileable).toContain('$ pidof com.example.trails (exit 1)\n      (not running)')
+    expect(profileable).toContain(
+      '$ cmd package resolve-activity --brief -c android.intent.category.LAUNCHER com.example.trails\n      com.example.trails/.MainActivity',
+    )
+    expect(profileable).toContain(
+      '$ am start -W -n com.example.trails/.MainActivity\n      Status: ok',
+    )
+    const device = (await connectAdb({ port: vd.port })).device('vdev-0001')
+    expect((await shell(device, ['pidof', APP])).exitCode, 'force-stopped again').not.toBe(0)
+  })
+
   test('no rails, on battery: falls back to the fuel gauge, ready with a note', async () => {
     const vd = await phone({ odpm: false, charger: 'none' })
     const r = await doctor(['-P', String(vd.port)])
