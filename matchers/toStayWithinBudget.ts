@@ -11,6 +11,7 @@ import {
   lookupBudget,
   readBudgetFile,
   resolveBudgetsFile,
+  updateCommand,
 } from '../src/budgets/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import { matcherSettings, type BudgetOptions } from './_options.js'
@@ -73,7 +74,7 @@ export function toStayWithinBudget(
   const where = `${key.file} › ${key.name}${device === undefined ? '' : ` [${device}]`}`
   if (found === undefined) {
     return fail(
-      `no budget for ${where} in ${budgetsPath}.\nRun \`vitest -u\` (or VITEST_ENERGY_UPDATE=1) to write one from this measurement, then review and commit the file.`,
+      `no budget for ${where} in ${budgetsPath}.\nRun \`${updateCommand(process.env)}\` (or VITEST_ENERGY_UPDATE=1) to write one from this measurement, then review and commit the file.`,
     )
   }
   return checkLimit(this, received, {

@@ -11,8 +11,7 @@
  * 1) and never stops the other outputs. A run stopped by Ctrl-C still gets the report of the tests
  * that finished.
  */
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
-import { dirname, isAbsolute, relative, resolve } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
 import type {
   Reporter,
   SerializedError,
@@ -23,39 +22,20 @@ import type {
   TestSuite,
   Vitest,
 } from 'vitest/node'
-import {
-  DEFAULT_BUDGETS_FILE,
-  budgetFileKey,
-  isUpdateRequested,
-  readBudgetFile,
-  updateBudgets,
-  writeBudgetFile,
-} from '../src/budgets/index.js'
-import type { HierarchyNode } from '../src/classify/index.js'
-import {
-  EnergyError,
-  isEnergyError,
-  parseTestEnergyMeta,
-  type EnergyResult,
-} from '../src/model/index.js'
-import { readBaselineReport } from './baseline.js'
-import { classifyEntries, type ClassifyReportOptions } from './classification.js'
-import { ReporterErrors } from './errors.js'
+import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
+import { parseTestEnergyMeta, type EnergyResult } from '../src/model/index.js'
+import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
-import { DEFAULT_HTML_REPORT, findArtifacts, renderHtml, type BudgetReview } from './html/index.js'
 import { renderJson } from './json.js'
-import { renderMarkdown } from './markdown.js'
 import {
-  budgetObservations,
-  buildEnergyReport,
   noEnergyReason,
-  type EnergyReport,
   type ReportContext,
   type ReportEntry,
   type ReportedFailure,
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
+import { buildRunReport, describeProblem, writeRunOutputs, type RunReport } from './run-report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -191,8 +171,7 @@ export default class EnergyReporter implements Reporter {
         verbose: this.options.verbose ?? false,
       }),
     )
-    this.writeOutputs(built.report, built.hierarchy, root, problems)
-    this.writeHtml(built.report, built.budgetReview, root, problems)
+    this.writeOutputs(built, root, problems)
     for (const problem of problems) this.print(`vitest-energy: ${problem}\n`)
     // Vitest sets the exit code for failed tests only; a report that could not be made fails too.
     if (problems.length > 0 && (process.exitCode === undefined || process.exitCode === 0))
@@ -204,157 +183,57 @@ export default class EnergyReporter implements Reporter {
     else process.stdout.write(text)
   }
 
-  /**
-   * Builds the report with budgets, baseline and classification; file I/O happens here. An
-   * interrupted run checks budgets but never writes them: its measurements are incomplete.
-   */
+  /** The report with budgets, baseline and classification (src: run-report.ts). */
   buildReport(
     entries: readonly ReportEntry[],
     root: string,
     problems: string[],
     run: Pick<ReportContext, 'suiteFailures' | 'unhandledErrors' | 'interrupted'> = {},
-  ): { report: EnergyReport; hierarchy?: HierarchyNode; budgetReview?: BudgetReview } {
+  ): RunReport {
     const plugin = pluginSettings(this.vitest)
-    const context: {
-      -readonly [K in keyof ReportContext]: ReportContext[K]
-    } = { ...run }
-    let hierarchy: HierarchyNode | undefined
-    let budgetReview: BudgetReview | undefined
-
-    const budgetsPath = resolve(
-      root,
-      this.options.budgets ?? plugin.budgets ?? DEFAULT_BUDGETS_FILE,
-    )
-    const update =
-      run.interrupted !== true &&
-      (this.options.updateBudgets ??
-        (isUpdateRequested(process.env) ||
-          this.vitest?.config.snapshotOptions.updateSnapshot === 'all'))
-    try {
-      const fileKey = (file: string): string => budgetFileKey(budgetsPath, resolve(root, file))
-      const budgets = readBudgetFile(budgetsPath)
-      const shownPath = relative(root, budgetsPath).split('\\').join('/')
-      const headroomPct = this.options.budgetHeadroomPct ?? plugin.budgetHeadroomPct ?? 10
-      const observations = budgetObservations(entries, fileKey)
-      if (update && observations.some((o) => o.valueJ !== undefined)) {
-        const result = updateBudgets(budgets, observations, headroomPct)
-        writeBudgetFile(budgetsPath, result.file)
-        budgetReview = { before: budgets, after: result.file, fileKey }
-        context.budgets = {
-          file: result.file,
-          path: shownPath,
-          fileKey,
-          update: { added: result.added, changed: result.changed, removed: result.removed },
-        }
-      } else if (Object.keys(budgets.tests).length > 0) {
-        context.budgets = { file: budgets, path: shownPath, fileKey }
-        budgetReview = { before: budgets, fileKey }
-      }
-    } catch (error) {
-      problems.push(describeProblem(error))
-    }
-
-    if (this.options.baseline !== undefined) {
-      const path = resolve(root, this.options.baseline)
-      try {
-        context.baseline = {
-          report: readBaselineReport(path),
-          path: relative(root, path).split('\\').join('/'),
-          ...(this.options.baselineMaxPct === undefined
-            ? {}
-            : { maxPct: this.options.baselineMaxPct }),
-        }
-      } catch (error) {
-        problems.push(describeProblem(error))
-      }
-    }
-
-    const classify = this.options.classify ?? plugin.classify ?? false
-    if (classify !== false) {
-      try {
-        const classified = classifyEntries(entries, classify === true ? {} : classify)
-        if (classified) {
-          context.classification = classified.classification
-          hierarchy = classified.hierarchy
-        }
-      } catch (error) {
-        problems.push(`classifier: ${describeProblem(error)}`)
-      }
-    }
-    const report = buildEnergyReport(entries, context)
-    return {
-      report,
-      ...(hierarchy === undefined ? {} : { hierarchy }),
-      ...(budgetReview === undefined ? {} : { budgetReview }),
-    }
-  }
-
-  /** The HTML report (unless `html: false`), with links to the raw data kept for each test. */
-  private writeHtml(
-    report: EnergyReport,
-    budgetReview: BudgetReview | undefined,
-    root: string,
-    problems: string[],
-  ): void {
-    const option = this.options.html ?? outputFileFromConfig(this.vitest, 'energy-html')
-    if (option === false) return
-    const path = resolve(root, option ?? DEFAULT_HTML_REPORT)
-    let html: string
-    try {
-      const artifactsDir = resolve(
+    return buildRunReport(
+      entries,
+      {
         root,
-        pluginSettings(this.vitest).artifactsDir ?? '.vitest-energy/artifacts',
-      )
-      html = renderHtml(report, {
-        ...(budgetReview === undefined ? {} : { budgetReview }),
-        artifacts: findArtifacts(report.tests, artifactsDir, dirname(path)),
-        createdAt: new Date().toISOString(),
-      })
-    } catch (error) {
-      problems.push(`HTML report: ${describeProblem(error)}`)
-      return
-    }
-    const before = problems.length
-    writeSafely(path, html, problems, 'HTML report')
-    if (problems.length > before) return
-    const shown = relative(process.cwd(), path)
-    this.print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
+        budgetsPath: resolve(root, this.options.budgets ?? plugin.budgets ?? DEFAULT_BUDGETS_FILE),
+        headroomPct: this.options.budgetHeadroomPct ?? plugin.budgetHeadroomPct ?? 10,
+        update:
+          this.options.updateBudgets ??
+          (isUpdateRequested(process.env) ||
+            this.vitest?.config.snapshotOptions.updateSnapshot === 'all'),
+        ...(this.options.baseline === undefined ? {} : { baseline: this.options.baseline }),
+        ...(this.options.baselineMaxPct === undefined
+          ? {}
+          : { baselineMaxPct: this.options.baselineMaxPct }),
+        classify: this.options.classify ?? plugin.classify ?? false,
+      },
+      problems,
+      run,
+    )
   }
 
-  private writeOutputs(
-    report: EnergyReport,
-    hierarchy: HierarchyNode | undefined,
-    root: string,
-    problems: string[],
-  ): void {
+  /** The JSON report, the hierarchy, the markdown summary and the HTML report. */
+  private writeOutputs(built: RunReport, root: string, problems: string[]): void {
     const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest, 'energy')
-    if (jsonPath !== undefined) {
-      writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
-    }
-    const hierarchyPath =
-      this.options.hierarchyFile ??
-      (jsonPath === undefined ? undefined : `${jsonPath.replace(/\.json$/, '')}.hierarchy.json`)
-    if (hierarchy !== undefined && hierarchyPath !== undefined) {
-      writeSafely(
-        resolve(root, hierarchyPath),
-        `${JSON.stringify(hierarchy, null, 2)}\n`,
-        problems,
-        'sunburst hierarchy',
-      )
-    }
-    // In GitHub Actions the job summary gets the markdown unless `markdown: false`.
-    const markdown = this.options.markdown ?? process.env['GITHUB_STEP_SUMMARY'] !== undefined
-    const markdownPath =
-      markdown === true ? process.env['GITHUB_STEP_SUMMARY'] : markdown || undefined
-    if (markdownPath !== undefined) {
-      writeSafely(
-        resolve(root, markdownPath),
-        renderMarkdown(report),
-        problems,
-        'markdown summary',
-        markdown === true,
-      )
-    }
+    const html = this.options.html ?? outputFileFromConfig(this.vitest, 'energy-html')
+    writeRunOutputs(
+      built,
+      {
+        root,
+        ...(jsonPath === undefined ? {} : { jsonPath }),
+        ...(this.options.hierarchyFile === undefined
+          ? {}
+          : { hierarchyPath: this.options.hierarchyFile }),
+        ...(this.options.markdown === undefined ? {} : { markdown: this.options.markdown }),
+        ...(html === undefined ? {} : { html }),
+        artifactsDir: resolve(
+          root,
+          pluginSettings(this.vitest).artifactsDir ?? '.vitest-energy/artifacts',
+        ),
+      },
+      problems,
+      (text) => this.print(text),
+    )
   }
 }
 
@@ -392,37 +271,6 @@ function outputFileFromConfig(
   if (typeof outputFile === 'object' && outputFile !== null)
     return (outputFile as Record<string, string>)[key]
   return undefined
-}
-
-/** Writes (or appends) an output; a failure becomes an E_REPORT_OUTPUT_IO problem. */
-function writeSafely(
-  path: string,
-  text: string,
-  problems: string[],
-  what: string,
-  append = false,
-): void {
-  try {
-    mkdirSync(dirname(path), { recursive: true })
-    if (append) appendFileSync(path, text)
-    else writeFileSync(path, text)
-  } catch (error) {
-    problems.push(
-      describeProblem(
-        new EnergyError({
-          code: ReporterErrors.OUTPUT_IO,
-          message: `could not write the ${what} to ${path}: ${error instanceof Error ? error.message : String(error)}`,
-          hint: 'Point the option at a writable path (missing folders are created).',
-          details: { path },
-        }),
-      ),
-    )
-  }
-}
-
-/** A problem as printed after `vitest-energy: `: the code and message, never a stack trace. */
-function describeProblem(error: unknown): string {
-  return isEnergyError(error) ? error.message : failureMessage(error)
 }
 
 /**

@@ -3,7 +3,10 @@
  * files: each worker process appends JSON lines to `<dir>/<pid>.jsonl` (one writer per file, so
  * workers never interleave), and the reporter merges every file at the end of the run.
  *
- * Line format: `{ "schemaVersion": 1, "testPath": "/abs/feed.test.mjs", "name": "feed opens", "meta": TestEnergyMeta }`.
+ * Line format: `{ "schemaVersion": 1, "testPath": "/abs/feed.test.mjs", "name": "feed opens", "meta": TestEnergyMeta }`,
+ * plus `"attempt": n` when the vitest-energy test environment wrote it (the test's n-th run under
+ * `jest.retryTimes`: only the last attempt's energy is reported). Writers: `recordEnergy()` in a
+ * test, and the test environment after each test.
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -24,6 +27,8 @@ export interface SideRecord {
   /** Jest's `currentTestName` (describe blocks and test joined by spaces). */
   readonly name: string
   readonly meta: TestEnergyMeta
+  /** The test's run (1 = first) when retried; absent for `recordEnergy()`. */
+  readonly attempt?: number
 }
 
 interface ExpectState {
@@ -53,15 +58,19 @@ export function recordEnergy(
   const list: readonly EnergyResult[] = Array.isArray(results)
     ? (results as readonly EnergyResult[])
     : [results as EnergyResult]
-  const line = JSON.stringify({
-    schemaVersion: 1,
+  appendSideRecord(dir, {
     testPath: state.testPath,
     name: state.currentTestName,
     meta: summarize(list),
   })
+  return true
+}
+
+/** Appends one record to this process's side file in `dir`. */
+export function appendSideRecord(dir: string, record: SideRecord): void {
+  const line = JSON.stringify({ schemaVersion: 1, ...record })
   mkdirSync(dir, { recursive: true })
   appendFileSync(join(dir, `${process.pid}.jsonl`), `${line}\n`)
-  return true
 }
 
 /** Reads every side file; records of one test are concatenated in file order. */
@@ -87,10 +96,12 @@ export function readSideFiles(dir: string, problems: string[]): SideRecord[] {
           typeof value['name'] !== 'string'
         )
           throw new Error('not a vitest-energy side record of schema version 1')
+        const attempt = value['attempt']
         out.push({
           testPath: value['testPath'],
           name: value['name'],
           meta: parseTestEnergyMeta(value['meta']),
+          ...(typeof attempt === 'number' ? { attempt } : {}),
         })
       } catch (error) {
         problems.push(

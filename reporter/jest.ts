@@ -3,53 +3,66 @@
  *
  *   reporters: ['default', ['vitest-energy/jest-reporter', { outputFile: 'energy.json' }]]
  *
- * Tests call `recordEnergy(result)`; workers append to per-process side files in a directory the
- * reporter creates (passed through VITEST_ENERGY_JEST_DIR), and `onRunComplete` merges them and
- * renders the same terminal, JSON and markdown output as the Vitest reporter.
+ * The vitest-energy test environment records every test's energy (tests without it call
+ * `recordEnergy(result)`); workers append to per-process side files in a directory the reporter
+ * creates (passed through VITEST_ENERGY_JEST_DIR), and `onRunComplete` merges them and renders
+ * the same terminal, JSON, markdown and HTML output as the Vitest reporter, with budgets, the
+ * baseline comparison and the classifier (`run-report.ts`).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative, resolve } from 'node:path'
-import {
-  DEFAULT_BUDGETS_FILE,
-  budgetFileKey,
-  isUpdateRequested,
-  readBudgetFile,
-  updateBudgets,
-  writeBudgetFile,
-} from '../src/budgets/index.js'
-import { isEnergyError, type EnergyResult } from '../src/model/index.js'
+import { join, relative, resolve } from 'node:path'
+import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
+import type { EnergyResult } from '../src/model/index.js'
+import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, reportedFailure } from './failures.js'
-import { JEST_SIDE_DIR_ENV, readSideFiles } from './jest-side-files.js'
-import { renderJson } from './json.js'
-import { renderMarkdown } from './markdown.js'
+import { JEST_SIDE_DIR_ENV, readSideFiles, type SideRecord } from './jest-side-files.js'
 import {
-  budgetObservations,
-  buildEnergyReport,
   noEnergyReason,
-  type ReportContext,
   type ReportEntry,
   type ReportedFailure,
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
+import { buildRunReport, writeRunOutputs } from './run-report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
 export interface JestEnergyReporterOptions {
   /** JSON report path, relative to Jest's rootDir. */
   readonly outputFile?: string
-  /** Markdown summary path. */
-  readonly markdown?: string
-  /** Budget file, relative to rootDir. @default 'energy-budgets.json' */
+  /**
+   * Markdown summary: a path, or `true` for `$GITHUB_STEP_SUMMARY` (skipped when unset), or
+   * `false` for none. @default true in GitHub Actions (`$GITHUB_STEP_SUMMARY` set), else false
+   */
+  readonly markdown?: string | boolean
+  /**
+   * Budget file, relative to rootDir. @default the test environment's `budgets`, else
+   * 'energy-budgets.json'
+   */
   readonly budgets?: string
-  /** Headroom when writing budgets, percent. @default 10 */
+  /** Headroom when writing budgets, percent. @default the test environment's, else 10 */
   readonly budgetHeadroomPct?: number
   /** Write budgets from this run. @default true with `jest -u` or VITEST_ENERGY_UPDATE=1 */
   readonly updateBudgets?: boolean
+  /** A previous JSON report to compare with (per-test delta, regressions), relative to rootDir. */
+  readonly baseline?: string
+  /** Smallest increase over the baseline that counts as a regression, percent. @default 5 */
+  readonly baselineMaxPct?: number
+  /**
+   * Run the spectrum classifier over the run's tests (colours for every method, per-class and
+   * per-package summary, the sunburst JSON beside the JSON report). @default the test
+   * environment's `classify`, else false
+   */
+  readonly classify?: boolean | ClassifyReportOptions
+  /** @default `<outputFile without .json>.hierarchy.json` when classifying with an outputFile */
+  readonly hierarchyFile?: string
+  /** The HTML report, relative to rootDir, or `false`. @default '.vitest-energy/report/index.html' */
+  readonly html?: string | false
   /** @default 3 */
   readonly topMethods?: number
+  /** Terminal: detail every test, not only those that failed or went over budget. @default false */
+  readonly verbose?: boolean
   readonly screen?: Screen
   readonly write?: (text: string) => void
 }
@@ -58,6 +71,13 @@ export interface JestEnergyReporterOptions {
 interface JestGlobalConfig {
   readonly rootDir: string
   readonly updateSnapshot?: string
+}
+/** A project of the run: the vitest-energy options in its `testEnvironmentOptions`. */
+interface JestTestContext {
+  readonly config?: {
+    readonly rootDir?: string
+    readonly testEnvironmentOptions?: Readonly<Record<string, unknown>>
+  }
 }
 interface JestAggregatedResult {
   readonly testResults: ReadonlyArray<{
@@ -82,6 +102,8 @@ export default class JestEnergyReporter {
   private readonly update: boolean
   private readonly options: JestEnergyReporterOptions
   private readonly dir: string
+  /** A run that ends without onRunComplete (Ctrl-C) leaves no side files behind. */
+  private readonly removeDir = (): void => rmSync(this.dir, { recursive: true, force: true })
 
   constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir
@@ -92,75 +114,84 @@ export default class JestEnergyReporter {
     this.dir = mkdtempSync(join(tmpdir(), 'vitest-energy-jest-'))
     // Workers are started after reporters are constructed and inherit this.
     process.env[JEST_SIDE_DIR_ENV] = this.dir
+    process.once('exit', this.removeDir)
   }
 
-  async onRunComplete(_contexts: unknown, aggregated: JestAggregatedResult): Promise<void> {
+  async onRunComplete(
+    contexts: ReadonlySet<JestTestContext> | undefined,
+    aggregated: JestAggregatedResult,
+  ): Promise<void> {
     const problems: string[] = []
     const write = this.options.write ?? ((text: string) => void process.stdout.write(text))
     try {
       const entries = this.entries(aggregated, problems)
-      const context: { budgets?: ReportContext['budgets'] } = {}
-      const budgetsPath = resolve(this.rootDir, this.options.budgets ?? DEFAULT_BUDGETS_FILE)
-      try {
-        const file = readBudgetFile(budgetsPath)
-        const path = relative(this.rootDir, budgetsPath).split('\\').join('/')
-        const fileKey = (f: string): string => budgetFileKey(budgetsPath, resolve(this.rootDir, f))
-        const observations = budgetObservations(entries, fileKey)
-        if (this.update && observations.some((o) => o.valueJ !== undefined)) {
-          const result = updateBudgets(file, observations, this.options.budgetHeadroomPct ?? 10)
-          writeBudgetFile(budgetsPath, result.file)
-          context.budgets = {
-            file: result.file,
-            path,
-            fileKey,
-            update: { added: result.added, changed: result.changed, removed: result.removed },
-          }
-        } else if (Object.keys(file.tests).length > 0) {
-          context.budgets = { file, path, fileKey }
-        }
-      } catch (error) {
-        problems.push(isEnergyError(error) ? error.message : String(error))
-      }
-      const report = buildEnergyReport(entries, {
-        ...context,
-        suiteFailures: suiteFailures(aggregated, this.rootDir),
-      })
+      const env = environmentSettings(contexts)
+      const root = this.rootDir
+      const o = this.options
+      const built = buildRunReport(
+        entries,
+        {
+          root,
+          budgetsPath: resolve(root, o.budgets ?? env.budgets ?? DEFAULT_BUDGETS_FILE),
+          headroomPct: o.budgetHeadroomPct ?? env.budgetHeadroomPct ?? 10,
+          update: this.update,
+          ...(o.baseline === undefined ? {} : { baseline: o.baseline }),
+          ...(o.baselineMaxPct === undefined ? {} : { baselineMaxPct: o.baselineMaxPct }),
+          classify: o.classify ?? env.classify ?? false,
+        },
+        problems,
+        { suiteFailures: suiteFailures(aggregated, root) },
+      )
       write(
-        renderTerminal(report, this.options.screen ?? terminalScreen(), {
-          topMethods: this.options.topMethods ?? 3,
+        renderTerminal(built.report, o.screen ?? terminalScreen(), {
+          topMethods: o.topMethods ?? 3,
+          verbose: o.verbose ?? false,
+          updateCommand: 'jest -u',
         }),
       )
-      const outputs: Array<[string | undefined, () => string, string]> = [
-        [this.options.outputFile, () => renderJson(report), 'JSON report'],
-        [this.options.markdown, () => renderMarkdown(report), 'markdown summary'],
-      ]
-      for (const [path, render, what] of outputs) {
-        if (path === undefined) continue
-        const target = resolve(this.rootDir, path)
-        try {
-          await mkdir(dirname(target), { recursive: true })
-          await writeFile(target, render())
-        } catch (error) {
-          problems.push(`could not write the ${what} to ${target}: ${String(error)}`)
-        }
-      }
+      writeRunOutputs(
+        built,
+        {
+          root,
+          ...(o.outputFile === undefined ? {} : { jsonPath: o.outputFile }),
+          ...(o.hierarchyFile === undefined ? {} : { hierarchyPath: o.hierarchyFile }),
+          ...(o.markdown === undefined ? {} : { markdown: o.markdown }),
+          ...(o.html === undefined ? {} : { html: o.html }),
+          artifactsDir: resolve(root, env.artifactsDir ?? '.vitest-energy/artifacts'),
+        },
+        problems,
+        write,
+      )
     } finally {
-      rmSync(this.dir, { recursive: true, force: true })
+      process.off('exit', this.removeDir)
+      this.removeDir()
     }
     for (const problem of problems) write(`vitest-energy: ${problem}\n`)
+    // Jest sets the exit code for failed tests only; a report that could not be made fails too.
+    if (problems.length > 0 && (process.exitCode === undefined || process.exitCode === 0))
+      process.exitCode = 1
   }
 
   /** Every test Jest reported, in run order, with the energy it recorded. */
   private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
     const energy = new Map<string, EnergyResult[]>()
-    for (const record of readSideFiles(this.dir, problems)) {
-      const key = `${record.testPath}\u0000${record.name}`
+    // A retried test (jest.retryTimes) reports the energy of its last attempt only.
+    const lastAttempt = new Map<string, number>()
+    const records = readSideFiles(this.dir, problems)
+    const keyOf = (r: SideRecord): string => `${r.testPath}\u0000${r.name}`
+    for (const r of records)
+      if (r.attempt !== undefined)
+        lastAttempt.set(keyOf(r), Math.max(r.attempt, lastAttempt.get(keyOf(r)) ?? 0))
+    for (const record of records) {
+      const key = keyOf(record)
+      if (record.attempt !== undefined && record.attempt !== lastAttempt.get(key)) continue
       energy.set(key, [...(energy.get(key) ?? []), ...record.meta.results])
     }
     const entries: ReportEntry[] = []
     for (const file of aggregated.testResults) {
       for (const t of file.testResults) {
-        const results = energy.get(`${file.testFilePath}\u0000${t.fullName}`) ?? []
+        const recorded = energy.get(`${file.testFilePath}\u0000${t.fullName}`)
+        const results = recorded ?? []
         const state: ReportedState =
           t.status === 'passed' || t.status === 'failed' || t.status === 'todo'
             ? t.status
@@ -178,7 +209,7 @@ export default class JestEnergyReporter {
           errors: failures.map((f) => f.message),
           ...(state === 'failed' && first !== undefined ? { failure: first } : {}),
         }
-        const reason = jestNoEnergyReason(entry)
+        const reason = jestNoEnergyReason(entry, recorded !== undefined)
         entries.push(reason === undefined ? entry : { ...entry, noEnergyReason: reason })
       }
     }
@@ -199,17 +230,16 @@ function jestFailure(formatted: string, detail: unknown): ReportedFailure {
 }
 
 /**
- * Why a Jest test has no energy: Jest has no energy fixture, so a test that ran without
- * `recordEnergy()` says that; skipped, todo and recorded-but-unmeasured windows read as in Vitest.
+ * Why a Jest test has no energy. A test nothing recorded for — neither the vitest-energy test
+ * environment nor `recordEnergy()` — says so; the rest reads as in Vitest.
  */
 function jestNoEnergyReason(
   entry: Pick<ReportEntry, 'state' | 'results' | 'failure'>,
+  recorded: boolean,
 ): string | undefined {
-  if (entry.results.length === 0 && entry.state === 'passed')
-    return 'the test did not call recordEnergy()'
-  if (entry.results.length === 0 && entry.state === 'failed')
-    return 'the test failed before it recorded energy'
-  return noEnergyReason(entry)
+  if (!recorded && entry.state === 'passed') return 'the test did not call recordEnergy()'
+  if (!recorded && entry.state === 'failed') return 'the test failed before it recorded energy'
+  return noEnergyReason(entry, recorded)
 }
 
 /** Files Jest could not run, as the report's failures outside tests. */
@@ -225,4 +255,39 @@ function suiteFailures(aggregated: JestAggregatedResult, rootDir: string): Repor
         ]
       : [],
   )
+}
+
+/** What the reporter takes from the vitest-energy options of the run's Jest project. */
+interface EnvironmentSettings {
+  readonly budgets?: string
+  readonly budgetHeadroomPct?: number
+  readonly classify?: boolean | ClassifyReportOptions
+  readonly artifactsDir?: string
+}
+
+/**
+ * The vitest-energy options in `testEnvironmentOptions` (the test environment's; the first project
+ * that has any), read defensively: they were validated where the environment ran.
+ */
+function environmentSettings(
+  contexts: ReadonlySet<JestTestContext> | undefined,
+): EnvironmentSettings {
+  for (const context of contexts ?? []) {
+    const o = context.config?.testEnvironmentOptions
+    if (o === undefined || typeof o['app'] !== 'string') continue
+    const classify = o['classify']
+    return {
+      ...(typeof o['budgets'] === 'string' ? { budgets: o['budgets'] } : {}),
+      ...(typeof o['budgetHeadroomPct'] === 'number'
+        ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
+        : {}),
+      ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
+      ...(typeof classify === 'boolean'
+        ? { classify }
+        : typeof classify === 'object' && classify !== null
+          ? { classify: classify as ClassifyReportOptions }
+          : {}),
+    }
+  }
+  return {}
 }

@@ -35,6 +35,8 @@ export interface TerminalOptions {
    * failed, went over budget or regressed. @default false
    */
   readonly verbose?: boolean
+  /** The command that writes budgets, in the budget line's advice. @default 'vitest -u' */
+  readonly updateCommand?: string
 }
 
 interface RenderContext {
@@ -98,7 +100,7 @@ export function renderTerminal(
     ...renderStates(report, screen),
     ...renderSummary(report, screen),
     ...renderWarningSummary(report, screen),
-    ...renderBudgets(report, screen),
+    ...renderBudgets(report, screen, options.updateCommand ?? 'vitest -u'),
     ...renderBaseline(report, screen),
     ...renderClassification(report, screen, options.topMethods ?? 3),
     '',
@@ -415,7 +417,7 @@ function signed(value: number, format: (x: number) => string): string {
   return value >= 0 ? `+${format(value)}` : `−${format(-value)}`
 }
 
-function renderBudgets(report: EnergyReport, screen: Screen): string[] {
+function renderBudgets(report: EnergyReport, screen: Screen, updateCommand: string): string[] {
   const b = report.budgets
   if (b === undefined) return []
   const c = screen.colors
@@ -428,12 +430,13 @@ function renderBudgets(report: EnergyReport, screen: Screen): string[] {
     parts.push(c.green(`${b.within} within`))
     if (b.over > 0) parts.push(c.red(`${b.over} over`))
     if (b.inconclusive > 0) parts.push(c.yellow(`${b.inconclusive} inconclusive`))
-    if (b.missing > 0) parts.push(c.dim(`${b.missing} without a budget (vitest -u writes them)`))
+    if (b.missing > 0)
+      parts.push(c.dim(`${b.missing} without a budget (${updateCommand} writes them)`))
   }
   const lines = [` ${c.bold('Budgets')}   ${parts.join(c.dim(' · '))}`]
   if (!b.updated && b.obsolete.length > 0) {
     lines.push(
-      `           ${c.yellow(`${b.obsolete.length} obsolete in ${b.file}`)} ${c.dim('(vitest -u removes them)')}: ` +
+      `           ${c.yellow(`${b.obsolete.length} obsolete in ${b.file}`)} ${c.dim(`(${updateCommand} removes them)`)}: ` +
         b.obsolete
           .slice(0, 5)
           .map((o) => `${o.file} › ${o.name}${o.device === '*' ? '' : ` [${o.device}]`}`)

@@ -11,7 +11,7 @@ import {
 import { BudgetErrors } from './errors.js'
 import { lookupBudget } from './file.js'
 import { testBudgetFigure } from './figure.js'
-import { budgetFileKey, readBudgetFile, resolveBudgetsFile } from './load.js'
+import { budgetFileKey, readBudgetFile, resolveBudgetsFile, updateCommand } from './load.js'
 import { decide } from './verdict.js'
 
 export interface TestBudgetCheck {
@@ -50,7 +50,7 @@ export function checkTestBudget(
     throw new EnergyError({
       code: BudgetErrors.EXCEEDED,
       message: `${file} › ${check.name} used ${formatJoulesWithInterval(figure.valueJ, figure.intervalJ)}, over its budget of ${formatJoules(found.entry.energyJ)}`,
-      hint: 'Find the regression (the reporter lists the top methods), or, if the increase is intended, run `vitest -u` and commit the new budget.',
+      hint: `Find the regression (the reporter lists the top methods), or, if the increase is intended, run \`${updateCommand(process.env)}\` and commit the new budget.`,
       details,
     })
   }

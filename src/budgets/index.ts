@@ -23,6 +23,7 @@ export {
   isUpdateRequested,
   readBudgetFile,
   resolveBudgetsFile,
+  updateCommand,
   writeBudgetFile,
 } from './load.js'
 export { obsoleteBudgets, updateBudgets } from './update.js'

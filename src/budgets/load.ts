@@ -96,6 +96,14 @@ function io(path: string, what: 'read' | 'write', error: unknown): EnergyError {
   })
 }
 
+/**
+ * The command that writes budgets, as the user of this process runs their tests: `jest -u` in a
+ * Jest test process (Jest sets JEST_WORKER_ID there), else `vitest -u`.
+ */
+export function updateCommand(env: Readonly<Record<string, string | undefined>>): string {
+  return env['JEST_WORKER_ID'] === undefined ? 'vitest -u' : 'jest -u'
+}
+
 /** `VITEST_ENERGY_UPDATE=1` (or `true`) asks for budgets to be written from measurements. */
 export function isUpdateRequested(env: Readonly<Record<string, string | undefined>>): boolean {
   const v = env['VITEST_ENERGY_UPDATE']

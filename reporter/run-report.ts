@@ -1,0 +1,246 @@
+/**
+ * What both reporters (Vitest's `energy`, and Jest's) do with a run's tests once they have them as
+ * report entries: build the report with budgets (checked, or written in update mode), the
+ * comparison with a baseline report and the classifier; then write the JSON report, the sunburst
+ * hierarchy, the markdown summary and the HTML report. File I/O happens here; a problem (a bad
+ * path, a broken baseline) is collected for the caller to print, and never stops the other
+ * outputs.
+ */
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, relative, resolve } from 'node:path'
+import {
+  budgetFileKey,
+  readBudgetFile,
+  updateBudgets,
+  writeBudgetFile,
+} from '../src/budgets/index.js'
+import type { HierarchyNode } from '../src/classify/index.js'
+import { EnergyError, isEnergyError } from '../src/model/index.js'
+import { readBaselineReport } from './baseline.js'
+import { classifyEntries, type ClassifyReportOptions } from './classification.js'
+import { ReporterErrors } from './errors.js'
+import { failureMessage } from './failures.js'
+import { DEFAULT_HTML_REPORT, findArtifacts, renderHtml, type BudgetReview } from './html/index.js'
+import { renderJson } from './json.js'
+import { renderMarkdown } from './markdown.js'
+import {
+  budgetObservations,
+  buildEnergyReport,
+  type EnergyReport,
+  type ReportContext,
+  type ReportEntry,
+} from './report.js'
+
+/** How a run's report is built. */
+export interface RunReportSettings {
+  /** The project's root: output paths and file names in the report are relative to it. */
+  readonly root: string
+  /** The budget file (absolute). */
+  readonly budgetsPath: string
+  /** Headroom added to measurements when writing budgets, percent. */
+  readonly headroomPct: number
+  /** Write budgets from this run's measurements (`-u`, VITEST_ENERGY_UPDATE=1). */
+  readonly update: boolean
+  /** A previous JSON report to compare with, relative to the root. */
+  readonly baseline?: string
+  /** Smallest increase over the baseline that counts as a regression, percent. */
+  readonly baselineMaxPct?: number
+  readonly classify: boolean | ClassifyReportOptions
+}
+
+export interface RunReport {
+  readonly report: EnergyReport
+  readonly hierarchy?: HierarchyNode
+  readonly budgetReview?: BudgetReview
+}
+
+/**
+ * Builds the report with budgets, baseline and classification. An interrupted run checks budgets
+ * but never writes them: its measurements are incomplete.
+ */
+export function buildRunReport(
+  entries: readonly ReportEntry[],
+  settings: RunReportSettings,
+  problems: string[],
+  run: Pick<ReportContext, 'suiteFailures' | 'unhandledErrors' | 'interrupted'> = {},
+): RunReport {
+  const { root, budgetsPath } = settings
+  const context: {
+    -readonly [K in keyof ReportContext]: ReportContext[K]
+  } = { ...run }
+  let hierarchy: HierarchyNode | undefined
+  let budgetReview: BudgetReview | undefined
+
+  const update = run.interrupted !== true && settings.update
+  try {
+    const fileKey = (file: string): string => budgetFileKey(budgetsPath, resolve(root, file))
+    const budgets = readBudgetFile(budgetsPath)
+    const shownPath = relative(root, budgetsPath).split('\\').join('/')
+    const observations = budgetObservations(entries, fileKey)
+    if (update && observations.some((o) => o.valueJ !== undefined)) {
+      const result = updateBudgets(budgets, observations, settings.headroomPct)
+      writeBudgetFile(budgetsPath, result.file)
+      budgetReview = { before: budgets, after: result.file, fileKey }
+      context.budgets = {
+        file: result.file,
+        path: shownPath,
+        fileKey,
+        update: { added: result.added, changed: result.changed, removed: result.removed },
+      }
+    } else if (Object.keys(budgets.tests).length > 0) {
+      context.budgets = { file: budgets, path: shownPath, fileKey }
+      budgetReview = { before: budgets, fileKey }
+    }
+  } catch (error) {
+    problems.push(describeProblem(error))
+  }
+
+  if (settings.baseline !== undefined) {
+    const path = resolve(root, settings.baseline)
+    try {
+      context.baseline = {
+        report: readBaselineReport(path),
+        path: relative(root, path).split('\\').join('/'),
+        ...(settings.baselineMaxPct === undefined ? {} : { maxPct: settings.baselineMaxPct }),
+      }
+    } catch (error) {
+      problems.push(describeProblem(error))
+    }
+  }
+
+  if (settings.classify !== false) {
+    try {
+      const classified = classifyEntries(
+        entries,
+        settings.classify === true ? {} : settings.classify,
+      )
+      if (classified) {
+        context.classification = classified.classification
+        hierarchy = classified.hierarchy
+      }
+    } catch (error) {
+      problems.push(`classifier: ${describeProblem(error)}`)
+    }
+  }
+  const report = buildEnergyReport(entries, context)
+  return {
+    report,
+    ...(hierarchy === undefined ? {} : { hierarchy }),
+    ...(budgetReview === undefined ? {} : { budgetReview }),
+  }
+}
+
+/** Where a run's report goes. */
+export interface RunOutputSettings {
+  readonly root: string
+  /** The JSON report, relative to the root. */
+  readonly jsonPath?: string
+  /** @default `<jsonPath without .json>.hierarchy.json` when classifying with a JSON report */
+  readonly hierarchyPath?: string
+  /**
+   * Markdown summary: a path, or `true` for `$GITHUB_STEP_SUMMARY` (skipped when unset), or
+   * `false` for none. @default true in GitHub Actions (`$GITHUB_STEP_SUMMARY` set), else false
+   */
+  readonly markdown?: string | boolean
+  /** The HTML report, relative to the root, or `false`. @default '.vitest-energy/report/index.html' */
+  readonly html?: string | false
+  /** Where the raw data of failed tests is kept (absolute), for the HTML report's links. */
+  readonly artifactsDir: string
+}
+
+/** Writes the JSON report, the hierarchy, the markdown and the HTML report; says where the HTML is. */
+export function writeRunOutputs(
+  built: RunReport,
+  settings: RunOutputSettings,
+  problems: string[],
+  print: (text: string) => void,
+): void {
+  const { root, jsonPath } = settings
+  const { report, hierarchy } = built
+  if (jsonPath !== undefined) {
+    writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
+  }
+  const hierarchyPath =
+    settings.hierarchyPath ??
+    (jsonPath === undefined ? undefined : `${jsonPath.replace(/\.json$/, '')}.hierarchy.json`)
+  if (hierarchy !== undefined && hierarchyPath !== undefined) {
+    writeSafely(
+      resolve(root, hierarchyPath),
+      `${JSON.stringify(hierarchy, null, 2)}\n`,
+      problems,
+      'sunburst hierarchy',
+    )
+  }
+  // In GitHub Actions the job summary gets the markdown unless `markdown: false`.
+  const markdown = settings.markdown ?? process.env['GITHUB_STEP_SUMMARY'] !== undefined
+  const markdownPath =
+    markdown === true ? process.env['GITHUB_STEP_SUMMARY'] : markdown || undefined
+  if (markdownPath !== undefined) {
+    writeSafely(
+      resolve(root, markdownPath),
+      renderMarkdown(report),
+      problems,
+      'markdown summary',
+      markdown === true,
+    )
+  }
+  writeHtml(built, settings, problems, print)
+}
+
+/** The HTML report (unless `html: false`), with links to the raw data kept for each test. */
+function writeHtml(
+  built: RunReport,
+  settings: RunOutputSettings,
+  problems: string[],
+  print: (text: string) => void,
+): void {
+  if (settings.html === false) return
+  const path = resolve(settings.root, settings.html ?? DEFAULT_HTML_REPORT)
+  let html: string
+  try {
+    html = renderHtml(built.report, {
+      ...(built.budgetReview === undefined ? {} : { budgetReview: built.budgetReview }),
+      artifacts: findArtifacts(built.report.tests, settings.artifactsDir, dirname(path)),
+      createdAt: new Date().toISOString(),
+    })
+  } catch (error) {
+    problems.push(`HTML report: ${describeProblem(error)}`)
+    return
+  }
+  const before = problems.length
+  writeSafely(path, html, problems, 'HTML report')
+  if (problems.length > before) return
+  const shown = relative(process.cwd(), path)
+  print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
+}
+
+/** Writes (or appends) an output; a failure becomes an E_REPORT_OUTPUT_IO problem. */
+function writeSafely(
+  path: string,
+  text: string,
+  problems: string[],
+  what: string,
+  append = false,
+): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true })
+    if (append) appendFileSync(path, text)
+    else writeFileSync(path, text)
+  } catch (error) {
+    problems.push(
+      describeProblem(
+        new EnergyError({
+          code: ReporterErrors.OUTPUT_IO,
+          message: `could not write the ${what} to ${path}: ${error instanceof Error ? error.message : String(error)}`,
+          hint: 'Point the option at a writable path (missing folders are created).',
+          details: { path },
+        }),
+      ),
+    )
+  }
+}
+
+/** A problem as printed after `vitest-energy: `: the code and message, never a stack trace. */
+export function describeProblem(error: unknown): string {
+  return isEnergyError(error) ? error.message : failureMessage(error)
+}
