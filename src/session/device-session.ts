@@ -144,7 +144,9 @@ export class DeviceSession {
     }
     const client = await connectAdb({ host: target.host, port: target.port })
     const device = client.device(serial)
-    const capabilities = await probeCapabilities(device, { app: options.app, perfettoRails: false })
+    // A phone without PowerStatsService (Android 10, 11) shows its rails only to a short perfetto
+    // session, which the probe runs only when dumpsys powerstats lists none.
+    const capabilities = await probeCapabilities(device, { app: options.app })
     const boottime = await mapDeviceClock(device, 'boottime')
     return new DeviceSession(options, target, device, capabilities, boottime)
   }
