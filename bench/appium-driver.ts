@@ -1,11 +1,13 @@
 /**
- * `npx tsx bench/appium-driver.ts`: what a WebdriverIO command costs through Appium and the
- * VirtualDevice driver, against the virtual device (both in this process, as in the demo).
- *   1. Appium start (startAppiumServer) and session creation (includes the app's cold start)
- *   2. median wall time per command over N runs: findElement, getText, click, getPageSource,
- *      takeScreenshot
- *   3. reference: the same `uiautomator dump && cat` over adbkit directly, and the ratio
- *      findElement / raw dump (the driver's + Appium's + HTTP overhead)
+ * `npx tsx bench/appium-driver.ts`: what a WebdriverIO command costs through Appium against the
+ * virtual device (both in this process, as in the demo), with Appium's UiAutomator2 driver (the
+ * default: adb client → forwarded port → the phone's emulated UiAutomator2 server) next to the
+ * project's VirtualDevice driver (a `uiautomator dump` over adb per lookup), in one run:
+ *   1. Appium start (startAppiumServer) and session creation, first and second session (the first
+ *      UiAutomator2 session installs the driver's server APKs and settings helper)
+ *   2. median wall time per command over N runs: findElement, find + click, getText, click,
+ *      getPageSource, takeScreenshot
+ *   3. reference: the same `uiautomator dump && cat` over adbkit directly
  * Prints figures only; nothing here is asserted.
  */
 import { remote } from 'webdriverio'
@@ -36,27 +38,34 @@ async function medianOf(fn: () => Promise<unknown>): Promise<number> {
 
 const vd = await startVirtualDevice({ devices: 1 })
 let appium: Awaited<ReturnType<typeof startAppiumServer>> | undefined
-try {
-  const startMs = await timeMs(async () => {
-    appium = await startAppiumServer({ userAppiumHome: false })
+
+async function session(port: number, automationName: string): Promise<WebdriverIO.Browser> {
+  return remote({
+    hostname: '127.0.0.1',
+    port,
+    logLevel: 'silent',
+    capabilities: {
+      platformName: 'Android',
+      'appium:automationName': automationName,
+      'appium:udid': vd.serials[0],
+      'appium:appPackage': 'com.example.trails',
+      'appium:appActivity': '.MainActivity',
+      'appium:adbPort': vd.port,
+      'appium:skipLogcatCapture': true,
+    } as WebdriverIO.Capabilities,
   })
-  if (appium === undefined) throw new Error('Appium did not start')
-  const port = appium.port
+}
+
+/** Session creations (first and second) and command medians with one driver. */
+async function measure(port: number, automationName: string): Promise<[string, number][]> {
+  let first: WebdriverIO.Browser | undefined
+  const firstMs = await timeMs(async () => {
+    first = await session(port, automationName)
+  })
+  await first?.deleteSession()
   let browser: WebdriverIO.Browser | undefined
-  const sessionMs = await timeMs(async () => {
-    browser = await remote({
-      hostname: '127.0.0.1',
-      port,
-      logLevel: 'silent',
-      capabilities: {
-        platformName: 'Android',
-        'appium:automationName': 'VirtualDevice',
-        'appium:udid': vd.serials[0],
-        'appium:appPackage': 'com.example.trails',
-        'appium:appActivity': '.MainActivity',
-        'appium:adbPort': vd.port,
-      } as WebdriverIO.Capabilities,
-    })
+  const secondMs = await timeMs(async () => {
+    browser = await session(port, automationName)
   })
   if (browser === undefined) throw new Error('no session')
   const b = browser
@@ -66,6 +75,8 @@ try {
   >
   const id = el['element-6066-11e4-a52e-4f735466cecf'] ?? ''
   const rows: [string, number][] = [
+    ['session creation, first', firstMs],
+    ['session creation, second', secondMs],
     [
       'findElement (accessibility id)',
       await medianOf(() => b.findElement('accessibility id', 'refresh')),
@@ -74,11 +85,32 @@ try {
       'findElement (xpath)',
       await medianOf(() => b.findElement('xpath', '//android.widget.Button[@text="Refresh"]')),
     ],
+    [
+      'find + click (accessibility id)',
+      await medianOf(async () => {
+        const found = (await b.findElement('accessibility id', 'refresh')) as unknown as Record<
+          string,
+          string
+        >
+        await b.elementClick(found['element-6066-11e4-a52e-4f735466cecf'] ?? '')
+      }),
+    ],
     ['getText', await medianOf(() => b.getElementText(id))],
     ['click', await medianOf(() => b.elementClick(id))],
     ['getPageSource', await medianOf(() => b.getPageSource())],
     ['takeScreenshot (1080x2400 PNG)', await medianOf(() => b.takeScreenshot())],
   ]
+  await b.deleteSession()
+  return rows
+}
+
+try {
+  const startMs = await timeMs(async () => {
+    appium = await startAppiumServer({ userAppiumHome: false })
+  })
+  if (appium === undefined) throw new Error('Appium did not start')
+  const uia2 = await measure(appium.port, 'UiAutomator2')
+  const virtual = await measure(appium.port, 'VirtualDevice')
   const adb = await connectAdb({ port: vd.port })
   const device = adb.device(vd.serials[0] ?? '')
   const rawMs = await medianOf(() =>
@@ -87,14 +119,18 @@ try {
       'uiautomator dump /data/local/tmp/d.xml >/dev/null && cat /data/local/tmp/d.xml',
     ),
   )
-  await b.deleteSession()
   console.log(`Appium start (in-process, temp APPIUM_HOME): ${startMs.toFixed(0)} ms`)
-  console.log(`session creation (incl. am start -W cold start): ${sessionMs.toFixed(0)} ms`)
-  console.log(`median of ${N} runs per command:`)
-  for (const [name, ms] of rows) console.log(`  ${name.padEnd(34)} ${ms.toFixed(1)} ms`)
+  console.log(`median of ${N} runs per command (session creations: one each):`)
+  console.log(
+    `  ${'figure'.padEnd(34)} ${'UiAutomator2'.padStart(14)} ${'VirtualDevice'.padStart(14)}`,
+  )
+  uia2.forEach(([name, ms], i) => {
+    const other = virtual[i]?.[1] ?? NaN
+    console.log(
+      `  ${name.padEnd(34)} ${`${ms.toFixed(1)} ms`.padStart(14)} ${`${other.toFixed(1)} ms`.padStart(14)}`,
+    )
+  })
   console.log(`reference: raw uiautomator dump + cat over adbkit: ${rawMs.toFixed(1)} ms`)
-  const find = rows[0]?.[1] ?? NaN
-  console.log(`ratio findElement / raw dump: ${(find / rawMs).toFixed(2)}x`)
 } finally {
   await appium?.close()
   await vd.close()
