@@ -176,6 +176,8 @@ const boundaries = {
   // Runner-neutral: what a test's energy does, for both runner adapters (src/vitest, src/jest).
   'src/session': ['vitest', 'jest', 'cli', 'public', 'reporter'],
   'src/vitest': ['jest', 'cli', 'public', 'reporter'],
+  // The Jest adapter: the session, and the reporter's side-file protocol (reporter/jest-side-files).
+  'src/jest': ['vitest', 'cli', 'public'],
 }
 
 /**

@@ -159,6 +159,12 @@ export interface ResolvedEnergyOptions {
   }
 }
 
+/**
+ * `testTimeout` and `hookTimeout` when the user sets none: an Appium step takes seconds, and a
+ * window adds the idle baseline (once per phone) and the profilers' start and stop.
+ */
+export const UI_TEST_TIMEOUT_MS = 60_000
+
 const POWER = ['auto', 'odpm', 'fuel-gauge', 'batterystats', 'external-meter'] as const
 const EXECUTION = ['simpleperf', 'art-sampling', 'art-instrumentation', 'none'] as const
 const PACKAGE_NAME = /^[A-Za-z]\w*(\.[A-Za-z]\w*)+$/
@@ -210,12 +216,21 @@ const VIRTUAL_NAMES = [
 ] as const satisfies readonly Nested<'virtualDevice'>[]
 
 /**
+ * Where the user wrote the options: the Vitest plugin's `energy({...})` in vitest.config.ts, or
+ * `testEnvironmentOptions` in the Jest config (the hint of an invalid option points there).
+ */
+export type OptionsPlace = 'vitest' | 'jest'
+
+/**
  * Validates the options and fills in the defaults. Every invalid option is reported at once, in one
  * E_INVALID_OPTION error: a line per field with what was given and what is expected, and for a
  * name that is not an option (at any level) the closest known name.
  */
-export function resolveOptions(input: unknown): ResolvedEnergyOptions {
-  const problems = new Problems()
+export function resolveOptions(
+  input: unknown,
+  where: OptionsPlace = 'vitest',
+): ResolvedEnergyOptions {
+  const problems = new Problems(where)
   if (!isObject(input)) {
     problems.invalid('options', input, "an object like { app: 'com.example.app' }")
     throw problems.error([])
@@ -328,6 +343,8 @@ function appiumOf(o: Section): ResolvedEnergyOptions['appium'] {
 
 /** The invalid options found so far; thrown together as one error. */
 class Problems {
+  constructor(private readonly where: OptionsPlace) {}
+
   private readonly found: {
     readonly field: string
     readonly line: string
@@ -384,7 +401,7 @@ class Problems {
     return new EnergyError({
       code: CommonErrors.INVALID_OPTION,
       message,
-      hint: `In vitest.config.ts, fix ${what} in energy({...})${rename}. Every option and its values: docs/configuration.md.`,
+      hint: `${this.where === 'jest' ? `In the Jest config, fix ${what} in testEnvironmentOptions` : `In vitest.config.ts, fix ${what} in energy({...})`}${rename}. Every option and its values: docs/configuration.md.`,
       details: {
         field: first?.field ?? 'options',
         fields: fields.join(', '),

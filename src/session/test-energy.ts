@@ -4,7 +4,8 @@
  * check once the windows are closed, and the test's raw data kept or dropped at the end.
  *
  * The runner adapters drive it while the test holds its phone's lease — Vitest's `energy` fixture,
- * the Jest environment's test events: `open()` when the test starts, `close()` when it has run
+ * the Jest environment's test events: `open()` when the test's body starts (or `prepare()` when
+ * the test starts and `openAutoWindow()` at its body), `close()` when it and its hooks have run
  * (it throws to fail the test), then, whatever happened, `abort()`, the lease's release and
  * `settle()`.
  */
@@ -85,15 +86,28 @@ export class TestEnergy {
     this.api = this.makeApi()
   }
 
-  /** Sets the matchers' budget file and opens the automatic window (option `autoWindow`). */
+  /** `prepare()`, then `openAutoWindow()`: for a runner that starts the test's energy at the body. */
   async open(): Promise<void> {
+    this.prepare()
+    await this.openAutoWindow()
+  }
+
+  /** Sets the matchers' budget file and starts keeping the raw data of the test's windows. */
+  prepare(): void {
     const { options } = this.device
     // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
     configureEnergyMatchers({ budgetsFile: options.budgets, inconclusive: options.inconclusive })
     const kept = this.kept
     if (kept !== undefined)
       this.device.artifactSink = (window, name, data) => kept.add(window, name, data)
-    if (!options.autoWindow) return
+  }
+
+  /**
+   * Opens the automatic window (option `autoWindow`), unless the test has measured a window of
+   * its own already (in a `beforeEach` hook).
+   */
+  async openAutoWindow(): Promise<void> {
+    if (!this.device.options.autoWindow || this.results.length > 0) return
     try {
       this.auto = await this.device.open(this.test.name, await this.baseline(), this.progress)
     } catch (error) {

@@ -13,18 +13,12 @@ import { fileURLToPath } from 'node:url'
 import type { Plugin, UserConfig } from 'vite'
 import type {} from 'vitest/config'
 import type { VitestPluginContext } from 'vitest/node'
-import { resolveOptions, type EnergyOptions } from '../session/options.js'
+import { UI_TEST_TIMEOUT_MS, resolveOptions, type EnergyOptions } from '../session/options.js'
 import { choosePhones, phoneCount } from '../session/phones.js'
 import { setupFailure } from '../session/setup-failure.js'
 import { OPTIONS_KEY } from './context.js'
 
 const REPORTER_ALIAS = 'energy'
-
-/**
- * `testTimeout` and `hookTimeout` when the user sets none: an Appium step takes seconds, and a
- * window adds the idle baseline (once per phone) and the profilers' start and stop.
- */
-export const UI_TEST_TIMEOUT_MS = 60_000
 
 /** A sibling module: the TypeScript source in a checkout, the compiled file when installed. */
 function modulePath(relative: string): string {

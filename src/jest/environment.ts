@@ -1,0 +1,260 @@
+/**
+ * `vitest-energy/jest-environment`: a Jest test environment (jest-environment-node and more) that
+ * measures every test the way the Vitest fixtures do, with the runner-neutral code of src/session:
+ *
+ * - per test file: the worker's phone (`device`), probed once, and a WebdriverIO session on it
+ *   (`driver`), started and ended holding the phone's lease;
+ * - per test, from Jest's test events: the phone's lease from `test_started` (before the
+ *   `beforeEach` hooks) to `test_done` (after the `afterEach` hooks) — taken outside the test's
+ *   timeout, so a test that waits for another worker's test on its phone never times out for it;
+ *   the automatic energy window from the body's start to `test_done`, as in Vitest; what the
+ *   test measured goes to the Jest energy reporter (side files) without a `recordEnergy()` call;
+ * - the globals `energy` (`measure`, `repeat`, `baseline`), `driver` and `device`, and the
+ *   energy matchers registered on `expect`.
+ *
+ * The options are the Vitest plugin's, in `testEnvironmentOptions`; the run (phones, Appium) is
+ * started by `vitest-energy/jest-global-setup`.
+ */
+import { relative } from 'node:path'
+import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environment'
+import type { Circus } from '@jest/types'
+import { TestEnvironment as NodeEnvironment } from 'jest-environment-node'
+import { energyMatchers } from '../../matchers/index.js'
+import { appendSideRecord, JEST_SIDE_DIR_ENV } from '../../reporter/jest-side-files.js'
+import { isUpdateRequested } from '../budgets/index.js'
+import type { Lease } from '../device/index.js'
+import { EnergyError, isEnergyError, summarize } from '../model/index.js'
+import { endDriver, startDriver } from '../session/appium.js'
+import { DeviceSession } from '../session/device-session.js'
+import { UI_TEST_TIMEOUT_MS } from '../session/options.js'
+import { setupFailure } from '../session/setup-failure.js'
+import type { ProvidedEnergyOptions } from '../session/target.js'
+import { TestEnergy, progressLine, type EnergyApi } from '../session/test-energy.js'
+import { JestErrors } from './errors.js'
+import { jestEnergyOptions, readRunTarget } from './options.js'
+
+/** Jest's own default `testTimeout`: taken as "not set" (no UI test fits in 5 s). */
+const JEST_DEFAULT_TIMEOUT_MS = 5000
+
+/** Where jest-circus reads a test file's default timeout (what `jest.setTimeout()` writes). */
+const TEST_TIMEOUT_SYMBOL = Symbol.for('TEST_TIMEOUT_SYMBOL')
+
+/** The test running now in this file, with its lease and its energy. */
+interface CurrentTest {
+  readonly test: Circus.TestEntry
+  readonly lease: Lease
+  readonly energy: TestEnergy
+  /** The automatic window was due (the body started with no error before it). */
+  bodyStarted: boolean
+}
+
+export default class EnergyEnvironment extends NodeEnvironment {
+  private readonly options: ProvidedEnergyOptions
+  private readonly rootDir: string
+  private readonly testPath: string
+  private readonly updateBudgets: boolean
+  private readonly raiseTimeout: boolean
+  private session: DeviceSession | undefined
+  private browser: WebdriverIO.Browser | undefined
+  private current: CurrentTest | undefined
+
+  constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
+    super(config, context)
+    try {
+      this.options = jestEnergyOptions(config.projectConfig)
+    } catch (error) {
+      throw setupFailure(error)
+    }
+    this.rootDir = config.projectConfig.rootDir
+    this.testPath = context.testPath
+    this.updateBudgets =
+      isUpdateRequested(process.env) || config.globalConfig.updateSnapshot === 'all'
+    this.raiseTimeout = config.globalConfig.testTimeout === JEST_DEFAULT_TIMEOUT_MS
+  }
+
+  override async setup(): Promise<void> {
+    await super.setup()
+    const target = readRunTarget(process.env)
+    if (target === undefined) {
+      throw setupFailure(
+        new EnergyError({
+          code: JestErrors.SETUP_MISSING,
+          message:
+            'the vitest-energy test environment ran without its global setup (no phones were started for this run)',
+          hint: "Add globalSetup: 'vitest-energy/jest-global-setup' and globalTeardown: 'vitest-energy/jest-global-teardown' to the Jest config.",
+        }),
+      )
+    }
+    try {
+      const workerId = Number(process.env['JEST_WORKER_ID'] ?? '1')
+      this.session = await DeviceSession.open(this.options, target, workerId)
+      if (this.options.appium !== false && target.appium !== undefined)
+        this.browser = await startDriver(this.session)
+    } catch (error) {
+      throw setupFailure(error)
+    }
+    // UI tests on a phone do not fit Jest's 5 s (see docs/jest.md); a configured timeout stays.
+    if (this.raiseTimeout) Reflect.set(this.global, TEST_TIMEOUT_SYMBOL, UI_TEST_TIMEOUT_MS)
+    const session = this.session
+    const browser = this.browser
+    Object.defineProperty(this.global, 'energy', { value: this.energyGlobal(), configurable: true })
+    Object.defineProperty(this.global, 'device', { value: session, configurable: true })
+    Object.defineProperty(this.global, 'driver', {
+      configurable: true,
+      get: () => {
+        if (browser !== undefined) return browser
+        throw new EnergyError({
+          code: 'E_APPIUM_DISABLED',
+          message: 'the driver needs an Appium server, and this run started none (appium: false)',
+          hint: 'Remove `appium: false` from testEnvironmentOptions in the Jest config.',
+        })
+      },
+    })
+  }
+
+  override async teardown(): Promise<void> {
+    try {
+      if (this.session !== undefined && this.browser !== undefined)
+        await endDriver(this.session, this.browser)
+    } finally {
+      this.browser = undefined
+      await super.teardown()
+    }
+  }
+
+  async handleTestEvent(event: Circus.Event): Promise<void> {
+    switch (event.name) {
+      case 'setup':
+        // The energy matchers on the `expect` of this file (global or from @jest/globals).
+        ;(event.runtimeGlobals.expect as { extend(matchers: object): void }).extend(energyMatchers)
+        return
+      case 'test_started':
+        await this.testStarted(event.test)
+        return
+      case 'test_fn_start':
+        await this.bodyStarted(event.test)
+        return
+      case 'test_done':
+        await this.testDone(event.test)
+        return
+      default:
+        return
+    }
+  }
+
+  /** Before the `beforeEach` hooks: the phone's lease (no timeout runs yet) and the test's energy. */
+  private async testStarted(test: Circus.TestEntry): Promise<void> {
+    const session = this.session
+    if (session === undefined) return
+    if (this.current !== undefined) {
+      test.errors.push(
+        expectedError(
+          new EnergyError({
+            code: JestErrors.CONCURRENT,
+            message: `'${fullNameOf(test)}' started while '${fullNameOf(this.current.test)}' is still running on ${session.serial}`,
+            hint: 'A phone measures one test at a time: use test(...) rather than test.concurrent(...) in files run by the vitest-energy environment.',
+          }),
+        ),
+      )
+      return
+    }
+    const name = test.name
+    const fullName = fullNameOf(test)
+    const file = relative(this.rootDir, this.testPath).split('\\').join('/')
+    let lease: Lease
+    try {
+      lease = await session.lease(`${file} › ${fullName}`, progressLine(name))
+    } catch (error) {
+      test.errors.push(expectedError(error))
+      return
+    }
+    const energy = new TestEnergy(
+      session,
+      { filePath: this.testPath, file, name, fullName },
+      { updateBudgets: () => this.updateBudgets },
+    )
+    energy.prepare()
+    this.current = { test, lease, energy, bodyStarted: false }
+  }
+
+  /** The body starts (its timeout not yet): the automatic window opens, as in Vitest. */
+  private async bodyStarted(test: Circus.TestEntry): Promise<void> {
+    const current = this.current
+    // A failed beforeEach: Jest skips the body, and there is nothing to measure.
+    if (current?.test !== test || test.errors.length > 0) return
+    current.bodyStarted = true
+    try {
+      await current.energy.openAutoWindow()
+    } catch (error) {
+      test.errors.push(expectedError(error))
+    }
+  }
+
+  /**
+   * After the `afterEach` hooks: the automatic window closes and the budget is checked (an error
+   * fails the test), the energy goes to the reporter, the lease is released, raw data is kept for
+   * a failed test.
+   */
+  private async testDone(test: Circus.TestEntry): Promise<void> {
+    const current = this.current
+    if (current?.test !== test) return
+    this.current = undefined
+    const { energy, lease } = current
+    try {
+      if (current.bodyStarted) await energy.close()
+    } catch (error) {
+      test.errors.push(expectedError(error))
+    } finally {
+      await energy.abort()
+      const dir = process.env[JEST_SIDE_DIR_ENV]
+      if (dir !== undefined && dir !== '') {
+        appendSideRecord(dir, {
+          testPath: this.testPath,
+          name: fullNameOf(test),
+          meta: summarize(energy.results),
+          attempt: test.invocations,
+        })
+      }
+      await lease.release()
+      await energy.settle(test.errors.length > 0)
+    }
+  }
+
+  /** The `energy` global: the API of the test running now. */
+  private energyGlobal(): EnergyApi {
+    const now = (what: string): EnergyApi => {
+      const current = this.current
+      if (current !== undefined) return current.energy.api
+      throw new EnergyError({
+        code: JestErrors.OUTSIDE_TEST,
+        message: `${what} was called outside a test (in beforeAll/afterAll, or at the top of the file)`,
+        hint: 'A window needs the phone, which a test holds from its beforeEach hooks to its afterEach hooks: call it in test(...), beforeEach or afterEach.',
+      })
+    }
+    return {
+      measure: (fn, options) => now('energy.measure()').measure(fn, options),
+      repeat: (n, fn, options) => now('energy.repeat()').repeat(n, fn, options),
+      baseline: (options) => now('energy.baseline()').baseline(options),
+      get results() {
+        return now('energy.results').results
+      },
+    }
+  }
+}
+
+/** Jest's full name of a test: its describe blocks and its name joined by spaces. */
+function fullNameOf(test: Circus.TestEntry): string {
+  const names: string[] = [test.name]
+  for (let block = test.parent; block.parent !== undefined; block = block.parent)
+    names.unshift(block.name)
+  return names.join(' ')
+}
+
+/**
+ * A vitest-energy error as a test failure: its code, message and hint, without a stack of our
+ * internals (Jest prints an error's stack when it has frames).
+ */
+function expectedError(error: unknown): unknown {
+  if (isEnergyError(error)) error.stack = `${error.name}: ${error.message}`
+  return error
+}
