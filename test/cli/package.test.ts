@@ -1,6 +1,6 @@
 /**
- * What `npm pack` ships: no demo outputs, caches or source maps whose sources it lacks; the
- * `./jest` and `./jest-reporter` entries that docs/jest.md describes.
+ * What `npm pack` ships: no demo outputs, caches or source maps whose sources it lacks; the Jest
+ * entries that docs/jest.md describes.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -29,13 +29,15 @@ describe('npm pack', () => {
     expect(files).toContain('example-app-tests/vitest.config.ts')
     expect(files).toContain('example-app-tests/models/trails-fixed.json')
     expect(files).toContain('example-app-tests/energy-budgets.json') // the demo's reviewed budgets
+    expect(files).toContain('example-app-tests/jest/jest.config.js') // the demo's Jest flavour
+    expect(files).toContain('example-app-tests/jest/energy-budgets.json')
     const junk = files.filter(
       (f) =>
         /(^|\/)(\.vitest-energy|\.vite|\.vite-temp|node_modules)\//.test(f) ||
         f.endsWith('.map') ||
-        // a demo run's JSON reports; the budget file is the example's own
-        (/^example-app-tests\/[^/]+\.json$/.test(f) &&
-          f !== 'example-app-tests/energy-budgets.json'),
+        // a demo run's JSON reports; the budget files are the examples' own
+        (/^example-app-tests\/(jest\/)?[^/]+\.json$/.test(f) &&
+          !f.endsWith('/energy-budgets.json')),
     )
     expect(junk).toEqual([])
   })
@@ -86,5 +88,21 @@ describe.skipIf(!existsSync(join(REPO, 'dist')))('the Jest entries of docs/jest.
     expect(typeof reporter['default']).toBe('function')
     expect(typeof (reporter['default'] as { prototype: object }).prototype).toBe('object')
     expect('onRunComplete' in (reporter['default'] as { prototype: object }).prototype).toBe(true)
+  })
+
+  test('vitest-energy/jest-environment: the test environment class as the default export', async () => {
+    const environment = await load('./jest-environment')
+    expect(Object.keys(environment)).toEqual(['default'])
+    const prototype = (environment['default'] as { prototype: object }).prototype
+    for (const method of ['setup', 'teardown', 'handleTestEvent', 'getVmContext'])
+      expect(method in prototype, method).toBe(true)
+  })
+
+  test('vitest-energy/jest-global-setup and -teardown: functions as the default exports', async () => {
+    for (const entry of ['./jest-global-setup', './jest-global-teardown']) {
+      const hook = await load(entry)
+      expect(Object.keys(hook), entry).toEqual(['default'])
+      expect(typeof hook['default'], entry).toBe('function')
+    }
   })
 })

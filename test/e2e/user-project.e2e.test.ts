@@ -4,7 +4,7 @@
 // Vitest's own defaults and with more workers than phones. Every child run gets a TMPDIR of its
 // own, so "nothing left in /tmp" is checked, not assumed.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, shell } from '../../src/device/index.js'
 import { startVirtualDevice } from '../../src/virtual-device/index.js'
 import { docExamples } from './doc-examples.js'
+import { listTree } from './tree.js'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const run = promisify(execFile)
@@ -35,18 +36,6 @@ interface VitestRun {
 
 let work: string
 let project: string
-
-async function listTree(dir: string, prefix = ''): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch(() => [])
-  const nested = await Promise.all(
-    entries.map(async (e) =>
-      e.isDirectory()
-        ? [`${prefix}${e.name}/`, ...(await listTree(join(dir, e.name), `${prefix}${e.name}/`))]
-        : [`${prefix}${e.name}`],
-    ),
-  )
-  return nested.flat()
-}
 
 async function vitest(args: readonly string[], name: string): Promise<VitestRun> {
   const tmp = await mkdtemp(join(work, `tmp-${name}-`))

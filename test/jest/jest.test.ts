@@ -1,47 +1,20 @@
 // The energy matchers pass a Jest 30 suite: Jest runs test/fixtures/jest-project against the
 // compiled package (dist/, built by `npm run build`, which `npm test` runs first) with native ESM.
-import { execFile } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { Ajv } from 'ajv'
 import { expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
+import { jestBin, runJest } from './_jest.js'
 
 const project = fileURLToPath(new URL('../fixtures/jest-project/', import.meta.url))
-const jestBin = fileURLToPath(new URL('../../node_modules/jest/bin/jest.js', import.meta.url))
 const built = fileURLToPath(new URL('../../dist/src/public/matchers.js', import.meta.url))
 const hasBuild = existsSync(built) && existsSync(jestBin)
 if (!hasBuild)
   console.warn('test/jest: skipped — run `npm run build` first (dist/src/public/matchers.js)')
-
-/**
- * Runs Jest with its cache in a temporary directory that is removed afterwards (Jest's default,
- * `<tmpdir>/jest_<uid>`, would outlive the run). Resolves with stdout, also when Jest exits 1.
- */
-async function runJest(
-  args: readonly string[],
-  options: { cwd: string; env?: NodeJS.ProcessEnv },
-): Promise<{ stdout: string; code: number }> {
-  const cache = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-cache-'))
-  try {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--experimental-vm-modules', jestBin, ...args, `--cacheDirectory=${cache}`],
-      { cwd: options.cwd, env: { ...process.env, NO_COLOR: '1', ...options.env } },
-    )
-    return { stdout, code: 0 }
-  } catch (error) {
-    const e = error as { stdout?: string; stderr?: string; code?: number }
-    if (e.code !== 1) throw new Error(`jest failed:\n${e.stderr ?? ''}\n${e.stdout ?? ''}`)
-    return { stdout: e.stdout ?? '', code: e.code }
-  } finally {
-    await rm(cache, { recursive: true, force: true })
-  }
-}
 
 test.skipIf(!hasBuild)('the matcher object passes the Jest 30 suite', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-'))
