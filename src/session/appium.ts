@@ -4,6 +4,7 @@
  * it, which must never happen inside another worker's test on the same phone.
  */
 import { EnergyError } from '../model/index.js'
+import { defaultAutomationName } from '../vitest/appium-server.js'
 import { closeDriver, createDriver } from '../vitest/driver.js'
 import type { DeviceSession } from './device-session.js'
 
@@ -25,7 +26,7 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       serial: device.serial,
       app: device.options.app,
       ...(options.appActivity === null ? {} : { appActivity: options.appActivity }),
-      automationName: options.automationName ?? 'UiAutomator2',
+      automationName: options.automationName ?? defaultAutomationName(device.target.virtual),
       adbHost: device.target.host,
       adbPort: device.target.port,
       capabilities: options.capabilities,

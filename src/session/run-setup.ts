@@ -88,7 +88,7 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
       }
     }
     await assertAppInstalled(options, target)
-    const appium = await startAppium(options)
+    const appium = await startAppium(options, target.virtual)
     if (appium !== undefined) cleanups.push(() => appium.close())
     return {
       target: { ...target, ...(appium ? { appium: appium.address } : {}) },
@@ -129,9 +129,15 @@ async function assertAppInstalled(
 /** Starts Appium on a free loopback port for the tests' `driver`, unless `appium: false`. */
 async function startAppium(
   options: ResolvedEnergyOptions,
+  virtual: boolean,
 ): Promise<{ address: { host: string; port: number }; close: () => Promise<void> } | undefined> {
   if (options.appium === false) return undefined
-  const { startAppiumServer } = await import('../vitest/appium-server.js')
+  const { adbClientAvailable, startAppiumServer } = await import('../vitest/appium-server.js')
+  if (options.appium.automationName === null && virtual && !adbClientAvailable()) {
+    process.stdout.write(
+      'vitest-energy: no adb client on this machine, so the virtual device is driven with the VirtualDevice driver; install adb (apt-get install adb, or the Android SDK platform-tools) to use UiAutomator2, as on a real phone\n',
+    )
+  }
   const server = await startAppiumServer()
   return { address: { host: server.host, port: server.port }, close: () => server.close() }
 }

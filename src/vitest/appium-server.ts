@@ -260,6 +260,24 @@ async function provideSdkRoot(home: string): Promise<() => void> {
   }
 }
 
+/** Whether Appium's Android drivers will find an `adb` client (in the SDK root or on the PATH). */
+export function adbClientAvailable(): boolean {
+  return (
+    process.env['ANDROID_HOME'] !== undefined ||
+    process.env['ANDROID_SDK_ROOT'] !== undefined ||
+    findOnPath(process.platform === 'win32' ? 'adb.exe' : 'adb') !== undefined
+  )
+}
+
+/**
+ * The driver a session uses when the user names none: UiAutomator2, as on every real phone. On the
+ * virtual device of a machine without an `adb` client (UiAutomator2 cannot run there), the
+ * VirtualDevice driver, which needs none, keeps the demo and a first project working.
+ */
+export function defaultAutomationName(virtual: boolean): string {
+  return virtual && !adbClientAvailable() ? VIRTUAL_DEVICE_AUTOMATION_NAME : 'UiAutomator2'
+}
+
 /** The first executable `name` on the PATH, resolved through links. */
 export function findOnPath(name: string): string | undefined {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {

@@ -82,6 +82,30 @@ interface Session {
   readonly elements: Map<string, ElementRecord>
 }
 
+/**
+ * `cmd package resolve-activity --brief -c android.intent.category.LAUNCHER <pkg>`: the last line
+ * is `<pkg>/<activity>`; `No activity found` (or anything else) throws `E_APPIUM_DEVICE_COMMAND`.
+ */
+async function launcherActivity(device: AdbDevice, pkg: string): Promise<string> {
+  const result = await shell(device, [
+    'cmd',
+    'package',
+    'resolve-activity',
+    '--brief',
+    '-c',
+    'android.intent.category.LAUNCHER',
+    pkg,
+  ])
+  const last = result.stdout.trim().split('\n').at(-1)?.trim() ?? ''
+  if (result.exitCode === 0 && last.startsWith(`${pkg}/`)) return last.slice(pkg.length + 1)
+  throw new EnergyError({
+    code: AppiumDriverErrors.DEVICE_COMMAND,
+    message: `no launcher activity for ${pkg}: ${last.slice(0, 200) || 'no answer'}`,
+    hint: 'Check that the app is installed (`adb shell pm path <package>`), or give appium:appActivity.',
+    details: { serial: device.serial },
+  })
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
@@ -148,15 +172,22 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
         port: caps.adbPort ?? 5037,
       })
       const device = await pickDevice(client, caps.udid === undefined ? {} : { serial: caps.udid })
+      // Without appActivity, the package's launcher activity, resolved on the phone (as
+      // UiAutomator2 does).
+      const appActivity =
+        caps.appActivity ??
+        (caps.appPackage === undefined
+          ? undefined
+          : await launcherActivity(device, caps.appPackage))
       this.session = {
         device,
         appPackage: caps.appPackage,
-        appActivity: caps.appActivity,
+        appActivity,
         noReset: caps.noReset ?? false,
         elements: new Map(),
       }
-      if (caps.appPackage !== undefined && caps.appActivity !== undefined) {
-        await this.startActivity(caps.appPackage, caps.appActivity, !(caps.noReset ?? false))
+      if (caps.appPackage !== undefined && appActivity !== undefined) {
+        await this.startActivity(caps.appPackage, appActivity, !(caps.noReset ?? false))
       }
     } catch (error) {
       this.session = undefined
