@@ -19,6 +19,7 @@ import { settingsCommand } from './settings.js'
 import { simpleperfCommand } from './simpleperf.js'
 import { uiautomatorCommand } from './uiautomator.js'
 import { vdevCommand } from './vdev.js'
+import { imeCommand, wmCommand } from './wm.js'
 
 export { renderDumpsysBattery } from './dumpsys-battery.js'
 export {
@@ -56,6 +57,8 @@ export function simCommands(
     ['simpleperf', simpleperfCommand(phone)],
     ['uiautomator', uiautomatorCommand(phone)],
     ['vdev', vdevCommand(phone)],
+    ['wm', wmCommand(phone)],
+    ['ime', imeCommand()],
   ])
   commands.set('cmd', cmdCommand(phone, commands))
   return commands

@@ -161,3 +161,16 @@ test('am instrument of the UiAutomator2 server listens on port 6790 until stoppe
   expect(ended.status).toBe(0)
   expect(h.device.tcpListeners.has(6790)).toBe(false)
 })
+
+test('wm and ime answer as a Pixel 6 with Gboard', async () => {
+  const h = harness()
+  expect(await h.sh('wm size')).toMatchObject({ out: 'Physical size: 1080x2400\n', status: 0 })
+  expect((await h.sh('wm density')).out).toMatch(/^Physical density: \d+\n$/)
+  expect((await h.sh('wm nope')).status).toBe(255)
+  const ime = 'com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME'
+  expect((await h.sh('ime list -s')).out).toBe(`${ime}\n`)
+  expect((await h.sh(`ime set ${ime}`)).out).toBe(`Input method ${ime} selected for user #0\n`)
+  const unknown = await h.sh('ime set io.appium.settings/.UnicodeIME')
+  expect(unknown.status).toBe(255)
+  expect(unknown.err).toContain('cannot be selected')
+})
