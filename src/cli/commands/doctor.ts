@@ -9,7 +9,7 @@ import { parseCommandArgs, usageError } from '../_args.js'
 import type { CliCommand } from '../_command.js'
 import { resolveAdbAddress } from '../doctor/adb-address.js'
 import { runDoctor } from '../doctor/checks.js'
-import { packageFinder } from '../doctor/packages.js'
+import { adbClientFinder, packageFinder } from '../doctor/packages.js'
 import { renderDoctorJson, renderDoctorText } from '../doctor/render.js'
 
 const USAGE = `Usage: vitest-energy doctor [options]
@@ -71,6 +71,7 @@ export const doctorCommand: CliCommand = {
       ...(values.app === undefined ? {} : { app: values.app }),
       cwd: io.cwd,
       findPackage: packageFinder(io.cwd, env),
+      findAdbClient: adbClientFinder(env),
     })
     io.out(
       values.json ? renderDoctorJson(report) : renderDoctorText(report, io.screen ?? plainScreen),

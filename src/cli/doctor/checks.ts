@@ -16,7 +16,7 @@ import {
 import { isEnergyError, type EnergyError } from '../../model/index.js'
 import { sentence } from './_util.js'
 import { describeAdbAddressSource, type AdbAddress } from './adb-address.js'
-import type { PackageFinder } from './packages.js'
+import type { AdbClientFinder, PackageFinder } from './packages.js'
 import { checkPhone } from './phone.js'
 import {
   allChecks,
@@ -36,6 +36,8 @@ export interface DoctorOptions {
   /** The directory the user's project is in (where Appium is looked up first). */
   readonly cwd: string
   readonly findPackage: PackageFinder
+  /** Finds the `adb` client the UiAutomator2 driver runs. */
+  readonly findAdbClient: AdbClientFinder
 }
 
 type HostCheck = DoctorCheck<HostCheckId>
@@ -226,8 +228,26 @@ function checkAppium(options: DoctorOptions): HostCheck[] {
       evidence: [{ command, line: found.dir }],
     }
   }
-  return [
-    one('appium', 'Appium', 'appium'),
-    one('uiautomator2-driver', 'UiAutomator2 driver', 'appium-uiautomator2-driver'),
-  ]
+  const driver = one('uiautomator2-driver', 'UiAutomator2 driver', 'appium-uiautomator2-driver')
+  return [one('appium', 'Appium', 'appium'), withAdbClient(driver, options.findAdbClient())]
+}
+
+/** The driver runs the `adb` client (appium-adb): without one it cannot start a session. */
+function withAdbClient(driver: HostCheck, adb: ReturnType<AdbClientFinder>): HostCheck {
+  if (adb !== undefined && 'path' in adb) {
+    return {
+      ...driver,
+      found: `${driver.found}; it runs the adb client ${adb.path}`,
+      evidence: [...driver.evidence, { command: `adb client (${adb.from})`, line: adb.path }],
+    }
+  }
+  const where = adb === undefined ? 'not on the PATH, no ANDROID_HOME' : `${adb.missing} is missing`
+  return {
+    ...driver,
+    status: driver.status === 'pass' ? 'warn' : driver.status,
+    found: `${driver.found}; no adb client for it (${where})`,
+    evidence: [...driver.evidence, { command: 'adb client', line: where }],
+    note: 'The driver runs the adb client: without one, sessions on a real phone fail and the virtual device falls back to the VirtualDevice driver.',
+    fix: `${driver.fix === undefined ? '' : `${driver.fix}; then `}install adb (\`apt-get install adb\`, or the Android SDK's platform-tools with ANDROID_HOME set).`,
+  }
 }

@@ -2,12 +2,15 @@
  * Finding Appium and the UiAutomator2 driver where a run would: the user's project (resolved from
  * its directory, as `import` from a test file would), vitest-energy's own dependencies (where the
  * plugin loads Appium from), and the Appium home (`$APPIUM_HOME`, else `~/.appium`: where
- * `appium driver install` puts drivers; the plugin links the drivers installed there).
+ * `appium driver install` puts drivers; the plugin links the drivers installed there). And the
+ * `adb` client the driver runs: `$ANDROID_HOME` or `$ANDROID_SDK_ROOT`'s platform-tools, else the
+ * one on the PATH (which the plugin links into an SDK root of its own).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { findOnPath } from '../../vitest/appium-server.js'
 
 export interface FoundPackage {
   readonly name: string
@@ -79,5 +82,30 @@ export function packageFinder(
       }
     }
     return undefined
+  }
+}
+
+/** Where the `adb` client the UiAutomator2 driver runs was found. */
+export interface FoundAdbClient {
+  readonly path: string
+  readonly from: 'ANDROID_HOME' | 'ANDROID_SDK_ROOT' | 'PATH'
+}
+
+/** Looks the adb client up; `missing` names where an SDK root said it would be. */
+export type AdbClientFinder = () => FoundAdbClient | { readonly missing: string } | undefined
+
+export function adbClientFinder(
+  env: Readonly<Record<string, string | undefined>>,
+): AdbClientFinder {
+  const name = process.platform === 'win32' ? 'adb.exe' : 'adb'
+  return () => {
+    for (const variable of ['ANDROID_HOME', 'ANDROID_SDK_ROOT'] as const) {
+      const root = env[variable]
+      if (root === undefined || root === '') continue
+      const path = join(root, 'platform-tools', name)
+      return existsSync(path) ? { path, from: variable } : { missing: path }
+    }
+    const onPath = findOnPath(name)
+    return onPath === undefined ? undefined : { path: onPath, from: 'PATH' }
   }
 }

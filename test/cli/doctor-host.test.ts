@@ -1,0 +1,95 @@
+/**
+ * The doctor's host checks with the package and adb-client lookups injected: a project without
+ * the UiAutomator2 driver, a machine without an adb client, an SDK root without platform-tools.
+ */
+import { createServer } from 'node:net'
+import { expect, test } from 'vitest'
+import { resolveAdbAddress } from '../../src/cli/doctor/adb-address.js'
+import { runDoctor, type DoctorOptions } from '../../src/cli/doctor/checks.js'
+import type { AdbClientFinder, PackageFinder } from '../../src/cli/doctor/packages.js'
+
+async function deadPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  return address.port
+}
+
+const appiumOnly: PackageFinder = (name) =>
+  name === 'appium'
+    ? { name, version: '3.8.0', dir: '/p/node_modules/appium', from: 'project' }
+    : undefined
+const both: PackageFinder = (name) => ({
+  name,
+  version: '1.0.0',
+  dir: `/p/node_modules/${name}`,
+  from: 'vitest-energy',
+})
+
+async function hostChecks(findPackage: PackageFinder, findAdbClient: AdbClientFinder) {
+  const options: DoctorOptions = {
+    address: resolveAdbAddress({ port: String(await deadPort()) }, {}),
+    cwd: '/p',
+    findPackage,
+    findAdbClient,
+  }
+  const report = await runDoctor(options)
+  return Object.fromEntries(report.checks.map((c) => [c.id, c]))
+}
+
+test('the UiAutomator2 driver missing: warn with the npm install fix', async () => {
+  const checks = await hostChecks(appiumOnly, () => ({ path: '/usr/bin/adb', from: 'PATH' }))
+  expect(checks['appium']).toMatchObject({
+    status: 'pass',
+    found: 'appium 3.8.0, from your project',
+  })
+  expect(checks['uiautomator2-driver']).toMatchObject({
+    status: 'warn',
+    found: expect.stringMatching(/^appium-uiautomator2-driver is not installed/),
+    fix: 'npm install -D appium-uiautomator2-driver',
+  })
+})
+
+test('the driver present, with the adb client it runs', async () => {
+  const checks = await hostChecks(both, () => ({ path: '/usr/bin/adb', from: 'PATH' }))
+  expect(checks['uiautomator2-driver']).toMatchObject({
+    status: 'pass',
+    found:
+      "appium-uiautomator2-driver 1.0.0, from vitest-energy's dependencies; it runs the adb client /usr/bin/adb",
+  })
+  expect(checks['uiautomator2-driver']?.evidence.at(-1)).toEqual({
+    command: 'adb client (PATH)',
+    line: '/usr/bin/adb',
+  })
+})
+
+test('no adb client: warn, what breaks, what to install', async () => {
+  const none = await hostChecks(both, () => undefined)
+  expect(none['uiautomator2-driver']).toMatchObject({
+    status: 'warn',
+    found: expect.stringContaining('no adb client for it (not on the PATH, no ANDROID_HOME)'),
+    fix: expect.stringContaining('apt-get install adb'),
+  })
+  const sdk = await hostChecks(both, () => ({ missing: '/sdk/platform-tools/adb' }))
+  expect(sdk['uiautomator2-driver']?.found).toContain('/sdk/platform-tools/adb is missing')
+})
+
+test('an unreachable adb server still gets the host checks, and the verdict fails', async () => {
+  const options: DoctorOptions = {
+    address: resolveAdbAddress({ port: String(await deadPort()) }, {}),
+    cwd: '/p',
+    findPackage: both,
+    findAdbClient: () => ({ path: '/usr/bin/adb', from: 'PATH' }),
+  }
+  const report = await runDoctor(options)
+  expect(report.verdict).toBe('fail')
+  expect(report.checks.map((c) => [c.id, c.status])).toEqual([
+    ['adb-server', 'fail'],
+    ['devices', 'skip'],
+    ['appium', 'pass'],
+    ['uiautomator2-driver', 'pass'],
+  ])
+  expect(report.phones).toEqual([])
+})
