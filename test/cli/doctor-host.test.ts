@@ -2,20 +2,11 @@
  * The doctor's host checks with the package and adb-client lookups injected: a project without
  * the UiAutomator2 driver, a machine without an adb client, an SDK root without platform-tools.
  */
-import { createServer } from 'node:net'
 import { expect, test } from 'vitest'
 import { resolveAdbAddress } from '../../src/cli/doctor/adb-address.js'
 import { runDoctor, type DoctorOptions } from '../../src/cli/doctor/checks.js'
 import type { AdbClientFinder, PackageFinder } from '../../src/cli/doctor/packages.js'
-
-async function deadPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
+import { deadPort } from './_run.js'
 
 const appiumOnly: PackageFinder = (name) =>
   name === 'appium'

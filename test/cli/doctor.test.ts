@@ -4,7 +4,6 @@
  * shape; an adb server that is not there (through the real executable: one message, no stack);
  * bad arguments.
  */
-import { createServer } from 'node:net'
 import { afterEach, describe, expect, test } from 'vitest'
 import { runCommand } from '../../src/cli/index.js'
 import type { DoctorReport } from '../../src/cli/doctor/report.js'
@@ -15,7 +14,7 @@ import {
   type StartVirtualDeviceOptions,
   type VirtualDeviceServer,
 } from '../../src/virtual-device/index.js'
-import { runBin } from './_run.js'
+import { deadPort, runBin } from './_run.js'
 
 const APP = 'com.example.trails'
 
@@ -364,16 +363,6 @@ describe('--json', () => {
     })
   })
 })
-
-/** A port nothing listens on (bound, then released). */
-async function deadPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const address = server.address()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  if (address === null || typeof address === 'string') throw new Error('no port')
-  return address.port
-}
 
 describe('no adb server', () => {
   test('the real executable: ✗ adb server, a clear message, no stack, exit 1', async () => {
