@@ -44,7 +44,7 @@ const DEFAULTS: ResolvedEnergyOptions = {
   endReading: 'wait',
   batteryCapacityMah: null,
   inconclusive: 'fail',
-  appium: { automationName: null, appActivity: '.MainActivity', capabilities: {} },
+  appium: { automationName: null, appActivity: null, capabilities: {} },
   budgets: 'energy-budgets.json',
   checkBudgets: false,
   budgetHeadroomPct: 10,
@@ -306,7 +306,7 @@ describe('names that are not options', () => {
       resolveOptions({ app, appium: { capabilities: { 'vendor:anything': 1 } } }).appium,
     ).toEqual({
       automationName: null,
-      appActivity: '.MainActivity',
+      appActivity: null,
       capabilities: { 'vendor:anything': 1 },
     })
   })
