@@ -3,14 +3,15 @@
  * measures every test the way the Vitest fixtures do, with the runner-neutral code of src/session:
  *
  * - per test file: the worker's phone (`device`), probed once, and a WebdriverIO session on it
- *   (`driver`), started and ended holding the phone's lease;
+ *   (`driver`), started with the file's first test (or `beforeAll`) and ended when the file is
+ *   done, both holding the phone's lease;
  * - per test, from Jest's test events: the phone's lease from `test_started` (before the
  *   `beforeEach` hooks) to `test_done` (after the `afterEach` hooks) — taken outside the test's
  *   timeout, so a test that waits for another worker's test on its phone never times out for it;
  *   the automatic energy window from the body's start to `test_done`, as in Vitest; what the
  *   test measured goes to the Jest energy reporter (side files) without a `recordEnergy()` call;
  * - the globals `energy` (`measure`, `repeat`, `baseline`), `driver` and `device`, and the
- *   energy matchers registered on `expect`.
+ *   energy matchers registered on `expect`; 60 s test and hook timeouts when the config sets none.
  *
  * The options are the Vitest plugin's, in `testEnvironmentOptions`; the run (phones, Appium) is
  * started by `vitest-energy/jest-global-setup`.
@@ -33,9 +34,6 @@ import { TestEnergy, progressLine, type EnergyApi } from '../session/test-energy
 import { JestErrors } from './errors.js'
 import { jestEnergyOptions, readRunTarget } from './options.js'
 
-/** Jest's own default `testTimeout`: taken as "not set" (no UI test fits in 5 s). */
-const JEST_DEFAULT_TIMEOUT_MS = 5000
-
 /** Where jest-circus reads a test file's default timeout (what `jest.setTimeout()` writes). */
 const TEST_TIMEOUT_SYMBOL = Symbol.for('TEST_TIMEOUT_SYMBOL')
 
@@ -56,6 +54,10 @@ export default class EnergyEnvironment extends NodeEnvironment {
   private readonly raiseTimeout: boolean
   private session: DeviceSession | undefined
   private browser: WebdriverIO.Browser | undefined
+  /** The run has an Appium server and this file's options do not say `appium: false`. */
+  private driverWanted = false
+  /** Why the file's session could not start (the `driver` global throws it). */
+  private driverFailure: unknown
   private current: CurrentTest | undefined
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
@@ -69,7 +71,8 @@ export default class EnergyEnvironment extends NodeEnvironment {
     this.testPath = context.testPath
     this.updateBudgets =
       isUpdateRequested(process.env) || config.globalConfig.updateSnapshot === 'all'
-    this.raiseTimeout = config.globalConfig.testTimeout === JEST_DEFAULT_TIMEOUT_MS
+    // Unset in the config (and on the command line), Jest's default of 5 s applies.
+    this.raiseTimeout = config.globalConfig.testTimeout === undefined
   }
 
   override async setup(): Promise<void> {
@@ -88,27 +91,53 @@ export default class EnergyEnvironment extends NodeEnvironment {
     try {
       const workerId = Number(process.env['JEST_WORKER_ID'] ?? '1')
       this.session = await DeviceSession.open(this.options, target, workerId)
-      if (this.options.appium !== false && target.appium !== undefined)
-        this.browser = await startDriver(this.session)
     } catch (error) {
       throw setupFailure(error)
     }
+    this.driverWanted = this.options.appium !== false && target.appium !== undefined
     // UI tests on a phone do not fit Jest's 5 s (see docs/jest.md); a configured timeout stays.
     if (this.raiseTimeout) Reflect.set(this.global, TEST_TIMEOUT_SYMBOL, UI_TEST_TIMEOUT_MS)
-    const session = this.session
-    const browser = this.browser
     Object.defineProperty(this.global, 'energy', { value: this.energyGlobal(), configurable: true })
-    Object.defineProperty(this.global, 'device', { value: session, configurable: true })
+    Object.defineProperty(this.global, 'device', { value: this.session, configurable: true })
     Object.defineProperty(this.global, 'driver', {
       configurable: true,
-      get: () => {
-        if (browser !== undefined) return browser
-        throw new EnergyError({
-          code: 'E_APPIUM_DISABLED',
-          message: 'the driver needs an Appium server, and this run started none (appium: false)',
-          hint: 'Remove `appium: false` from testEnvironmentOptions in the Jest config.',
-        })
-      },
+      get: () => this.driverGlobal(),
+    })
+  }
+
+  /**
+   * Starts the file's WebdriverIO session when its first test starts (inside that test's lease)
+   * or its first `beforeAll`/`afterAll` hook does (under a lease of its own), as Vitest starts the
+   * `driver` fixture with the first test that uses it — not when the file loads: on a phone that
+   * workers share, a session started while another worker's test runs would be started inside
+   * that test (and Appium's UiAutomator2 driver keeps one session per phone).
+   */
+  private async ensureDriver(): Promise<void> {
+    if (!this.driverWanted || this.browser !== undefined || this.session === undefined) return
+    this.driverFailure = undefined
+    try {
+      this.browser = await startDriver(this.session)
+    } catch (error) {
+      this.driverFailure = error
+      throw error
+    }
+  }
+
+  /** The `driver` global: the file's session, once its first test or `beforeAll` has started it. */
+  private driverGlobal(): WebdriverIO.Browser {
+    if (this.browser !== undefined) return this.browser
+    if (this.driverFailure !== undefined) throw this.driverFailure
+    if (!this.driverWanted) {
+      throw new EnergyError({
+        code: 'E_APPIUM_DISABLED',
+        message: 'the driver needs an Appium server, and this run started none (appium: false)',
+        hint: 'Remove `appium: false` from testEnvironmentOptions in the Jest config.',
+      })
+    }
+    throw new EnergyError({
+      code: JestErrors.OUTSIDE_TEST,
+      message: 'driver was used before the test file’s first test or beforeAll hook started',
+      hint: 'Use driver inside test(...) or a hook: its Appium session starts with the first of them.',
     })
   }
 
@@ -127,6 +156,10 @@ export default class EnergyEnvironment extends NodeEnvironment {
       case 'setup':
         // The energy matchers on the `expect` of this file (global or from @jest/globals).
         ;(event.runtimeGlobals.expect as { extend(matchers: object): void }).extend(energyMatchers)
+        return
+      case 'hook_start':
+        if (event.hook.type === 'beforeAll' || event.hook.type === 'afterAll')
+          await this.ensureDriver().catch(() => undefined) // the hook's use of driver throws it
         return
       case 'test_started':
         await this.testStarted(event.test)
@@ -175,6 +208,11 @@ export default class EnergyEnvironment extends NodeEnvironment {
     )
     energy.prepare()
     this.current = { test, lease, energy, bodyStarted: false }
+    try {
+      await this.ensureDriver()
+    } catch (error) {
+      test.errors.push(expectedError(error))
+    }
   }
 
   /** The body starts (its timeout not yet): the automatic window opens, as in Vitest. */
