@@ -31,6 +31,8 @@ export const UIAUTOMATOR2_SERVER_PORT = 6790
 /** The version this emulation answers as (the server APK the driver ships, read at install). */
 const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'
 const KEYCODE_BACK = 4
+/** A peer's request body is bounded: screenshots go out, not in. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024
 
 /** A WebDriver error as the server sends it: HTTP status, W3C error code, message. */
 class ServerError extends Error {
@@ -460,10 +462,15 @@ export function createUiautomator2Server(
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = []
     let size = 0
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      res.setHeader('Connection', 'close')
+      reply(res, 413, null, { error: 'invalid argument', message: 'request body too large' })
+      return
+    }
     for await (const chunk of req as AsyncIterable<Buffer>) {
       size += chunk.length
-      // A peer's body is bounded: screenshots go out, not in.
-      if (size > 8 * 1024 * 1024) {
+      if (size > MAX_BODY_BYTES) {
+        res.setHeader('Connection', 'close')
         reply(res, 413, null, { error: 'invalid argument', message: 'request body too large' })
         return
       }
