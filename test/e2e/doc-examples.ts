@@ -69,3 +69,13 @@ export async function docExamples(project?: string): Promise<DocExample[]> {
   }
   return examples
 }
+
+/**
+ * The Jest quick start of docs/jest.md: each JavaScript block preceded by
+ * `<!-- jest-example: <file> -->` is a complete file of a fresh Jest project.
+ */
+export async function jestDocExamples(): Promise<{ file: string; code: string }[]> {
+  const markdown = await readFile(join(repo, 'docs/jest.md'), 'utf8')
+  const pattern = /<!--\s*jest-example:\s*([\w.-]+)\s*-->\s*\n```js\n([\s\S]*?)```/g
+  return [...markdown.matchAll(pattern)].map((m) => ({ file: m[1]!, code: m[2]! }))
+}

@@ -1,0 +1,183 @@
+// A Jest user's first project, the way a user builds it: the package packed with `npm pack`,
+// installed with Jest 30 into a fresh ES-module project outside the repository, the quick start of
+// docs/jest.md written as it stands there (its config sets only testEnvironment,
+// testEnvironmentOptions, globalSetup/globalTeardown and the reporter), run as the page says
+// (`NODE_OPTIONS=--experimental-vm-modules npx jest`) with two workers on the virtual device's
+// one phone. Every run gets a TMPDIR of its own, so "nothing left behind" is checked, not assumed;
+// Jest exits on its own (no --forceExit), so nothing is left running either.
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { EnergyReport } from '../../reporter/report.js'
+import { jestDocExamples } from '../e2e/doc-examples.js'
+import { listTree } from '../e2e/tree.js'
+import { repo } from './_jest.js'
+
+const run = promisify(execFile)
+
+let work: string
+let project: string
+
+interface JestRun {
+  readonly code: number
+  readonly output: string
+  readonly report: EnergyReport
+  /** What the run left in its TMPDIR. */
+  readonly leftInTmp: readonly string[]
+}
+
+async function jest(args: readonly string[], name: string): Promise<JestRun> {
+  const tmp = await mkdtemp(join(work, `tmp-${name}-`))
+  let code = 0
+  let output: string
+  try {
+    const result = await run(
+      'npx',
+      ['jest', '--maxWorkers=2', `--cacheDirectory=${join(work, 'jest-cache')}`, ...args],
+      {
+        cwd: project,
+        env: {
+          ...process.env,
+          NODE_OPTIONS: '--experimental-vm-modules',
+          TMPDIR: tmp,
+          NO_COLOR: '1',
+          JEST_WORKER_ID: '',
+          VITEST_POOL_ID: '',
+        },
+        timeout: 240_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    )
+    output = result.stdout + result.stderr
+  } catch (error) {
+    const e = error as { stdout: string; stderr: string; code: number }
+    output = e.stdout + e.stderr
+    code = e.code
+  }
+  const report = JSON.parse(await readFile(join(project, 'energy.json'), 'utf8')) as EnergyReport
+  return { code, output, report, leftInTmp: await listTree(tmp) }
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-user-'))
+  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], {
+    cwd: repo,
+  })
+  const tarball = join(work, stdout.trim().split('\n').pop()!)
+  project = join(work, 'project')
+  await mkdir(project)
+  await writeFile(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'my-app-tests', private: true, type: 'module' }),
+  )
+  // The Jest this repository tests with, from the local npm cache when it has it.
+  const jestVersion = (
+    JSON.parse(await readFile(join(repo, 'node_modules/jest/package.json'), 'utf8')) as {
+      version: string
+    }
+  ).version
+  await run(
+    'npm',
+    [
+      'install',
+      '--save-dev',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      `jest@${jestVersion}`,
+      tarball,
+    ],
+    { cwd: project, timeout: 300_000 },
+  )
+  const examples = await jestDocExamples()
+  expect(examples.map((e) => e.file).sort()).toEqual([
+    'feed.test.js',
+    'jest.config.js',
+    'map.test.js',
+    'scroll.test.js',
+  ])
+  for (const example of examples) await writeFile(join(project, example.file), example.code)
+  // The README's Jest config is this one, word for word.
+  const config = examples.find((e) => e.file === 'jest.config.js')!.code
+  expect(await readFile(join(repo, 'README.md'), 'utf8')).toContain(config)
+}, 360_000)
+
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true })
+})
+
+/** The shared lease folder (used by every run on the host) is all a run may leave in TMPDIR. */
+const LEFT_IN_TMP = ['vitest-energy/', 'vitest-energy/leases/']
+
+describe('the docs/jest.md quick start in a fresh project', () => {
+  const quickstartTests = ['opening the map', 'refreshing the feed', 'scrolling the feed']
+
+  test('jest -u: every test measured, budgets written for every test', async () => {
+    const first = await jest(['-u'], 'update')
+    expect(first.output).not.toMatch(/Exceeded timeout|did not exit/)
+    expect(first.code, first.output).toBe(0)
+    expect(first.report.tests.map((t) => [t.name, t.state]).sort()).toEqual(
+      quickstartTests.map((n) => [n, 'passed']),
+    )
+    // Every test has its energy in the reporter's JSON, with nobody calling recordEnergy().
+    for (const t of first.report.tests) expect(t.netEnergyJ, t.name).toBeGreaterThan(0)
+    const budgets = JSON.parse(await readFile(join(project, 'energy-budgets.json'), 'utf8')) as {
+      tests: Record<string, Record<string, Record<string, unknown>>>
+    }
+    expect(Object.keys(budgets.tests).sort()).toEqual([
+      'feed.test.js',
+      'map.test.js',
+      'scroll.test.js',
+    ])
+    const models = Object.values(budgets.tests).flatMap((byName) =>
+      Object.values(byName).flatMap((byModel) => Object.keys(byModel)),
+    )
+    expect(new Set(models)).toEqual(new Set(['Pixel 6 (virtual)']))
+    expect(first.leftInTmp).toEqual(LEFT_IN_TMP)
+  }, 240_000)
+
+  test('the next run checks every test against its budget; two workers share one phone', async () => {
+    const next = await jest(['--ci'], 'check')
+    expect(next.output).not.toMatch(/Exceeded timeout|did not exit/)
+    expect(next.code, next.output).toBe(0)
+    expect(next.report.tests.map((t) => [t.name, t.state]).sort()).toEqual(
+      quickstartTests.map((n) => [n, 'passed']),
+    )
+    // feed.test.js checks it with toStayWithinBudget(); the report judges every test.
+    const verdicts = Object.fromEntries(next.report.tests.map((t) => [t.name, t.budget?.verdict]))
+    expect(verdicts['refreshing the feed']).toBe('within')
+    expect(Object.values(verdicts).every((v) => v !== undefined)).toBe(true)
+    expect(next.output).toContain('vitest-energy: 2 Jest workers share 1 phone')
+    expect(next.leftInTmp).toEqual(LEFT_IN_TMP)
+  }, 240_000)
+
+  test('a failing energy assertion fails its test, with the matcher’s message, as in Vitest', async () => {
+    await writeFile(
+      join(project, 'missing-method.test.js'),
+      [
+        "test('a method that never runs', async () => {",
+        '  const run = await energy.measure(() => driver.pause(300))',
+        "  expect(run.method('com.example.trails.Nope.never')).toConsumeLessThan(1)",
+        '})',
+        '',
+      ].join('\n'),
+    )
+    try {
+      const failing = await jest([], 'failing')
+      expect(failing.code).toBe(1)
+      const failed = failing.report.tests.find((t) => t.name === 'a method that never runs')
+      expect(failed?.state).toBe('failed')
+      expect(failed?.results.map((r) => r.status)).toEqual(['measured'])
+      expect(failed?.failure?.message).toMatch(
+        /method 'com\.example\.trails\.Nope\.never' did not run .*methods seen:/s,
+      )
+      expect(failing.output).toContain("method 'com.example.trails.Nope.never' did not run")
+      expect(failing.leftInTmp).toEqual(LEFT_IN_TMP)
+    } finally {
+      await rm(join(project, 'missing-method.test.js'))
+    }
+  }, 240_000)
+})
