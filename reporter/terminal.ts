@@ -557,7 +557,7 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
  */
 export const WARNING_ADVICE: Readonly<Record<string, string>> = {
   W_UNDERSAMPLED:
-    "too few stack samples for per-method figures: raise the plugin's `samplingHz` (simpleperf's rate, default 1000) or repeat the window with `energy.repeat` and judge the mean.",
+    "too few stack samples for per-method figures: raise the `samplingHz` option (simpleperf's rate, default 1000) or repeat the window with `energy.repeat` and judge the mean.",
   W_CPU_UNDERSAMPLED:
     "the stack samples cover under half of the app's CPU time: check for lost samples and threads the profiler missed.",
   W_INVISIBLE_ENERGY:
