@@ -242,5 +242,12 @@ export default tseslint.config(
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  {
+    // The demo's Jest flavour: Jest's globals and the vitest-energy test environment's.
+    files: ['example-app-tests/jest/**/*.js'],
+    languageOptions: {
+      globals: { ...globals.jest, energy: 'readonly', driver: 'readonly', device: 'readonly' },
+    },
+  },
   ...boundaryConfigs,
 )
