@@ -105,12 +105,16 @@ export async function createDriver(options: CreateDriverOptions): Promise<Webdri
     })
   } catch (cause) {
     const reason = cause instanceof Error ? cause.message : String(cause)
+    // appium-adb's words when it finds no adb client (no SDK root, no adb on the PATH).
+    const noAdb = /ANDROID_HOME|ANDROID_SDK_ROOT|Could not find 'adb/.test(reason)
     throw new EnergyError({
       code: AppiumDriverErrors.SESSION,
       message: `Appium on ${host}:${options.appiumPort} did not open a session on ${options.serial}: ${reason}`,
-      hint:
-        'Check that Appium runs (startAppiumServer), that the driver for automationName is ' +
-        'installed (`appium driver list`), and that the device is in `adb devices`.',
+      hint: noAdb
+        ? "Appium's UiAutomator2 driver runs the adb client: install it (apt-get install adb, " +
+          "or the Android SDK's platform-tools) so that `adb` is on the PATH, or set ANDROID_HOME."
+        : 'Check that Appium runs (startAppiumServer), that the driver for automationName is ' +
+          'installed (`appium driver list`), and that the device is in `adb devices`.',
       details: {
         serial: options.serial,
         automationName: options.automationName ?? 'UiAutomator2',

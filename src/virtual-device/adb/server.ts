@@ -16,6 +16,12 @@ import { SocketOutput, type OutputCounters } from './socket-output.js'
 import { serveSync } from './sync.js'
 import { encodeData, encodeFail, encodeOkay, readRequest, SocketReader } from './wire.js'
 
+/** `pm install-write -S <size>` (or `cmd package …`): the command line whose stdin is the APK. */
+const INSTALL_WRITE = /^(?:pm|cmd package) ['"]?install-write['"]? .*?-S['"]? ['"]?(\d{1,12})\b/
+
+/** The largest APK part a client may stream into one `install-write` (read into memory). */
+const MAX_INSTALL_WRITE_BYTES = 512 * 1024 * 1024
+
 /** The host protocol version we report: 0x29 = 41, what adb 1.0.41 clients expect. */
 export const ADB_SERVER_VERSION = 41
 
@@ -504,7 +510,28 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         }
         return
       }
-      // Commands get no stdin from the legacy stream: what the client sends is dropped.
+      // `pm install-write -S <size> …` (adb install-multiple) streams the APK's bytes after the
+      // request: the command reads exactly that many. Other commands get no stdin from the legacy
+      // stream: what the client sends is dropped.
+      let stdin: Uint8Array | undefined
+      const sized = INSTALL_WRITE.exec(commandLine)
+      if (sized !== null) {
+        const size = Number(sized[1])
+        if (size > MAX_INSTALL_WRITE_BYTES) {
+          output.write(`Error: APK of ${size} bytes exceeds the virtual device's limit\n`)
+          output.end()
+          return
+        }
+        // Chunk by chunk: the reader holds at most its high-water mark unread.
+        const chunks: Buffer[] = []
+        for (let got = 0; got < size;) {
+          const chunk = await reader.readSome(size - got)
+          if (chunk === undefined) break
+          chunks.push(chunk)
+          got += chunk.length
+        }
+        stdin = Buffer.concat(chunks)
+      }
       reader.discard()
       const write = (chunk: string | Uint8Array): void => output.write(chunk)
       try {
@@ -516,6 +543,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
           commandLine,
           { write, writeErr: write, ready: () => output.ready() },
           controller.signal,
+          stdin,
         )
       } finally {
         socket.off('close', onClose)

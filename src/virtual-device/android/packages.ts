@@ -115,7 +115,15 @@ function versionCodeOf(versionName: string | undefined): number {
 
 export class PackageRegistry {
   private readonly installed = new Map<string, InstalledPackage>()
+  private readonly sessions = new Map<
+    number,
+    {
+      readonly options: { grantAll: boolean; allowDowngrade: boolean }
+      readonly apks: Map<string, Uint8Array>
+    }
+  >()
   private nextUid = 10200
+  private nextSession = 1_318_406_001
 
   constructor(
     private readonly phone: SimPhone,
@@ -265,6 +273,44 @@ export class PackageRegistry {
     }
     this.installed.set(name, pkg)
     return pkg
+  }
+
+  /** `pm install-create`: a session that collects an app's APKs (base and splits). */
+  createSession(options: { grantAll: boolean; allowDowngrade: boolean }): number {
+    const id = this.nextSession++
+    this.sessions.set(id, { options, apks: new Map() })
+    return id
+  }
+
+  /** `pm install-write <session> <name>`: false for an unknown session. */
+  writeSession(id: number, name: string, bytes: Uint8Array): boolean {
+    const session = this.sessions.get(id)
+    if (session === undefined) return false
+    session.apks.set(name, bytes)
+    return true
+  }
+
+  /**
+   * `pm install-commit`: installs the session's base APK (the one whose manifest has no split
+   * name; splits carry code and resources the simulation does not use). Throws InstallFailure.
+   */
+  async commitSession(id: number): Promise<InstalledPackage> {
+    const session = this.sessions.get(id)
+    this.sessions.delete(id)
+    if (session === undefined) {
+      throw new InstallFailure('INSTALL_FAILED_INTERNAL_ERROR', `Unknown session ${id}`)
+    }
+    const [first] = session.apks
+    if (first === undefined) {
+      throw new InstallFailure('INSTALL_FAILED_INVALID_APK', 'No APKs in session')
+    }
+    const base = [...session.apks].find(([name]) => /(^|\/)base(\.apk)?$/.test(name)) ?? first
+    return this.install(base[1], base[0], session.options)
+  }
+
+  /** `pm install-abandon`: false for an unknown session. */
+  abandonSession(id: number): boolean {
+    return this.sessions.delete(id)
   }
 
   /** `pm uninstall`: false for an unknown or system package (`Failure [DELETE_FAILED_INTERNAL_ERROR]`). */

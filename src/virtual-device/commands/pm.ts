@@ -33,6 +33,33 @@ export function pmCommand(packages: PackageRegistry, stopSimApp: () => void): Sh
       }
       case 'install':
         return install(packages, inv, args)
+      case 'install-create': {
+        const { grantAll, allowDowngrade } = installFlags(args)
+        const id = packages.createSession({ grantAll, allowDowngrade })
+        out(inv, `Success: created install session [${id}]\n`)
+        return 0
+      }
+      case 'install-write':
+        return installWrite(packages, inv, args)
+      case 'install-commit': {
+        const id = Number(operands[0])
+        try {
+          await packages.commitSession(id)
+        } catch (error) {
+          if (!(error instanceof InstallFailure)) throw error
+          out(inv, `Failure [${error.code}: ${error.message}]\n`)
+          return 1
+        }
+        out(inv, 'Success\n')
+        return 0
+      }
+      case 'install-abandon':
+        if (!packages.abandonSession(Number(operands[0]))) {
+          err(inv, `Error: unknown session ${operands[0] ?? ''}\n`)
+          return 255
+        }
+        out(inv, 'Success\n')
+        return 0
       case 'resolve-activity': {
         // `--brief [-a ACTION] [-c CATEGORY] PKG`: the launcher activity, as an Intent resolves.
         const name = args
@@ -125,21 +152,69 @@ function list(packages: PackageRegistry, inv: ShellInvocation, args: readonly st
   return 255
 }
 
+/** `-g` (grant every requested permission), `-d` (allow a downgrade) and the operands. */
+function installFlags(args: readonly string[]): {
+  grantAll: boolean
+  allowDowngrade: boolean
+  size: number | undefined
+  operands: string[]
+} {
+  let grantAll = false
+  let allowDowngrade = false
+  let size: number | undefined
+  const operands: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] ?? ''
+    if (a === '-g') grantAll = true
+    else if (a === '-d') allowDowngrade = true
+    else if (a === '-S') size = Number(args[++i])
+    else if (a === '-i' || a === '--user' || a === '--install-location') i++
+    else if (a === '-' || !a.startsWith('-')) operands.push(a)
+  }
+  return { grantAll, allowDowngrade, size, operands }
+}
+
+/**
+ * `install-write [-S size] <session> <name> [<path> | -]`: one APK of a session, from a file on
+ * the phone or from stdin (what `adb install-multiple` streams).
+ */
+function installWrite(
+  packages: PackageRegistry,
+  inv: ShellInvocation,
+  args: readonly string[],
+): number {
+  const { size, operands } = installFlags(args)
+  const [session = '', name = '', source = '-'] = operands
+  let bytes: Uint8Array
+  if (source === '-') {
+    bytes = inv.stdin
+    if (size !== undefined && bytes.length !== size) {
+      err(inv, `Error: expected ${size} bytes on stdin, got ${bytes.length}\n`)
+      return 255
+    }
+  } else {
+    const node = inv.device.fs.stat(source)
+    if (node === undefined || node.kind !== 'file') {
+      err(inv, `Error: Can't open file: ${source}\n`)
+      return 255
+    }
+    bytes = node.data
+  }
+  if (!packages.writeSession(Number(session), name, bytes)) {
+    err(inv, `Error: unknown session ${session}\n`)
+    return 255
+  }
+  out(inv, `Success: streamed ${bytes.length} bytes\n`)
+  return 0
+}
+
 async function install(
   packages: PackageRegistry,
   inv: ShellInvocation,
   args: readonly string[],
 ): Promise<number> {
-  let grantAll = false
-  let allowDowngrade = false
-  let file: string | undefined
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i] ?? ''
-    if (a === '-g') grantAll = true
-    else if (a === '-d') allowDowngrade = true
-    else if (a === '-i' || a === '--user' || a === '-S' || a === '--install-location') i++
-    else if (!a.startsWith('-')) file = a
-  }
+  const { grantAll, allowDowngrade, operands } = installFlags(args)
+  const file = operands.at(-1)
   if (file === undefined) {
     err(inv, 'Error: must either specify a package size or an APK file\n')
     return 255

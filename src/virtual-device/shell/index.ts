@@ -39,6 +39,7 @@ export async function execShell(
   commandLine: string,
   io: ShellIo | PacedShellIo,
   signal: AbortSignal,
+  stdin?: Uint8Array,
 ): Promise<number> {
   device.commandLog.push(commandLine)
   // adbd (pid 312 in the default process table) is the parent of every `adb shell`.
@@ -47,7 +48,13 @@ export async function execShell(
     'sh',
     (procSignal) =>
       withSignals([signal, procSignal], (either) =>
-        runShell(commandLine, { device, io, signal: either, pid: process.pid }),
+        runShell(commandLine, {
+          device,
+          io,
+          signal: either,
+          pid: process.pid,
+          ...(stdin === undefined ? {} : { stdin }),
+        }),
       ),
     spawnOptions,
   )

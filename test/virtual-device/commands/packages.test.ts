@@ -174,3 +174,25 @@ test('wm and ime answer as a Pixel 6 with Gboard', async () => {
   expect(unknown.status).toBe(255)
   expect(unknown.err).toContain('cannot be selected')
 })
+
+test('install sessions: create, write from a file or stdin, commit or abandon', async () => {
+  const h = harness()
+  push(h, '/data/local/tmp/settings.apk', settingsApk)
+  const created = await h.sh('pm install-create -g -S 3076274')
+  const id = /\[(\d+)\]/.exec(created.out)?.[1]
+  expect(created.out).toBe(`Success: created install session [${id}]\n`)
+  const written = await h.sh(`pm install-write ${id} base.apk /data/local/tmp/settings.apk`)
+  expect(written.out).toBe('Success: streamed 3076274 bytes\n')
+  expect(await h.sh(`pm install-commit ${id}`)).toMatchObject({ out: 'Success\n', status: 0 })
+  expect((await h.sh('pm list packages appium')).out).toBe('package:io.appium.settings\n')
+  // The declared size must match what came on stdin.
+  const other = /\[(\d+)\]/.exec((await h.sh('pm install-create')).out)?.[1]
+  const short = await h.sh(`pm install-write -S 10 ${other} base.apk -`, 'abc')
+  expect(short.status).toBe(255)
+  expect(short.err).toBe('Error: expected 10 bytes on stdin, got 3\n')
+  expect((await h.sh(`pm install-abandon ${other}`)).out).toBe('Success\n')
+  expect((await h.sh(`pm install-commit ${other}`)).out).toMatch(
+    /^Failure \[INSTALL_FAILED_INTERNAL_ERROR: Unknown session/,
+  )
+  expect((await h.sh('pm install-write 42 base.apk -')).err).toBe('Error: unknown session 42\n')
+})
