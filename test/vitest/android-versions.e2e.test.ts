@@ -71,3 +71,39 @@ test.each([
   },
   240_000,
 )
+
+test('another app, whose launcher is not .MainActivity: the driver resolves it on the phone', async () => {
+  const model = fileURLToPath(new URL('../fixtures/phone-project/notes-app.json', import.meta.url))
+  const phone = await startVirtualDevice({ app: model, serialPrefix: 'notes' })
+  const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-notes-'))
+  try {
+    let stdout = ''
+    let code = 0
+    try {
+      ;({ stdout } = await promisify(execFile)(process.execPath, [vitestBin, 'run'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          CI: '1',
+          TMPDIR: dir,
+          PHONE_SERIAL: phone.serials[0]!,
+          PHONE_ADB_PORT: String(phone.port),
+          PHONE_APP: 'org.example.notes',
+        },
+        timeout: 180_000,
+      }))
+    } catch (error) {
+      ;({ stdout, code } = error as { stdout: string; code: number })
+    }
+    expect(code, stdout).toBe(0)
+    const { device, phone: sim } = phone.devices[0]!
+    expect(device.commandLog.join('\n')).toMatch(
+      /am start-activity -W -n org\.example\.notes\/\.ui\.SplashActivity/,
+    )
+    expect(sim.sim.actionLog.some((a) => a.startsWith('tap refresh '))).toBe(true)
+  } finally {
+    await phone.close()
+    await rm(dir, { recursive: true, force: true })
+  }
+}, 240_000)
