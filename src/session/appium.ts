@@ -2,6 +2,12 @@
  * The test process's WebdriverIO session on its phone, through the run's Appium server. Started
  * and ended holding the phone's lease: a session's start launches the app and its end force-stops
  * it, which must never happen inside another worker's test on the same phone.
+ *
+ * UiAutomator2 allows one session per phone: a worker that starts its session on a phone ends the
+ * session of any other worker there (the driver terminates it), and a session idle past Appium's
+ * new-command timeout ends too (a worker that waited long for the phone). So each time a worker
+ * takes the phone for a test, its session is checked and, when gone, started again in place
+ * (WebdriverIO's reloadSession: the `driver` object the tests hold stays valid).
  */
 import { EnergyError } from '../model/index.js'
 import { defaultAutomationName } from '../vitest/appium-server.js'
@@ -19,7 +25,7 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       hint: 'Remove `appium: false` from the vitest-energy plugin options.',
     })
   }
-  return device.withLease('starting the Appium session', () =>
+  const browser = await device.withLease('starting the Appium session', () =>
     createDriver({
       appiumHost: appium.host,
       appiumPort: appium.port,
@@ -32,11 +38,37 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       capabilities: options.capabilities,
     }),
   )
+  const url = `http://${appium.host}:${appium.port}`
+  sessions.set(
+    browser,
+    device.onLease(async () => {
+      if (await sessionAlive(url, browser.sessionId)) return
+      await browser.reloadSession()
+    }),
+  )
+  return browser
+}
+
+const sessions = new WeakMap<WebdriverIO.Browser, () => void>()
+
+/** Whether Appium still has the session (`GET /session/:id` answers 200). */
+async function sessionAlive(url: string, sessionId: string): Promise<boolean> {
+  try {
+    const response = await fetch(`${url}/session/${sessionId}`, {
+      signal: AbortSignal.timeout(10_000),
+    })
+    await response.arrayBuffer()
+    return response.ok
+  } catch {
+    return false
+  }
 }
 
 export async function endDriver(
   device: DeviceSession,
   browser: WebdriverIO.Browser,
 ): Promise<void> {
+  sessions.get(browser)?.()
+  sessions.delete(browser)
   await device.withLease('ending the Appium session', () => closeDriver(browser))
 }

@@ -106,6 +106,8 @@ export class DeviceSession {
   artifactSink: ((window: string, name: string, data: Uint8Array | string) => void) | undefined
   /** The lease this worker holds right now (a test's, or the driver's start or end). */
   private held: Lease | undefined
+  /** Run each time this worker takes the phone, before its test (see `onLease`). */
+  private readonly leaseHooks = new Set<() => Promise<void>>()
   /** The window open on this phone now, if any: windows never overlap (E_WINDOW_ALREADY_OPEN). */
   private openLabel: string | undefined
   /** The idle baseline being measured, so that concurrent callers share one measurement. */
@@ -192,7 +194,23 @@ export class DeviceSession {
       },
     }).finally(() => clearTimeout(notice))
     this.held = lease
+    try {
+      for (const hook of this.leaseHooks) await hook()
+    } catch (error) {
+      await lease.release()
+      throw error
+    }
     return lease
+  }
+
+  /**
+   * Runs `hook` each time this worker takes the phone (before the test that takes it), until the
+   * returned function removes it: what another worker did on the phone meanwhile is repaired
+   * there, holding the lease (the Appium session another worker's replaced, for one).
+   */
+  onLease(hook: () => Promise<void>): () => void {
+    this.leaseHooks.add(hook)
+    return () => this.leaseHooks.delete(hook)
   }
 
   /** Lock name of this phone's lease: the adb server and the serial. */
