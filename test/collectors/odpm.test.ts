@@ -204,7 +204,7 @@ describe('on the virtual device (real time)', () => {
     return { data, endBootNs }
   }
 
-  test('the clock snapshot gives boottime − monotonic; windows then stop just past the next poll, and the last reading covers the end', async () => {
+  test('the clock snapshot gives boottime − monotonic; windows then wait for a poll past the end, and the last reading covers it', async () => {
     const first = await window('first', 300, false)
     monotonicToBoottimeNs = first.data.monotonicToBoottimeNs
     expect(monotonicToBoottimeNs).toBeTypeOf('number')
@@ -217,10 +217,10 @@ describe('on the virtual device (real time)', () => {
       expect(data.warnings.map((w) => w.code)).not.toContain('W_ODPM_END_UNCOVERED')
       for (const r of data.rails) {
         const last = r.readings.at(-1)!.tNs
-        // covered (HAL stamps are whole ms) …
+        // covered (HAL stamps are whole ms). How soon after the end the stop comes is latency, not
+        // correctness (the energy is integrated up to the window's end), and in real time it
+        // depends on the machine's load: bench/fixture-overhead.ts measures the end wait.
         expect(last, r.rail).toBeGreaterThanOrEqual(endBootNs - boottime.uncertaintyNs - 1e6)
-        // … by the first poll after the end, not a later one: the stop did not overshoot.
-        expect(last - endBootNs, r.rail).toBeLessThan(100e6)
       }
     }
   })
