@@ -19,6 +19,8 @@ import { killProcess, PID_LINE, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
 
+/** A step that runs longer than this is announced on the progress line. */
+const SLOW_STEP_NOTICE_MS = 1000
 export interface SimpleperfOptions {
   /**
    * Samples per second of on-CPU time per thread (`record -f`; the plugin's `samplingHz`).
@@ -134,11 +136,16 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
       })
     }
     const recorderOutput = r.output.join('')
-    context.onProgress?.('converting simpleperf samples on the device')
+    // Said only when it is slow (a long recording on a phone): a quick conversion after every
+    // window would be noise on the progress line.
+    const notice = setTimeout(
+      () => context.onProgress?.('converting simpleperf samples on the device'),
+      SLOW_STEP_NOTICE_MS,
+    )
     const report = await shellScript(
       context.device,
       `simpleperf report-sample --show-callchain -i ${quoteShellArg(r.file)}`,
-    )
+    ).finally(() => clearTimeout(notice))
     context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
     if (report.exitCode !== 0) {
       throw new EnergyError({
