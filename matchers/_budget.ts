@@ -3,9 +3,11 @@
  * decide with its interval, and build the message lazily. Works for Vitest and Jest alike: it only
  * uses `this.isNot` and returns `{ pass, message, actual, expected }`.
  */
+import type { LimitCheck, LimitTarget, LimitUnit, LimitVerdict } from '../src/model/index.js'
 import { decide, type Decision } from './_verdict.js'
 import { describeSource, formatInterval, subjectName, topMethods } from './_message.js'
 import { inconclusiveMode, type BudgetOptions } from './_options.js'
+import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
   resolveSubject,
@@ -16,6 +18,9 @@ import {
 
 export interface MatcherContext {
   readonly isNot: boolean
+  /** The test running the `expect` (both runners set them): where the check is recorded. */
+  readonly testPath?: string
+  readonly currentTestName?: string
 }
 
 export interface MatcherResult {
@@ -31,6 +36,10 @@ export interface LimitSpec {
   readonly strict: boolean
   readonly limit: number
   readonly format: (value: number) => string
+  /** Unit of the limit and the figure, as recorded for the reporter. */
+  readonly unit: LimitUnit
+  /** Which figure of a window (a method's is always `inclusive`), as recorded. @default 'net' */
+  readonly scope?: string
   /** Reads the figure to compare, or says why it cannot. */
   readonly figure: (subject: Subject) => Figure | Unjudgeable
   readonly options?: BudgetOptions
@@ -45,15 +54,35 @@ export function checkLimit(
 ): MatcherResult {
   const hint = `expect(received)${context.isNot ? '.not' : ''}.${spec.matcherName}(${spec.format(spec.limit)})`
   if (!Number.isFinite(spec.limit) || spec.limit < 0) {
+    // A mistake in the test, not a measurement: nothing to show beside the test's energy.
     return failBothWays(
       context,
       () => `${hint}\n\nThe limit must be a finite, non-negative number; got ${spec.limit}.`,
     )
   }
   const subject = resolveSubject(received)
-  if (isUnjudgeable(subject)) return failBothWays(context, () => `${hint}\n\n${subject.reason}`)
+  const record = (
+    verdict: LimitVerdict,
+    passed: boolean,
+    figure?: Figure,
+    reason?: string,
+  ): void => {
+    const judged = isUnjudgeable(subject) ? undefined : subject
+    recordLimit(
+      context,
+      limitCheck(context, spec, judged, { verdict, passed, figure, reason }),
+      judged === undefined ? [] : judgedObjects(judged),
+    )
+  }
+  if (isUnjudgeable(subject)) {
+    record('unjudgeable', false, undefined, subject.reason)
+    return failBothWays(context, () => `${hint}\n\n${subject.reason}`)
+  }
   const figure = spec.figure(subject)
-  if (isUnjudgeable(figure)) return failBothWays(context, () => `${hint}\n\n${figure.reason}`)
+  if (isUnjudgeable(figure)) {
+    record('unjudgeable', false, undefined, figure.reason)
+    return failBothWays(context, () => `${hint}\n\n${figure.reason}`)
+  }
 
   const decision = decide(figure.valueJ, spec.limit, figure.intervalJ, spec.strict, figure.n)
   const comparator = spec.strict ? '<' : '≤'
@@ -68,21 +97,84 @@ export function checkLimit(
       ...(verdictLine ? ['', verdictLine] : []),
       ...(topMethods(subject).length > 0 ? ['', ...topMethods(subject)] : []),
     ].join('\n')
+  // What the assertion concludes when `pass` says whether the figure is within the limit.
+  const outcome = (pass: boolean): boolean => (context.isNot ? !pass : pass)
 
   if (decision.verdict === 'inconclusive') {
     const message = inconclusiveMessage(decision)
-    if (inconclusiveMode(spec.options) === 'fail')
+    if (inconclusiveMode(spec.options) === 'fail') {
+      record('inconclusive', false, figure)
       return failBothWays(context, () => lines(message))
+    }
     console.warn(lines(`${message} (decided by the point estimate because inconclusive: 'warn')`))
     const pass = spec.strict ? figure.valueJ < spec.limit : figure.valueJ <= spec.limit
+    record('inconclusive', outcome(pass), figure)
     return { pass, message: () => lines(''), actual: figure.valueJ, expected: spec.limit }
   }
+  const pass = decision.verdict === 'within'
+  record(decision.verdict, outcome(pass), figure)
   return {
-    pass: decision.verdict === 'within',
+    pass,
     message: () => lines(''),
     actual: figure.valueJ,
     expected: spec.limit,
   }
+}
+
+/** The check as recorded for the reporter (`LimitCheck`, src/model/limits.ts). */
+function limitCheck(
+  context: MatcherContext,
+  spec: LimitSpec,
+  subject: Subject | undefined,
+  result: {
+    readonly verdict: LimitVerdict
+    readonly passed: boolean
+    readonly figure: Figure | undefined
+    readonly reason: string | undefined
+  },
+): LimitCheck {
+  const { figure } = result
+  const overMethod = subject?.kind === 'method' || subject?.kind === 'repeated-method'
+  const repeated = subject?.kind === 'repeated' || subject?.kind === 'repeated-method'
+  return {
+    matcher: spec.matcherName,
+    negated: context.isNot === true,
+    comparison: spec.strict ? '<' : '<=',
+    limit: spec.limit,
+    unit: spec.unit,
+    scope: overMethod ? 'inclusive' : (spec.scope ?? 'net'),
+    ...(repeated ? { stat: spec.options?.stat ?? 'mean' } : {}),
+    ...(figure === undefined ? {} : { value: figure.valueJ }),
+    ...(figure?.intervalJ === undefined
+      ? {}
+      : { interval: { low: figure.intervalJ.low, high: figure.intervalJ.high } }),
+    n: figure?.n ?? (subject?.kind === 'repeated' ? subject.runs.length : 1),
+    verdict: result.verdict,
+    passed: result.passed,
+    ...(subject === undefined ? {} : { target: limitTarget(subject) }),
+    ...(result.reason === undefined ? {} : { reason: result.reason.split('\n')[0] ?? '' }),
+  }
+}
+
+/** What a check applied to: a window by its label, repetitions by their base label, a method. */
+export function limitTarget(subject: Subject): LimitTarget {
+  switch (subject.kind) {
+    case 'window':
+      return { kind: 'window', label: subject.result.label }
+    case 'repeated':
+      return { kind: 'repetitions', label: (subject.runs[0]?.label ?? '').replace(/ #\d+$/, '') }
+    case 'method':
+      return { kind: 'method', label: subject.method.method }
+    case 'repeated-method':
+      return { kind: 'method-repetitions', label: subject.name }
+  }
+}
+
+/** The objects a check read that the test can find in its results (methods, to name their window). */
+export function judgedObjects(subject: Subject): readonly object[] {
+  if (subject.kind === 'method') return [subject.method]
+  if (subject.kind === 'repeated-method') return subject.runs
+  return []
 }
 
 function inconclusiveMessage(decision: Decision): string {

@@ -15,6 +15,8 @@ export function toConsumeAtMost(
     strict: false,
     limit: joules,
     format: formatJoules,
+    unit: 'J',
+    scope: options?.scope ?? 'net',
     figure: (subject) => energyFigure(subject, options?.scope, options?.stat),
     ...(options === undefined ? {} : { options }),
   })

@@ -15,6 +15,8 @@ export function toConsumeLessThan(
     strict: true,
     limit: joules,
     format: formatJoules,
+    unit: 'J',
+    scope: options?.scope ?? 'net',
     figure: (subject) => energyFigure(subject, options?.scope, options?.stat),
     ...(options === undefined ? {} : { options }),
   })

@@ -25,6 +25,8 @@ export function toDrawLessThan(
     strict: true,
     limit: watts,
     format: formatWatts,
+    unit: 'W',
+    scope: options?.scope ?? 'net',
     figure: (subject) => {
       if (subject.kind === 'window') return windowPower(subject.result, options)
       if (subject.kind === 'repeated') {

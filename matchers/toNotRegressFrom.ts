@@ -5,8 +5,10 @@
  */
 import { formatJoules, type MeasuredEnergyResult } from '../src/model/index.js'
 import { compare, requiredRepetitions, type Comparison } from '../src/stats/index.js'
-import type { MatcherContext, MatcherResult } from './_budget.js'
+import type { LimitCheck } from '../src/model/index.js'
+import { limitTarget, type MatcherContext, type MatcherResult } from './_budget.js'
 import { inconclusiveMode } from './_options.js'
+import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
   resolveSubject,
@@ -37,18 +39,38 @@ export function toNotRegressFrom(
   const hint = `expect(current)${this.isNot ? '.not' : ''}.toNotRegressFrom(baseline)`
   const current = runsOf(received, options.scope, 'current')
   const base = runsOf(baseline, options.scope, 'baseline')
+  const maxPct = options.maxPct ?? 5
+  // Recorded for the reporter: the increase over the baseline's mean against maxPct.
+  const subject = resolveSubject(received)
+  const record = (check: Pick<LimitCheck, 'verdict' | 'passed' | 'value' | 'n' | 'reason'>) =>
+    recordLimit(this, {
+      matcher: 'toNotRegressFrom',
+      negated: this.isNot === true,
+      comparison: '<',
+      limit: maxPct,
+      unit: '%',
+      scope: options.scope ?? 'net',
+      ...(isUnjudgeable(subject) ? {} : { target: limitTarget(subject) }),
+      ...check,
+    })
   for (const side of [current, base]) {
-    if (isUnjudgeable(side)) return { pass: this.isNot, message: () => `${hint}\n\n${side.reason}` }
+    if (isUnjudgeable(side)) {
+      record({ verdict: 'unjudgeable', passed: false, n: 0, reason: side.reason })
+      return { pass: this.isNot, message: () => `${hint}\n\n${side.reason}` }
+    }
   }
   const currentJ = current as number[]
   const baseJ = base as number[]
-  const maxPct = options.maxPct ?? 5
   const compareOptions = {
     minEffectPct: maxPct,
     alpha: options.alpha ?? 0.05,
     test: options.test ?? 'mann-whitney',
   } as const
   const c = compare(baseJ, currentJ, compareOptions)
+  const figures = {
+    ...(Number.isFinite(c.deltaPct) ? { value: c.deltaPct } : {}),
+    n: c.currentN,
+  }
   const lines = (extra: string): string =>
     [
       hint,
@@ -65,12 +87,20 @@ export function toNotRegressFrom(
       more === undefined
         ? 'inconclusive: no number of repetitions would decide (the runs do not vary)'
         : `inconclusive: ${more.additionalRuns} more repetition${more.additionalRuns === 1 ? '' : 's'} per build would decide`
-    if (inconclusiveMode(options) === 'fail')
+    if (inconclusiveMode(options) === 'fail') {
+      record({ verdict: 'inconclusive', passed: false, ...figures })
       return { pass: this.isNot, message: () => lines(extra) }
+    }
     console.warn(lines(`${extra} (passed because inconclusive: 'warn')`))
   }
+  const pass = c.verdict !== 'worse'
+  record({
+    verdict: c.verdict === 'inconclusive' ? 'inconclusive' : pass ? 'within' : 'over',
+    passed: this.isNot ? !pass : pass,
+    ...figures,
+  })
   return {
-    pass: c.verdict !== 'worse',
+    pass,
     message: () => lines(''),
     actual: comparisonFigures(c),
     expected: { maxPct },

@@ -82,6 +82,8 @@ export function toStayWithinBudget(
     strict: false,
     limit: found.entry.energyJ,
     format: formatJoules,
+    unit: 'J',
+    scope: 'net',
     figure: (s) => energyFigure(s, 'net', options?.stat),
     note: `Budget:   ${formatJoules(found.entry.energyJ)} for ${where}${found.device === ANY_DEVICE && device !== undefined ? ' (any device)' : ''}${found.entry.measuredEnergyJ === undefined ? '' : `, written from ${formatJoules(found.entry.measuredEnergyJ)}`}`,
     ...(options === undefined ? {} : { options }),

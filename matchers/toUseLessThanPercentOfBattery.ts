@@ -14,6 +14,8 @@ export function toUseLessThanPercentOfBattery(
     strict: true,
     limit: percent,
     format: formatPercent,
+    unit: '%',
+    scope: 'battery',
     figure: (subject) => {
       if (subject.kind !== 'window') {
         return {

@@ -24,7 +24,7 @@ import { energyMatchers } from '../../matchers/index.js'
 import { appendSideRecord, JEST_SIDE_DIR_ENV } from '../../reporter/jest-side-files.js'
 import { isUpdateRequested } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
-import { EnergyError, isEnergyError, summarize } from '../model/index.js'
+import { EnergyError, isEnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { UI_TEST_TIMEOUT_MS } from '../session/options.js'
@@ -249,7 +249,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
         appendSideRecord(dir, {
           testPath: this.testPath,
           name: fullNameOf(test),
-          meta: summarize(energy.results),
+          meta: energy.summary(),
           attempt: test.invocations,
         })
       }

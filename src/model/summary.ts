@@ -4,16 +4,24 @@
  */
 import { EnergyError } from './errors.js'
 import { SCHEMA_VERSION, type EnergyResult } from './energy.js'
+import { invalidLimitChecks, type LimitCheck } from './limits.js'
 
 export interface TestEnergyMeta {
   readonly schemaVersion: typeof SCHEMA_VERSION
   /** Every energy window the test measured, in order (the automatic window is labelled by the test). */
   readonly results: readonly EnergyResult[]
+  /**
+   * What the test's energy matchers checked, in call order (`toConsumeLessThan` and the others
+   * with a limit); absent when none ran. Added within schema version 1: older readers ignore it.
+   */
+  readonly limits?: readonly LimitCheck[]
 }
 
 export interface SummaryOptions {
   /** Keep this many methods per window, highest inclusive energy first. @default 20 */
   readonly topMethods?: number
+  /** The matchers' checks to carry along (`TestEnergyMeta.limits`). @default none */
+  readonly limits?: readonly LimitCheck[]
 }
 
 export function summarize(
@@ -28,6 +36,9 @@ export function summarize(
         ? { ...r, methods: r.methods.slice(0, topMethods) }
         : r,
     ),
+    ...(options.limits === undefined || options.limits.length === 0
+      ? {}
+      : { limits: options.limits }),
   }
 }
 
@@ -53,6 +64,10 @@ export function parseTestEnergyMeta(value: unknown): TestEnergyMeta {
       throw invalid(`results[${i}].status must be measured, skipped or failed`)
     }
   })
+  if (record['limits'] !== undefined) {
+    const problem = invalidLimitChecks(record['limits'])
+    if (problem !== undefined) throw invalid(problem)
+  }
   return value as TestEnergyMeta
 }
 

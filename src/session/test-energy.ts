@@ -11,9 +11,16 @@
  */
 import { join, relative } from 'node:path'
 import { configureEnergyMatchers } from '../../matchers/index.js'
+import { recordLimitsFor } from '../../matchers/_record.js'
 import { idlePowerW, type Baseline } from '../attribution/index.js'
 import { checkTestBudget } from '../budgets/index.js'
-import type { EnergyResult, MeasuredEnergyResult } from '../model/index.js'
+import {
+  summarize,
+  type EnergyResult,
+  type LimitCheck,
+  type MeasuredEnergyResult,
+  type TestEnergyMeta,
+} from '../model/index.js'
 import { ArtifactStore } from './artifacts.js'
 import type { DeviceSession } from './device-session.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
@@ -51,7 +58,11 @@ export interface TestIdentity {
   readonly file: string
   /** The test's own name: the label of its automatic window and of its progress lines. */
   readonly name: string
-  /** The name budgets and raw data are kept under: describe blocks and test, as the runner joins them. */
+  /**
+   * The name budgets and raw data are kept under: describe blocks and test, as the runner joins
+   * them — which is also the matcher state's `currentTestName`, under which the test's matchers
+   * record their checks (Vitest: ` > `, Jest: spaces).
+   */
   readonly fullName: string
 }
 
@@ -63,6 +74,8 @@ export interface TestEnergyOptions {
 export class TestEnergy {
   /** Every window of the test, failed ones included (what the reporter receives). */
   readonly results: EnergyResult[] = []
+  /** What the test's energy matchers checked, in call order (what the reporter shows as limits). */
+  readonly limits: LimitCheck[] = []
   /** What the test calls. */
   readonly api: EnergyApi
   private readonly progress: (message: string) => void
@@ -72,6 +85,8 @@ export class TestEnergy {
   private readonly kept: ArtifactStore | undefined
   /** `open()` or `close()` failed: the test fails with that error. */
   private failed = false
+  /** Stops recording the matchers' checks (set by `prepare()`, called by `abort()`). */
+  private stopRecording: (() => void) | undefined
 
   constructor(
     private readonly device: DeviceSession,
@@ -92,11 +107,19 @@ export class TestEnergy {
     await this.openAutoWindow()
   }
 
-  /** Sets the matchers' budget file and starts keeping the raw data of the test's windows. */
+  /**
+   * Sets the matchers' budget file, starts recording the checks of the test's energy matchers and
+   * keeping the raw data of its windows.
+   */
   prepare(): void {
     const { options } = this.device
     // Budgets (docs/budgets.md): toStayWithinBudget() reads the configured file.
     configureEnergyMatchers({ budgetsFile: options.budgets, inconclusive: options.inconclusive })
+    this.stopRecording?.()
+    this.stopRecording = recordLimitsFor(
+      { testPath: this.test.filePath, testName: this.test.fullName },
+      (check, judged) => this.limits.push(this.withWindow(check, judged)),
+    )
     const kept = this.kept
     if (kept !== undefined)
       this.device.artifactSink = (window, name, data) => kept.add(window, name, data)
@@ -149,11 +172,38 @@ export class TestEnergy {
     }
   }
 
-  /** Stops a window still open (the test failed before `close()`) and the raw-data sink. Never throws. */
+  /**
+   * Stops a window still open (the test failed before `close()`), the raw-data sink and the
+   * recording of matcher checks. Never throws.
+   */
   async abort(): Promise<void> {
+    this.stopRecording?.()
+    this.stopRecording = undefined
     await this.auto?.abort().catch(() => undefined)
     this.auto = undefined
     this.device.artifactSink = undefined
+  }
+
+  /** The test's energy for the reporter: its windows (methods trimmed) and its matchers' checks. */
+  summary(): TestEnergyMeta {
+    return summarize(this.results, { limits: this.limits })
+  }
+
+  /** A method's check names the window the method was measured in (found by identity). */
+  private withWindow(check: LimitCheck, judged: readonly object[]): LimitCheck {
+    const target = check.target
+    if (target === undefined || judged.length === 0 || target.window !== undefined) return check
+    const labels = new Set(
+      this.results.flatMap((r) =>
+        r.status === 'measured' && judged.some((m) => (r.methods as readonly object[]).includes(m))
+          ? [r.label.replace(/ #\d+$/, '')]
+          : [],
+      ),
+    )
+    const [window] = labels
+    return labels.size === 1 && window !== undefined
+      ? { ...check, target: { ...target, window } }
+      : check
   }
 
   /**

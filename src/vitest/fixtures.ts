@@ -19,7 +19,7 @@
 import { expect, inject, test as baseTest } from 'vitest'
 import { isUpdateRequested } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
-import { EnergyError, summarize } from '../model/index.js'
+import { EnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { TestEnergy, progressLine, type EnergyApi } from '../session/test-energy.js'
@@ -104,7 +104,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       throw error
     } finally {
       await energy.abort()
-      task.meta.energy = summarize(energy.results)
+      task.meta.energy = energy.summary()
       // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
       // teardowns at the first that throws, and this one throws to fail the test (a window that
       // could not close, a budget exceeded). Hooks have all run by now.
