@@ -8,6 +8,7 @@
  *   runs until the instrumentation is stopped (force-stop, or its adb shell closes).
  * Other installed apps start an idle process; their code is not simulated.
  */
+import type { Duplex } from 'node:stream'
 import type { VirtualDeviceHandle, VirtualProcess } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import type { PackageRegistry } from './packages.js'
@@ -80,22 +81,16 @@ export class HelperApps {
     }
     const version = this.packages.get(target)?.versionName ?? ''
     const server = createUiautomator2Server(this.phone, this.device, version)
-    let stop: () => void = () => undefined
-    const ended = new Promise<number>((resolve) => {
-      stop = () => resolve(137)
-    })
-    const process = this.spawn(target, (abort) => {
-      abort.addEventListener('abort', () => stop(), { once: true })
-      return ended
-    })
+    // Runs until it is killed (force-stop) or the shell that started it closes.
+    const process = this.spawn(target, () => new Promise<number>(() => undefined))
     signal.addEventListener('abort', () => process.kill('KILL'), { once: true })
-    this.device.tcpListeners.set(UIAUTOMATOR2_SERVER_PORT, (connection) =>
-      server.accept(connection),
-    )
+    const listener = (connection: Duplex): void => server.accept(connection)
+    this.device.tcpListeners.set(UIAUTOMATOR2_SERVER_PORT, listener)
     try {
       await process.exited
     } finally {
-      if (this.device.tcpListeners.get(UIAUTOMATOR2_SERVER_PORT) !== undefined) {
+      // Unless a newer instrumentation listens there now.
+      if (this.device.tcpListeners.get(UIAUTOMATOR2_SERVER_PORT) === listener) {
         this.device.tcpListeners.delete(UIAUTOMATOR2_SERVER_PORT)
       }
       server.close()
