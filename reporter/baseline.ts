@@ -5,10 +5,11 @@ import { ReporterErrors } from './errors.js'
 import type { BaselineReport } from './report.js'
 
 /**
- * Report versions a baseline may have. Version 1 listed only tests with energy windows; the
- * comparison reads the fields both versions have (file, name, netEnergyJ, results).
+ * Report versions a baseline may have. Version 1 listed only tests with energy windows, version 3
+ * added the matchers' limits; the comparison reads the fields every version has (file, name,
+ * netEnergyJ, results).
  */
-const READABLE_VERSIONS: readonly unknown[] = [1, 2]
+const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3]
 
 /** Reads and parses the baseline report at `path`; any failure is an E_REPORT_BASELINE_INVALID. */
 export function readBaselineReport(path: string): BaselineReport {

@@ -23,7 +23,7 @@ import type {
   Vitest,
 } from 'vitest/node'
 import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
-import { parseTestEnergyMeta, type EnergyResult } from '../src/model/index.js'
+import { parseTestEnergyMeta, type EnergyResult, type LimitCheck } from '../src/model/index.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
 import { renderJson } from './json.js'
@@ -300,9 +300,10 @@ export function collectEntries(
     for (const test of module.children.allTests()) {
       const raw: unknown = test.meta().energy
       let results: readonly EnergyResult[] = []
+      let limits: readonly LimitCheck[] | undefined
       if (raw !== undefined) {
         try {
-          results = parseTestEnergyMeta(raw).results
+          ;({ results, limits } = parseTestEnergyMeta(raw))
         } catch (error) {
           problems.push(`${file} › ${test.fullName}: ${describeProblem(error)}`)
         }
@@ -324,6 +325,7 @@ export function collectEntries(
         state,
         ...(test.options.fails === true ? { expectedToFail: true } : {}),
         results,
+        ...(limits === undefined ? {} : { limits }),
         errors: errors.map(failureMessage),
         ...(failure === undefined ? {} : { failure }),
       }

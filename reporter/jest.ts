@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
-import type { EnergyResult } from '../src/model/index.js'
+import type { EnergyResult, LimitCheck } from '../src/model/index.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, reportedFailure } from './failures.js'
 import { JEST_SIDE_DIR_ENV, readSideFiles, type SideRecord } from './jest-side-files.js'
@@ -175,6 +175,7 @@ export default class JestEnergyReporter {
   /** Every test Jest reported, in run order, with the energy it recorded. */
   private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
     const energy = new Map<string, EnergyResult[]>()
+    const limits = new Map<string, LimitCheck[]>()
     // A retried test (jest.retryTimes) reports the energy of its last attempt only.
     const lastAttempt = new Map<string, number>()
     const records = readSideFiles(this.dir, problems)
@@ -186,11 +187,14 @@ export default class JestEnergyReporter {
       const key = keyOf(record)
       if (record.attempt !== undefined && record.attempt !== lastAttempt.get(key)) continue
       energy.set(key, [...(energy.get(key) ?? []), ...record.meta.results])
+      if (record.meta.limits !== undefined)
+        limits.set(key, [...(limits.get(key) ?? []), ...record.meta.limits])
     }
     const entries: ReportEntry[] = []
     for (const file of aggregated.testResults) {
       for (const t of file.testResults) {
         const recorded = energy.get(`${file.testFilePath}\u0000${t.fullName}`)
+        const checked = limits.get(`${file.testFilePath}\u0000${t.fullName}`)
         const results = recorded ?? []
         const state: ReportedState =
           t.status === 'passed' || t.status === 'failed' || t.status === 'todo'
@@ -206,6 +210,7 @@ export default class JestEnergyReporter {
           state,
           ...(t.failing === true ? { expectedToFail: true } : {}),
           results,
+          ...(checked === undefined ? {} : { limits: checked }),
           errors: failures.map((f) => f.message),
           ...(state === 'failed' && first !== undefined ? { failure: first } : {}),
         }

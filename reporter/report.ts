@@ -6,6 +6,7 @@
 import type {
   EnergyResult,
   EnergyWarning,
+  LimitCheck,
   MeasuredEnergyResult,
   MethodColor,
 } from '../src/model/index.js'
@@ -25,10 +26,12 @@ import type { ReportClassification } from './classification.js'
 
 /**
  * 2: every test the run reported (not only those with energy), with its failure and why it has
- * no energy; `errors` hold whole messages; `suiteFailures`, `unhandledErrors`, `interrupted`.
- * Added since, without a bump (readers of version 2 may ignore them): a test's `budgetFigure`.
+ * no energy; `errors` hold whole messages; `suiteFailures`, `unhandledErrors`, `interrupted`;
+ * later, a test's `budgetFigure`.
+ * 3: a test's `limits`, what its energy matchers checked (a report of version 2 validates
+ * against a schema that forbids unknown fields, so a new field bumps the version).
  */
-export const REPORT_SCHEMA_VERSION = 2 as const
+export const REPORT_SCHEMA_VERSION = 3 as const
 
 /**
  * A test's outcome: Vitest's result state, with `todo` told apart from `skipped`. `pending` only
@@ -67,6 +70,11 @@ export interface ReportEntry {
   readonly expectedToFail?: boolean
   /** Every energy window the test measured, in order. */
   readonly results: readonly EnergyResult[]
+  /**
+   * What the test's energy matchers checked, in call order (`toConsumeLessThan(2.5)` and the
+   * others with a limit); absent when none ran in a measured test.
+   */
+  readonly limits?: readonly LimitCheck[]
   /** Whole message of each error the test itself threw (no stack trace). */
   readonly errors: readonly string[]
   /** Why it failed, or did not run: its first error, or the error of the suite around it. */

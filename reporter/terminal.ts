@@ -25,6 +25,7 @@ import {
   type ReportedBudgetFigure,
   type ReportedTest,
 } from './report.js'
+import { describeLimit, limitVerdictText, primaryLimit } from './limits.js'
 import type { Screen } from './screen.js'
 
 export interface TerminalOptions {
@@ -142,6 +143,7 @@ export function needsDetail(test: ReportedTest): boolean {
     test.state === 'failed' ||
     test.expectedToFail === true ||
     test.budget?.verdict === 'over' ||
+    test.limits?.some((c) => !c.passed) === true ||
     test.baseline?.verdict === 'worse' ||
     test.results.some((r) => r.status === 'failed')
   )
@@ -164,10 +166,11 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
         ].join('  ')
       : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
     lines.push(
-      `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${deltaTag(test, context.screen)}`,
+      `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${limitTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
   }
   const detailed = context.verbose || needsDetail(test)
+  if (detailed) lines.push(...limitLines(test, context.screen))
   if (detailed) {
     const groups = context.verbose ? windows.map((r) => [r]) : repetitionGroups(windows)
     for (const result of test.results) {
@@ -401,6 +404,37 @@ function budgetTag(test: ReportedTest, screen: Screen): string {
   if (b.verdict === 'within') return `  ${c.green(`${text} ✓`)}`
   if (b.verdict === 'over') return `  ${c.red(`${text} ✗ over`)}`
   return `  ${c.yellow(`${text} ? inconclusive`)}`
+}
+
+/**
+ * Without a budget, the matcher limit the row shows (the first that failed, else the most used)
+ * with its verdict, and how many more the test checked: `62% of limit 2.50 J ✓ +1 limit`.
+ */
+function limitTag(test: ReportedTest, screen: Screen): string {
+  const check = test.budget === undefined ? primaryLimit(test.limits) : undefined
+  if (check === undefined) return ''
+  const more = (test.limits?.length ?? 1) - 1
+  return `  ${limitTone(check, screen)(`${describeLimit(check)} ${limitVerdictText(check)}`)}${more > 0 ? screen.colors.dim(` +${more} limit${more === 1 ? '' : 's'}`) : ''}`
+}
+
+function limitTone(check: NonNullable<ReportedTest['limits']>[number], screen: Screen) {
+  const c = screen.colors
+  return check.passed ? c.green : check.verdict === 'inconclusive' ? c.yellow : c.red
+}
+
+/**
+ * In a test's detail, every matcher limit it checked, when it checked more than the row shows:
+ * `limit   toConsumeLessThan on 'scrolling': 62% of limit < 2.50 J ✓`.
+ */
+function limitLines(test: ReportedTest, screen: Screen): string[] {
+  const limits = test.limits ?? []
+  if (limits.length === 0 || (limits.length === 1 && test.budget === undefined)) return []
+  const c = screen.colors
+  return limits.map((check) => {
+    const on =
+      check.target === undefined ? '' : ` on '${check.target.window ?? check.target.label}'`
+    return `       ${c.dim('limit')}   ${check.matcher}${on}: ${limitTone(check, screen)(`${describeLimit(check)} ${limitVerdictText(check)}`)}${check.reason === undefined ? '' : c.dim(` (${check.reason})`)}`
+  })
 }
 
 function deltaTag(test: ReportedTest, screen: Screen): string {

@@ -6,7 +6,8 @@
  * the JSON report keeps full precision). Version 1, read only by `client/app.ts` of the same build.
  */
 import type { BudgetFile } from '../../src/budgets/index.js'
-import type { EnergyResult, MethodColor } from '../../src/model/index.js'
+import { limitUse, type EnergyResult, type MethodColor } from '../../src/model/index.js'
+import { describeLimit, limitBound, limitQualifier, primaryLimit } from '../limits.js'
 import type {
   EnergyReport,
   ReportBudgets,
@@ -59,10 +60,35 @@ export interface HtmlTest {
     readonly n: number
   }
   readonly budget?: ReportedBudget
+  /** `ReportedTest.limits`: what the test's energy matchers checked, in call order. */
+  readonly limits?: readonly HtmlLimit[]
+  /** Index into `limits` of the one the tests table shows when the test has no budget. */
+  readonly limit?: number
   readonly baseline?: ReportedDelta
   readonly windows: readonly HtmlWindow[]
   /** Raw data kept for the test (option `artifacts` of the plugin), when found on disk. */
   readonly artifacts?: readonly HtmlArtifact[]
+}
+
+/** A matcher's check (`LimitCheck`), as the page shows it. */
+export interface HtmlLimit {
+  readonly matcher: string
+  /** `62% of limit < 2.50 J`, `power, gross: 104% of limit < 1.20 W` (reporter/limits.ts). */
+  readonly text: string
+  /** The limit with its comparison: `< 2.50 J`, `not ≤ 1.20 W`. */
+  readonly bound: string
+  /** What the figure is when not a window's net energy: `gross`, `FeedAdapter.bind`, `mean of 5`. */
+  readonly qualifier: string
+  readonly limit: number
+  readonly unit: 'J' | 'W' | '%'
+  readonly value?: number
+  /** 100 · value / limit, for J and W limits. */
+  readonly usePct?: number
+  readonly verdict: 'within' | 'over' | 'inconclusive' | 'unjudgeable'
+  readonly passed: boolean
+  /** The window, repetitions or method it applied to (a method: `method in window`). */
+  readonly target?: string
+  readonly reason?: string
 }
 
 export type HtmlWindow = HtmlMeasuredWindow | HtmlSkippedWindow | HtmlFailedWindow
@@ -282,6 +308,8 @@ function htmlTest(
   const measured = t.results.filter((r) => r.status === 'measured')
   const origin = measured.length > 0 ? Math.min(...measured.map((r) => r.window.startNs)) : 0
   const f = t.budgetFigure
+  const limits = t.limits ?? []
+  const primary = primaryLimit(limits)
   return {
     file: table.ref(t.file),
     name: t.name,
@@ -305,9 +333,32 @@ function htmlTest(
           },
         }),
     ...(t.budget === undefined ? {} : { budget: t.budget }),
+    ...(limits.length === 0 ? {} : { limits: limits.map(htmlLimit) }),
+    ...(primary === undefined ? {} : { limit: limits.indexOf(primary) }),
     ...(t.baseline === undefined ? {} : { baseline: t.baseline }),
     windows: t.results.map((r) => htmlWindow(r, table, origin)),
     ...(artifacts === undefined || artifacts.length === 0 ? {} : { artifacts }),
+  }
+}
+
+function htmlLimit(check: NonNullable<ReportedTest['limits']>[number]): HtmlLimit {
+  const use = check.unit === '%' ? undefined : limitUse(check)
+  const t = check.target
+  return {
+    matcher: check.matcher,
+    text: describeLimit(check),
+    bound: limitBound(check),
+    qualifier: limitQualifier(check),
+    limit: check.limit,
+    unit: check.unit,
+    ...(check.value === undefined ? {} : { value: round(check.value) }),
+    ...(use === undefined ? {} : { usePct: round(use) }),
+    verdict: check.verdict,
+    passed: check.passed,
+    ...(t === undefined
+      ? {}
+      : { target: t.window === undefined ? t.label : `${t.label} in ${t.window}` }),
+    ...(check.reason === undefined ? {} : { reason: check.reason }),
   }
 }
 

@@ -12,9 +12,9 @@ import {
   type LimitCheck,
   type MeasuredEnergyResult,
 } from '../../src/model/index.js'
-import type { DeviceSession } from '../../src/session/device-session.js'
 import { EnergyRun, RepeatedEnergyRun } from '../../src/session/run.js'
-import { TestEnergy } from '../../src/session/test-energy.js'
+import type { TestEnergy } from '../../src/session/test-energy.js'
+import { measuredTest } from '../fixtures/limits/measured-test.js'
 
 expect.extend(energyMatchers)
 
@@ -39,35 +39,6 @@ function window(label: string, netEnergyJ: number, bindJ = 0.1): MeasuredEnergyR
     sources: { power: 'odpm', sampleCount: 50 },
     warnings: [],
   })
-}
-
-/** Only what TestEnergy reads of its phone when no window is opened through it. */
-const device = {
-  options: {
-    artifacts: 'never',
-    budgets: 'energy-budgets.json',
-    inconclusive: 'fail',
-    autoWindow: false,
-    checkBudgets: false,
-  },
-} as unknown as DeviceSession
-
-/** The running test's TestEnergy, recording as the fixture's does, with `windows` as its results. */
-function measuredTest(...windows: MeasuredEnergyResult[]): TestEnergy {
-  const state = expect.getState()
-  const energy = new TestEnergy(
-    device,
-    {
-      filePath: state.testPath ?? '',
-      file: 'limits.test.ts',
-      name: 'x',
-      fullName: state.currentTestName ?? '',
-    },
-    { updateBudgets: () => false },
-  )
-  energy.prepare()
-  energy.results.push(...windows)
-  return energy
 }
 
 /** Its checks as the reporter receives them (through the JSON meta). */

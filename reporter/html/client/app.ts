@@ -12,6 +12,7 @@ import type UPlot from 'uplot'
 import type {
   HtmlBudgetChange,
   HtmlData,
+  HtmlLimit,
   HtmlMeasuredWindow,
   HtmlMethod,
   HtmlTest,
@@ -50,6 +51,11 @@ const averagePowerW = (t: HtmlTest): number | undefined =>
 /** Budget figure as a percentage of the budget. */
 const budgetUse = (t: HtmlTest): number | undefined =>
   t.budget && t.budget.energyJ > 0 ? (100 * t.budget.valueJ) / t.budget.energyJ : undefined
+/** The matcher limit a test's row shows when it has no budget. */
+const rowLimit = (t: HtmlTest): HtmlLimit | undefined =>
+  t.budget === undefined && t.limit !== undefined ? t.limits?.[t.limit] : undefined
+/** What the Budget / limit column sorts by: the share of the budget, else of the row's limit. */
+const rowUse = (t: HtmlTest): number | undefined => budgetUse(t) ?? rowLimit(t)?.usePct
 const sourcesOf = (t: HtmlTest): string =>
   [
     ...new Set(
@@ -655,6 +661,7 @@ const SHOW: ReadonlyArray<readonly [string, string, (t: HtmlTest) => boolean]> =
   ['all', 'all tests', () => true],
   ['over', 'over budget', (t) => t.budget?.verdict === 'over'],
   ['inconclusive', 'budget inconclusive', (t) => t.budget?.verdict === 'inconclusive'],
+  ['limit', 'failed a matcher limit', (t) => t.limits?.some((l) => !l.passed) === true],
   ['worse', 'regressions', (t) => t.baseline?.verdict === 'worse'],
   ['better', 'improvements', (t) => t.baseline?.verdict === 'better'],
   ['warnings', 'with warnings', (t) => testWarnings(t).length > 0],
@@ -681,6 +688,49 @@ function budgetCell(t: HtmlTest): Child {
     ' ',
     verdictChip(b.verdict),
     h('div', { class: 'small muted' }, `of ${joules(b.energyJ)}`),
+  )
+}
+
+/** A check's verdict: `passed`, or why not (`over`, `within` for a `.not`, `inconclusive`…). */
+function limitVerdict(l: HtmlLimit): HTMLElement {
+  const tone = l.passed ? 'within' : l.verdict === 'inconclusive' ? 'inconclusive' : 'over'
+  return verdictChip(tone, l.passed ? 'passed' : l.verdict)
+}
+
+/**
+ * A matcher's limit as the budget is drawn: the share of the limit its figure used (a bar, for
+ * J and W limits), the verdict, and the limit (`limit < 2.50 J · gross`); hovering, every limit
+ * the test checked.
+ */
+function limitCell(t: HtmlTest, l: HtmlLimit): Child {
+  const more = (t.limits?.length ?? 1) - 1
+  const use = l.usePct
+  const tone = l.passed ? 'within' : l.verdict === 'inconclusive' ? 'inconclusive' : 'over'
+  return h(
+    'span',
+    {
+      class: 'budget limit',
+      title: (t.limits ?? []).map((x) => `${x.matcher}: ${x.text}`).join('\n'),
+    },
+    use === undefined
+      ? null
+      : [
+          h(
+            'span',
+            { class: `use ${tone}`, role: 'img', 'aria-label': `${percent(use)} of the limit` },
+            h('span', { style: `width:${Math.min(100, Math.max(0, use))}%` }),
+          ),
+          h('span', { class: 'use-pct' }, percent(use)),
+          ' ',
+        ],
+    limitVerdict(l),
+    h(
+      'div',
+      { class: 'small muted' },
+      [`limit ${l.bound}`, l.qualifier, more > 0 ? `+${plural(more, 'limit')}` : '']
+        .filter((x) => x !== '')
+        .join(' · '),
+    ),
   )
 }
 
@@ -788,10 +838,16 @@ const TEST_COLUMNS: readonly Column<number>[] = [
   measuredColumn('Avg power', averagePowerW, watts),
   measuredColumn('Duration', (t) => t.durationS, seconds),
   {
-    label: 'Budget',
-    key: (i) => budgetUse(tests[i] as HtmlTest),
+    label: 'Budget / limit',
+    title:
+      'the share of the test’s budget its figure used, or (without a budget) of its energy matcher’s limit',
+    key: (i) => rowUse(tests[i] as HtmlTest),
     num: true,
-    cell: (i) => budgetCell(tests[i] as HtmlTest),
+    cell: (i) => {
+      const t = tests[i] as HtmlTest
+      const l = rowLimit(t)
+      return l === undefined ? budgetCell(t) : limitCell(t, l)
+    },
   },
   {
     label: 'Δ baseline',
@@ -1033,6 +1089,27 @@ function testView(root: HTMLElement): void {
                 `${withInterval(f.valueJ, f.lowJ, f.highJ)}${f.n >= 2 ? ` (mean of ${f.n})` : ''}`,
               ],
           t.budget === undefined ? null : ['Budget', budgetCell(t)],
+          t.limits === undefined
+            ? null
+            : [
+                t.limits.length === 1 ? 'Matcher limit' : `Matcher limits (${t.limits.length})`,
+                h(
+                  'div',
+                  { id: 'test-limits' },
+                  t.limits.map((l) =>
+                    h(
+                      'div',
+                      { class: 'limit' },
+                      h('code', null, l.matcher),
+                      l.target === undefined ? ' ' : ` on ${l.target}: `,
+                      l.text,
+                      ' ',
+                      limitVerdict(l),
+                      l.reason === undefined ? null : h('div', { class: 'small muted' }, l.reason),
+                    ),
+                  ),
+                ),
+              ],
           t.baseline === undefined ? null : ['Δ baseline', deltaCell(t)],
           ['Sources', sourcesOf(t)],
         ]),

@@ -16,6 +16,7 @@ import {
   formatWatts,
   type MeasuredEnergyResult,
 } from '../../../src/model/index.js'
+import { primaryLimit } from '../../../reporter/limits.js'
 import { runProject, type ProjectRun } from './_project.js'
 import { HOSTILE } from './project/_energy.js'
 
@@ -154,6 +155,15 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
         expect(cells[6]).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
         expect(cells[6]).toContain(t.budget.verdict)
         expect(cells[6]).toContain(`of ${formatJoules(t.budget.energyJ)}`)
+      } else if (t.limits !== undefined) {
+        // Without a budget, the matcher limit the terminal shows too: its use, verdict and limit.
+        const l = primaryLimit(t.limits)
+        const use = (100 * (l?.value ?? NaN)) / (l?.limit ?? NaN)
+        const unit = l?.unit === 'W' ? formatWatts : formatJoules
+        expect(cells[6], t.name).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
+        expect(cells[6], t.name).toContain(l?.passed === true ? 'passed' : l?.verdict)
+        expect(cells[6], t.name).toContain(`limit < ${unit(l?.limit ?? NaN)}`)
+        if (t.limits.length > 1) expect(cells[6]).toContain(`+${t.limits.length - 1} limit`)
       }
       if (t.baseline !== undefined) {
         const d = t.baseline.deltaJ
@@ -200,6 +210,60 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
     expect(await page.locator('#tests-table .test-name').allInnerTexts()).toEqual(
       r.tests.filter((t) => t.budget?.verdict === 'over').map((t) => t.name),
     )
+    await done()
+  })
+
+  test('matcher limits: every test without a budget that checked one shows it, in the terminal too', async () => {
+    const r = check.report
+    const limited = r.tests.filter((t) => t.limits !== undefined)
+    expect(limited.map((t) => [t.name, t.limits?.map((l) => [l.matcher, l.passed])])).toEqual([
+      [
+        'trails > loading the trails within its limits',
+        [
+          ['toConsumeLessThan', true],
+          ['toDrawLessThan', true],
+        ],
+      ],
+      [
+        'trails > rendering a trail: a method over its limit',
+        [
+          ['toConsumeLessThan', true],
+          ['toConsumeLessThan', false],
+        ],
+      ],
+      ['trails > filtering the trails, judged by the mean of 5', [['toConsumeLessThan', true]]],
+    ])
+    const filtering = limited[2]?.limits?.[0]
+    expect(filtering).toMatchObject({ stat: 'mean', n: 5, unit: 'J', limit: 0.1 })
+    expect(check.out).toMatch(
+      /✓ trails > loading the trails within its limits +· .*power, gross: 70% of limit < 1\.50 W ✓ \+1 limit/,
+    )
+    expect(check.out).toMatch(
+      /✗ trails > rendering a trail: a method over its limit +· .*TrailList\.render: 150% of limit < 200 mJ ✗ over \+1 limit/,
+    )
+    expect(check.out).toMatch(
+      /limit {3}toConsumeLessThan on 'rendering a trail': 41% of limit < 2\.00 J ✓/,
+    )
+    expect(check.out).toMatch(
+      /filtering the trails, judged by the mean of 5 .*mean of 5: 80% of limit < 100 mJ ✓/,
+    )
+
+    // One test: every limit it checked, with the figure it applied to.
+    const index = r.tests.findIndex((t) => t.name === limited[1]?.name)
+    const { page, done } = await open(check, `#test/${index}`)
+    const lines = await page.locator('#test-limits .limit').allInnerTexts()
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toContain('toConsumeLessThan on rendering a trail: 41% of limit < 2.00 J')
+    expect(lines[1]).toContain(
+      'on com.example.trails.TrailList.render in rendering a trail: TrailList.render: 150% of limit < 200 mJ',
+    )
+    expect(lines[1]).toContain('over')
+    // The filter of tests that failed a matcher's limit.
+    await page.goto(`${pathToFileURL(check.html).href}#tests`)
+    await page.locator('#show-filter').selectOption('limit')
+    expect(await page.locator('#tests-table .test-name').allInnerTexts()).toEqual([
+      'trails > rendering a trail: a method over its limit',
+    ])
     await done()
   })
 
