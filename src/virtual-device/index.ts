@@ -21,6 +21,7 @@ import { createDevice } from './device.js'
 import { loadAppModel, validateAppModel, type AppModel } from './sim/app-model.js'
 import { DEMO_APP_MODEL } from './sim/demo-app.js'
 import { SimErrors } from './sim/errors.js'
+import { PHYSICS, type Physics } from './sim/other-processes.js'
 import { createSimPhone, type SimPhone } from './sim/phone.js'
 import { defaultPowerProfile } from './sim/power-model.js'
 import { CHARGERS, type Charger, type FuelGaugeOptions } from './sim/sensors.js'
@@ -29,7 +30,18 @@ import type { TracingOverhead } from './sim/simulation.js'
 export type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './sim/app-model.js'
 export { APP_MODEL_SCHEMA, loadAppModel, parseAppModel, validateAppModel } from './sim/app-model.js'
 export { DEMO_APP_MODEL } from './sim/demo-app.js'
-export type { GroundTruth, MethodTruth, SimComponent, TracingOverhead } from './sim/simulation.js'
+export type {
+  GroundTruth,
+  MethodTruth,
+  ProcessTruth,
+  SimComponent,
+  TracingOverhead,
+} from './sim/simulation.js'
+export type { Physics } from './sim/other-processes.js'
+export { PHYSICS } from './sim/other-processes.js'
+
+/** The physics a phone runs when `physics` is not given (docs/virtual-device.md, "Physics"). */
+export const DEFAULT_PHYSICS: Physics = 'phone'
 export type { Charger, FuelGaugeOptions } from './sim/sensors.js'
 export { CHARGERS } from './sim/sensors.js'
 export type { AndroidApiLevel } from './android-versions.js'
@@ -77,6 +89,13 @@ export interface StartVirtualDeviceOptions {
   readonly serialPrefix?: string
   /** Relative std dev of each call's CPU cost. @default 0.03 */
   readonly cpuJitter?: number
+  /**
+   * `phone`: other processes (system_server, surfaceflinger, kernel threads, a background
+   * service) share the CPUs with the app, frames cost GPU and memory power; `simple`: only the
+   * app runs, for tests that need exact arithmetic (docs/virtual-device.md, "Physics").
+   * @default DEFAULT_PHYSICS
+   */
+  readonly physics?: Physics
   /** ART trace buffer, bytes (non-streaming traces beyond it overflow). @default 8 MiB */
   readonly traceBufferBytes?: number
   /** How much full method tracing slows the app. @default { factor: 1.5, perCallNs: 1500 } */
@@ -152,6 +171,9 @@ function checkOptions(options: StartVirtualDeviceOptions): void {
   if (odpm !== undefined && typeof odpm !== 'boolean') {
     bad('odpm', `must be true or false, got ${String(odpm)}`)
   }
+  if (options.physics !== undefined && !PHYSICS.includes(options.physics)) {
+    bad('physics', `must be one of ${PHYSICS.join(', ')}, got ${String(options.physics)}`)
+  }
   if (androidVersion !== undefined && !isAndroidApiLevel(androidVersion)) {
     bad(
       'androidVersion',
@@ -190,6 +212,7 @@ export async function startVirtualDevice(
       ...(options.charger === undefined ? {} : { charger: options.charger }),
       ...(options.odpm === undefined ? {} : { odpm: options.odpm }),
       ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+      physics: options.physics ?? DEFAULT_PHYSICS,
       ...(options.traceBufferBytes === undefined
         ? {}
         : { traceBufferBytes: options.traceBufferBytes }),

@@ -6,9 +6,11 @@ import { resolve } from 'node:path'
 import {
   ANDROID_API_LEVELS,
   CHARGERS,
+  PHYSICS,
   startVirtualDevice,
   type AndroidApiLevel,
   type Charger,
+  type Physics,
 } from '../../virtual-device/index.js'
 import { parseCommandArgs, usageError } from '../_args.js'
 import type { CliCommand } from '../_command.js'
@@ -28,6 +30,7 @@ Options:
   --charger <kind>       usb (default) | ac | wireless | none (on battery, discharging)
   --no-rails             a phone without ODPM power rails (fuel gauge only)
   --gauge-sign <sign>    kernel (default) | flipped: current_now positive while discharging
+  --physics <kind>       phone (default: other processes, GPU, memory) | simple (only the app runs)
 
 Talk to it with adb -P <port> -s <serial> shell ..., or adbkit createClient({ port }).
 `
@@ -56,6 +59,7 @@ export const virtualDeviceCommand: CliCommand = {
         charger: { type: 'string' },
         'no-rails': { type: 'boolean', default: false },
         'gauge-sign': { type: 'string' },
+        physics: { type: 'string' },
       },
       allowPositionals: false,
     })
@@ -77,6 +81,10 @@ export const virtualDeviceCommand: CliCommand = {
     if (sign !== undefined && sign !== 'kernel' && sign !== 'flipped') {
       throw usageError(`--gauge-sign takes 'kernel' or 'flipped', got '${sign}'`)
     }
+    const physics = values.physics
+    if (physics !== undefined && !(PHYSICS as readonly string[]).includes(physics)) {
+      throw usageError(`--physics takes ${PHYSICS.join(', ')}, got '${physics}'`)
+    }
     const devices = integer('devices', values.devices)
     const port = integer('port', values.port)
     const seed = integer('seed', values.seed)
@@ -93,6 +101,7 @@ export const virtualDeviceCommand: CliCommand = {
       ...(charger === undefined ? {} : { charger: charger as Charger }),
       ...(values['no-rails'] ? { odpm: false } : {}),
       ...(sign === undefined ? {} : { sensors: { currentSign: sign } }),
+      ...(physics === undefined ? {} : { physics: physics as Physics }),
     })
     io.out(
       [

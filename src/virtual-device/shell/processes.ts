@@ -91,13 +91,27 @@ const SYSTEM_PROCESSES: readonly (readonly [
 ])[] = [
   [1, 0, 'init', 'root', 10_871_668, 3_240, 'do_epoll_wait'],
   [2, 0, 'kthreadd', 'root', 0, 0, 'kthreadd'],
+  // Kernel threads and a threaded interrupt handler the phone-like physics runs (sim/other-processes.ts).
+  [13, 2, 'rcu_preempt', 'root', 0, 0, 'rcu_gp_fqs_loop'],
+  [95, 2, 'kworker/u16:2', 'root', 0, 0, 'worker_thread'],
   [148, 1, 'ueventd', 'root', 10_813_392, 2_052, 'do_sys_poll'],
   [274, 1, 'logd', 'logd', 10_941_276, 5_928, 'do_epoll_wait'],
   [276, 1, 'servicemanager', 'system', 10_832_620, 3_960, 'do_epoll_wait'],
   [312, 1, 'adbd', 'shell', 10_895_516, 6_316, 'do_epoll_wait'],
   [566, 1, 'surfaceflinger', 'system', 11_268_764, 24_880, 'do_epoll_wait'],
   [640, 1, 'zygote64', 'root', 14_637_004, 96_136, 'do_sys_poll'],
+  [417, 2, 'irq/317-dwc3', 'root', 0, 0, 'irq_thread'],
   [1021, 640, 'system_server', 'system', 19_371_928, 255_448, 'do_epoll_wait'],
+  [
+    1802,
+    640,
+    'com.google.android.apps.nexuslauncher',
+    'u0_a120',
+    15_102_344,
+    178_204,
+    'do_epoll_wait',
+  ],
+  [1874, 640, 'com.google.android.gms.persistent', 'u0_a146', 15_480_112, 142_560, 'do_epoll_wait'],
 ]
 
 export function createProcessTable(): MemoryProcessTable {

@@ -11,6 +11,7 @@ import {
   type ArtThread,
   type ArtTraceRecord,
 } from '../../formats/art-trace/index.js'
+import { methodOrigin } from '../../model/index.js'
 import type { CallRecord, Simulation } from './simulation.js'
 
 export interface ArtProfileRequest {
@@ -120,6 +121,8 @@ export function buildArtProfile(sim: Simulation, request: ArtProfileRequest): Ar
   const byThread = new Map<number, CallRecord[]>()
   for (const call of sim.calls) {
     if (call.enterNs < startNs || call.exitNs > stopNs || call.cancelled) continue
+    // ART traces Java methods only: the RenderThread's native frames never appear.
+    if (methodOrigin(call.method) === 'native') continue
     const list = byThread.get(call.tid)
     if (list === undefined) byThread.set(call.tid, [call])
     else list.push(call)

@@ -1,6 +1,7 @@
 /**
  * What the kernel scheduler's `sched_switch` events would show of the simulation: the execution
- * slices of every thread, per core, cut to a window. Idle time (no slice on a core) is left out,
+ * slices of every thread — the app's and, with `physics: 'phone'`, other processes' — per core,
+ * cut to a window. Idle time (no slice on a core) is left out,
  * as in the model's `CpuSchedule`; the perfetto encoder writes it as switches to `swapper/<cpu>`.
  */
 import type { CpuSchedule, CpuSlice } from '../../model/index.js'
@@ -39,7 +40,7 @@ export function cpuScheduleOf(sim: Simulation, startNs: number, stopNs: number):
       slices[slices.length - 1] = { ...last, endNs: to }
       continue
     }
-    const name = sim.threadByTid(s.tid)?.name
+    const name = sim.commOf(s.tid)
     slices.push({
       cpu: s.core,
       tid: s.tid,

@@ -8,6 +8,7 @@ import type { DeviceClock, VirtualProcess } from '../contract.js'
 import type { AppModel } from './app-model.js'
 import type { ArtProfileResult } from './art-profile.js'
 import { buildPowerModel } from './power-model.js'
+import type { Physics } from './other-processes.js'
 import { Battery, type Charger, type FuelGaugeOptions } from './sensors.js'
 import { DEFAULT_TRACING_OVERHEAD, Simulation, type TracingOverhead } from './simulation.js'
 
@@ -39,6 +40,11 @@ export interface SimPhoneOptions {
   readonly odpm?: boolean
   /** Relative std dev of per-call CPU cost. @default 0.03 */
   readonly cpuJitter?: number
+  /**
+   * `phone`: other processes share the CPUs, frames cost GPU and memory power; `simple`: only the
+   * app runs, for exact arithmetic (docs/virtual-device.md, "Physics"). @default 'simple'
+   */
+  readonly physics?: Physics
   /**
    * ART trace buffer size, bytes: a non-streaming trace whose records do not fit is cut and marked
    * `data-file-overflow=true`, as ART does. @default 8 MiB (ART's default buffer)
@@ -90,6 +96,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     seed: options.seed,
     now: () => options.clock.nowNs('boottime'),
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+    ...(options.physics === undefined ? {} : { physics: options.physics }),
   })
   const battery = new Battery(sim, options.seed, options.sensors, options.charger)
   const settings = new Map<string, string>([

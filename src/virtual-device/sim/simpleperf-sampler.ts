@@ -5,6 +5,7 @@
  * leaf first, ending in the ART and bionic frames real unwinds end in.
  */
 import type { SimpleperfFrame, SimpleperfSample } from '../../formats/simpleperf/index.js'
+import { methodOrigin } from '../../model/index.js'
 import type { CallRecord, Simulation } from './simulation.js'
 
 export interface SamplerRequest {
@@ -23,6 +24,8 @@ export interface SamplerRequest {
 const LIBART = '/apex/com.android.art/lib64/libart.so'
 const LIBC = '/apex/com.android.runtime/lib64/bionic/libc.so'
 const BOOT_FRAMEWORK = '/system/framework/arm64/boot-framework.oat'
+const LIBHWUI = '/system/lib64/libhwui.so'
+const LIBUTILS = '/system/lib64/libutils.so'
 
 function vaddr(text: string): string {
   let h = 2166136261
@@ -32,6 +35,19 @@ function vaddr(text: string): string {
 
 function tail(threadName: string): SimpleperfFrame[] {
   const frames: SimpleperfFrame[] = []
+  if (threadName === 'RenderThread') {
+    // hwui's render thread is native: its loop, then libutils' thread entry.
+    frames.push(
+      {
+        vaddrInFile: '27a0c4',
+        file: LIBHWUI,
+        symbol: 'android::uirenderer::renderthread::RenderThread::threadLoop()',
+      },
+      { vaddrInFile: '13c88', file: LIBUTILS, symbol: 'android::Thread::_threadLoop(void*)' },
+      { vaddrInFile: 'cb3fc', file: LIBC, symbol: '__start_thread' },
+    )
+    return frames
+  }
   if (threadName === 'main') {
     frames.push(
       { vaddrInFile: '6c2b24', file: BOOT_FRAMEWORK, symbol: 'android.os.Looper.loop' },
@@ -88,7 +104,8 @@ function stackOf(sim: Simulation, leaf: CallRecord, odex: string): SimpleperfFra
   const frames: SimpleperfFrame[] = []
   let call: CallRecord | undefined = leaf
   while (call !== undefined) {
-    frames.push({ vaddrInFile: vaddr(call.method), file: odex, symbol: call.method })
+    const file = methodOrigin(call.method) === 'native' ? LIBHWUI : odex
+    frames.push({ vaddrInFile: vaddr(call.method), file, symbol: call.method })
     call = call.parentId >= 0 ? sim.calls[call.parentId] : undefined
   }
   return frames

@@ -8,10 +8,27 @@
  * Scheduler (documented in docs/virtual-device.md): every thread is pinned to one core when it
  * first runs (`main`/`RenderThread` on the UI cluster, other threads round-robin on cluster 0);
  * each core runs its work FIFO without preemption at its cluster's fixed busy frequency.
+ *
+ * With `physics: 'phone'` other processes share the cores (other-processes.ts): their bursts are
+ * placed lazily, in time order with the app's periodic ticks, up to the device's now, on an idle
+ * core of their cpuset (else the one free first); the app's work queues behind them like behind
+ * its own.
  */
 import { EnergyError } from '../../model/index.js'
 import type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './app-model.js'
 import { SimErrors } from './errors.js'
+import {
+  ACTIVITY_COST_MS,
+  ANIMATION_MS,
+  FRAME_COST_MS,
+  INPUT_COST_MS,
+  OTHER_THREADS,
+  OtherActivity,
+  RENDER_METHOD,
+  type CpuSet,
+  type OtherThread,
+  type Physics,
+} from './other-processes.js'
 import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
 
 /** A call as it ran (or will run): times on CLOCK_BOOTTIME, ns. */
@@ -37,6 +54,7 @@ export interface CallRecord {
 
 /** One stretch of a thread running its own code (self time of one call) on one core. */
 export interface ExecSlice {
+  /** The app's call whose self time this is; -1 for another process's work (`other`). */
   readonly callId: number
   readonly tid: number
   readonly core: number
@@ -45,6 +63,8 @@ export interface ExecSlice {
   endNs: number
   /** Per-core power at the cluster's busy frequency, W. */
   readonly coreW: number
+  /** The thread of another process that ran (`callId` -1); undefined for the app's threads. */
+  readonly other?: OtherThread
 }
 
 export type HardwareKind = 'wifi' | 'cellular' | 'gps' | 'wakelock' | 'bluetooth' | 'sensor'
@@ -84,6 +104,13 @@ export interface GroundTruth {
   readonly idleFloorPowerW: number
   /** Marginal CPU energy of the app's threads (core + shared cluster/active cost), J. */
   readonly appCpuEnergyJ: number
+  /**
+   * Marginal CPU energy of other processes (system_server, surfaceflinger, kernel threads,
+   * services; `physics: 'phone'`), J: never the app's. 0 with the simple physics.
+   */
+  readonly otherCpuEnergyJ: number
+  /** Other processes' CPU time and marginal CPU energy, sorted by process name. */
+  readonly processes: readonly ProcessTruth[]
   readonly components: Readonly<Record<SimComponent, number>>
   readonly rails: Readonly<Record<string, number>>
   /** Per method, sorted by method name. */
@@ -92,6 +119,16 @@ export interface GroundTruth {
 
 export type SimComponent =
   'cpu' | 'screen' | 'wifi' | 'cellular' | 'gps' | 'bluetooth' | 'other' | 'idle'
+
+/** One other process in a window (`physics: 'phone'`). */
+export interface ProcessTruth {
+  readonly process: string
+  readonly pid: number
+  /** CPU time of its threads in the window, ns. */
+  readonly cpuNs: number
+  /** Its marginal CPU energy (same rule as the app's threads), J. */
+  readonly cpuEnergyJ: number
+}
 
 export interface MethodTruth {
   readonly method: string
@@ -131,6 +168,11 @@ export interface SimulationOptions {
   readonly cpuJitter?: number
   /** Screen brightness at boot, 0–255. @default 102 */
   readonly brightness?: number
+  /**
+   * `phone`: other processes share the CPUs (docs/virtual-device.md, "Other processes");
+   * `simple`: only the app runs, for exact arithmetic. @default 'simple'
+   */
+  readonly physics?: Physics
 }
 
 interface ScreenState {
@@ -203,7 +245,7 @@ export class Simulation {
   readonly actionLog: string[] = []
   /** CLOCK_BOOTTIME now, ns. */
   readonly now: () => number
-  private readonly random: () => number
+  private random: () => number
   private readonly jitter: number
   /** Slow-down of full method tracing while `am profile` (non-sampling) runs; see setTracing. */
   private tracing: TracingOverhead | undefined
@@ -224,6 +266,14 @@ export class Simulation {
   private readonly typed = new Map<Widget, string>()
   private readonly checkpoints: { tNs: number; totalJ: number; rails: Record<string, number> }[] =
     []
+  readonly physics: Physics
+  /** Other processes' timeline (`physics: 'phone'`). */
+  private readonly others: OtherActivity | undefined
+  /** Seeds the other processes (and the app's frames), apart from the app's own jitter. */
+  private readonly otherRandom: () => number
+  /** Per core, when the other processes' work placed so far ends (survives a force-stop). */
+  private readonly otherBusyUntil = new Map<number, number>()
+  private readonly otherThreadsByTid = new Map<number, OtherThread>()
 
   constructor(options: SimulationOptions) {
     this.model = options.model
@@ -232,6 +282,10 @@ export class Simulation {
     this.random = prng(options.seed ?? 1)
     this.jitter = options.cpuJitter ?? 0.03
     this.screenStates = [{ tNs: 0, on: true, brightness: options.brightness ?? 102 }]
+    this.physics = options.physics ?? 'simple'
+    this.otherRandom = prng(((options.seed ?? 1) * 2654435761) ^ 0x5bd1e995)
+    this.others =
+      this.physics === 'phone' ? new OtherActivity(this.otherRandom, options.now()) : undefined
   }
 
   // ── app lifecycle ────────────────────────────────────────────────────────────────────────
@@ -268,6 +322,11 @@ export class Simulation {
     return this.threadsByTid.get(tid)
   }
 
+  /** The thread name (`comm`) of any thread that ran: the app's, or another process's. */
+  commOf(tid: number): string | undefined {
+    return this.threadsByTid.get(tid)?.name ?? this.otherThreadsByTid.get(tid)?.comm
+  }
+
   /** Starts the app (cold start) with process id `pid` and shows `screenId` or the initial screen. */
   launch(pid: number, screenId?: string): void {
     const t = this.now()
@@ -278,6 +337,7 @@ export class Simulation {
     this.thread('main')
     this.history = []
     this.actionLog.push(`launch pid=${pid} @${t}`)
+    this.activityChange(t)
     this.show(screenId ?? this.model.initialScreen ?? this.model.screens[0]?.id, t)
     this.drain()
   }
@@ -303,6 +363,7 @@ export class Simulation {
     const t = this.now()
     this.materialize(t)
     this.actionLog.push(`resume @${t}`)
+    this.activityChange(t)
     this.show(
       screenId ?? this.history.pop() ?? this.model.initialScreen ?? this.model.screens[0]?.id,
       t,
@@ -318,7 +379,7 @@ export class Simulation {
     this.focused = undefined
     this.actionLog.push(`force-stop @${t}`)
     for (const s of this.slices) {
-      if (s.endNs > t) s.endNs = Math.max(s.startNs, t)
+      if (s.endNs > t && s.callId >= 0) s.endNs = Math.max(s.startNs, t)
     }
     for (const c of this.calls) {
       if (c.enterNs >= t && c.exitNs > c.enterNs) c.cancelled = true
@@ -332,6 +393,10 @@ export class Simulation {
       if (h.startNs >= t) h.tailNs = 0
     }
     this.coreBusyUntil.clear()
+    // Other processes' work already placed still occupies its cores.
+    for (const [core, until] of this.otherBusyUntil) {
+      if (until > t) this.coreBusyUntil.set(core, until)
+    }
     this.tracing = undefined
     this.periodics = []
     this.pending = []
@@ -358,10 +423,13 @@ export class Simulation {
 
   /** `input tap x y`: fires the hit widget's tap work. Returns the widget hit, if any. */
   tap(x: number, y: number): Widget | undefined {
-    if (!this.screenOn || this.pidValue === undefined) return undefined
+    if (!this.screenOn) return undefined
+    this.inputEvent(this.now())
+    if (this.pidValue === undefined) return undefined
     const widget = this.hitTest(x, y)
     if (widget === undefined) return undefined
     const t = this.now()
+    if (widget.clickable === true) this.others?.animate(t, ANIMATION_MS.tap)
     this.actionLog.push(`tap ${widget.contentDesc ?? widget.resourceId ?? '?'} @${t}`)
     if (widget.className === 'android.widget.EditText') this.focused = widget
     const work = widget.actions?.tap
@@ -387,6 +455,8 @@ export class Simulation {
     const widget = this.focused
     if (widget === undefined || this.pidValue === undefined) return false
     const t = this.now()
+    this.inputEvent(t)
+    this.others?.animate(t, ANIMATION_MS.text)
     this.typed.set(widget, this.textOf(widget) + text)
     this.actionLog.push(`text ${JSON.stringify(text)} @${t}`)
     const work = widget.actions?.text
@@ -399,6 +469,8 @@ export class Simulation {
     const t = this.now()
     this.materialize(t)
     this.actionLog.push(`keyevent ${code} @${t}`)
+    this.inputEvent(t)
+    if ((code === 3 || code === 4) && this.screenId !== undefined) this.activityChange(t)
     if (code === 26) this.setScreen(t, !this.screenOn, this.brightness)
     else if (code === 223) this.setScreen(t, false, this.brightness)
     else if (code === 224) this.setScreen(t, true, this.brightness)
@@ -436,12 +508,17 @@ export class Simulation {
         calls: work.periodic.calls,
       })
     }
-    if (work.navigate !== undefined) this.show(work.navigate, t)
+    if (work.navigate !== undefined) {
+      this.activityChange(t)
+      this.show(work.navigate, t)
+    }
     this.drain()
   }
 
   /** Schedules periodic ticks due at or before `tNs` (called before every action and query). */
   materialize(tNs: number): void {
+    // Other processes only up to now: what they do later must not hold up the app's next action.
+    const othersUntilNs = Math.min(tNs, this.now())
     for (;;) {
       let next: Periodic | undefined
       for (const p of this.periodics) {
@@ -449,12 +526,121 @@ export class Simulation {
           next = p
         }
       }
+      const otherNs = this.others?.nextNs() ?? Number.POSITIVE_INFINITY
+      if (otherNs <= othersUntilNs && (next === undefined || otherNs < next.nextNs)) {
+        this.runOther()
+        continue
+      }
       if (next === undefined) break
       for (const call of next.calls) this.dispatch(call, 'main', next.nextNs)
       this.drain()
       next.nextNs += next.everyNs
       next.remaining -= 1
     }
+  }
+
+  // ── other processes (physics: 'phone') ───────────────────────────────────────────────────
+
+  /** system_server reads and dispatches an input event. */
+  private inputEvent(t: number): void {
+    if (this.others === undefined) return
+    this.materialize(t)
+    this.placeOther(OTHER_THREADS.inputReader, t, INPUT_COST_MS.reader)
+    this.placeOther(OTHER_THREADS.inputDispatcher, t, INPUT_COST_MS.dispatcher)
+  }
+
+  /** system_server starts, resumes or leaves an activity; the transition animates. */
+  private activityChange(t: number): void {
+    if (this.others === undefined) return
+    this.materialize(t)
+    this.placeOther(OTHER_THREADS.binder, t, ACTIVITY_COST_MS.binder)
+    this.placeOther(OTHER_THREADS.anim, t, ACTIVITY_COST_MS.anim)
+    this.others.animate(t, ANIMATION_MS.activity)
+  }
+
+  /** The next event of the other processes' timeline. */
+  private runOther(): void {
+    const event = this.others?.take()
+    if (event === undefined) return
+    if (event.kind === 'burst') {
+      this.placeOther(event.thread, event.tNs, event.cpuMs)
+      return
+    }
+    if (!this.screenOn) return
+    // A frame: the app's RenderThread draws when its screen is in front (the launcher's
+    // otherwise), then surfaceflinger composites.
+    let drawnNs: number
+    const ms = this.others?.jittered(FRAME_COST_MS.renderThread) ?? 0
+    if (this.pidValue !== undefined && this.screenId !== undefined) {
+      const random = this.random
+      this.random = this.otherRandom
+      try {
+        drawnNs = this.runRoot(
+          { method: RENDER_METHOD, selfCpuMs: ms, thread: 'RenderThread' },
+          'RenderThread',
+          event.tNs,
+          true,
+        )
+      } finally {
+        this.random = random
+      }
+    } else {
+      drawnNs = this.placeOther(OTHER_THREADS.launcherRender, event.tNs, ms, false)
+    }
+    this.placeOther(OTHER_THREADS.surfaceflinger, drawnNs, FRAME_COST_MS.surfaceflinger)
+  }
+
+  /** The cores a cpuset allows. */
+  private coresOf(cpus: CpuSet): number[] {
+    const clusters = this.power.clusters.filter(
+      (c) =>
+        cpus === 'all' ||
+        c.index === 0 ||
+        (cpus === 'foreground' && c.index === this.power.uiCluster),
+    )
+    return clusters.flatMap((c) => Array.from({ length: c.cores }, (_, i) => c.firstCore + i))
+  }
+
+  /**
+   * Runs `cpuMs` (at the reference frequency) of another process's thread from `t` on an idle core
+   * of its cpuset (a seeded pick among the idle ones), else on the core that frees first. Returns
+   * when it ends, ns.
+   */
+  private placeOther(thread: OtherThread, t: number, cpuMs: number, jitter = true): number {
+    const cores = this.coresOf(thread.cpus)
+    const idle = cores.filter((c) => (this.coreBusyUntil.get(c) ?? 0) <= t)
+    let core: number
+    if (idle.length > 0) {
+      core = idle[Math.floor(this.otherRandom() * idle.length)] ?? idle[0] ?? 0
+    } else {
+      core = cores.reduce((a, b) =>
+        (this.coreBusyUntil.get(b) ?? 0) < (this.coreBusyUntil.get(a) ?? 0) ? b : a,
+      )
+    }
+    const cluster = this.power.clusters.find(
+      (c) => core >= c.firstCore && core < c.firstCore + c.cores,
+    )
+    const ms = jitter ? (this.others?.jittered(cpuMs) ?? cpuMs) : cpuMs
+    const ns = Math.max(
+      1,
+      Math.round((ms * 1e6 * this.power.referenceFreqKhz) / (cluster?.busyFreqKhz ?? 1)),
+    )
+    const start = Math.max(t, this.coreBusyUntil.get(core) ?? 0)
+    this.otherThreadsByTid.set(thread.tid, thread)
+    this.slices.push({
+      callId: -1,
+      tid: thread.tid,
+      core,
+      cluster: cluster?.index ?? 0,
+      startNs: start,
+      endNs: start + ns,
+      coreW: maToW(this.power, cluster?.busyCoreMa ?? 0),
+      other: thread,
+    })
+    this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, start + ns))
+    this.coreBusyUntil.set(core, start + ns)
+    this.otherBusyUntil.set(core, start + ns)
+    return start + ns
   }
 
   private show(id: string | undefined, t: number): void {
@@ -518,11 +704,17 @@ export class Simulation {
     while (this.pending.length > 0) {
       const next = this.pending.shift()
       if (next === undefined) break
-      const thread = this.thread(next.thread)
-      const start = Math.max(next.readyNs, this.coreBusyUntil.get(thread.core) ?? 0)
-      const end = this.runCall(next.call, thread, start, -1, 0, [])
-      this.coreBusyUntil.set(thread.core, end)
+      this.runRoot(next.call, next.thread, next.readyNs)
     }
+  }
+
+  /** Runs a root call on its thread's core once the core is free; returns when it ends. */
+  private runRoot(call: MethodCall, threadName: string, readyNs: number, native = false): number {
+    const thread = this.thread(threadName)
+    const start = Math.max(readyNs, this.coreBusyUntil.get(thread.core) ?? 0)
+    const end = this.runCall(call, thread, start, -1, 0, [], native)
+    this.coreBusyUntil.set(thread.core, end)
+    return end
   }
 
   private thread(name: string): SimThread {
@@ -553,6 +745,7 @@ export class Simulation {
     parentId: number,
     depth: number,
     parentStack: readonly string[],
+    native = false,
   ): number {
     const cluster = this.power.clusters[thread.cluster]
     const freqKhz = cluster?.busyFreqKhz ?? 1
@@ -561,7 +754,8 @@ export class Simulation {
     let t = startNs
     for (let rep = 0; rep < (call.repeat ?? 1); rep++) {
       const factor = Math.max(0.2, 1 + this.jitter * gaussian(this.random))
-      const traced = this.tracing
+      // ART's method tracing slows Java code, not native code (the RenderThread's frames).
+      const traced = native ? undefined : this.tracing
       const selfNs = Math.round(
         ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) *
           factor *
@@ -812,6 +1006,15 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     }
     return m
   }
+  const processes = new Map<string, { pid: number; cpuNs: number; cpuEnergyJ: number }>()
+  const processAcc = (thread: OtherThread): { pid: number; cpuNs: number; cpuEnergyJ: number } => {
+    let a = processes.get(thread.process)
+    if (a === undefined) {
+      a = { pid: thread.pid, cpuNs: 0, cpuEnergyJ: 0 }
+      processes.set(thread.process, a)
+    }
+    return a
+  }
   const duration = Math.max(0, to - from)
   if (duration === 0) return finish()
 
@@ -932,13 +1135,20 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       const activeShareW = w(p.cpuActiveMa) / slices.size
       for (const it of slices) {
         const s = sim.slices[it.index]
-        const call = s === undefined ? undefined : sim.calls[s.callId]
-        if (s === undefined || call === undefined) continue
+        if (s === undefined) continue
         const cluster = p.clusters[s.cluster]
         const clusterW = w(cluster?.clusterPowerMa ?? 0) / (clusterCount.get(s.cluster) ?? 1)
         const j =
           put('cpu', cluster?.rail ?? RAILS.system, s.coreW + clusterW) +
           put('cpu', RAILS.system, activeShareW)
+        if (s.other !== undefined) {
+          const proc = processAcc(s.other)
+          proc.cpuNs += dtNs
+          proc.cpuEnergyJ += j
+          continue
+        }
+        const call = sim.calls[s.callId]
+        if (call === undefined) continue
         const self = acc(call.method)
         self.selfEnergyJ += j
         self.selfCpuNs += dtNs
@@ -969,6 +1179,13 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
         appCpuEnergyJ += m.selfEnergyJ
         return { method, ...m }
       })
+    let otherCpuEnergyJ = 0
+    const processList: ProcessTruth[] = [...processes.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([process, a]) => {
+        otherCpuEnergyJ += a.cpuEnergyJ
+        return { process, ...a }
+      })
     return {
       fromNs: from,
       toNs: to,
@@ -977,6 +1194,8 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       idleFloorEnergyJ: components.idle,
       idleFloorPowerW: w(p.suspendMa),
       appCpuEnergyJ,
+      otherCpuEnergyJ,
+      processes: processList,
       components,
       rails,
       methods: list,

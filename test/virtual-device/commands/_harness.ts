@@ -8,6 +8,7 @@ import type { AppModel } from '../../../src/virtual-device/sim/app-model.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
 import { createSimPhone, type SimPhone } from '../../../src/virtual-device/sim/phone.js'
 import { defaultPowerProfile } from '../../../src/virtual-device/sim/power-model.js'
+import type { Physics } from '../../../src/virtual-device/sim/other-processes.js'
 import type { FuelGaugeOptions } from '../../../src/virtual-device/sim/sensors.js'
 
 export interface Harness {
@@ -30,6 +31,8 @@ export function harness(
     sensors?: FuelGaugeOptions
     traceBufferBytes?: number
     cpuJitter?: number
+    /** @default 'simple' (createSimPhone's default) */
+    physics?: Physics
   } = {},
 ): Harness {
   // Every device input fixed: the fast clock only moves when a command sleeps, the simulation is
@@ -46,6 +49,7 @@ export function harness(
       ? {}
       : { traceBufferBytes: options.traceBufferBytes }),
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
+    ...(options.physics === undefined ? {} : { physics: options.physics }),
   })
   installSimPhone(device, phone)
   const decoder = new TextDecoder()

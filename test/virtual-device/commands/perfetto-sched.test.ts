@@ -245,9 +245,15 @@ describe('over adb: the decoded schedule is the simulation ground truth', () => 
     const gt = JSON.parse(
       await shell(c, serial, `vdev ground-truth --from ${from} --to ${to}`),
     ) as GroundTruth
+    // With the phone physics, the other processes' CPU time is theirs (never a method's).
     const selfCpuNs = gt.methods.reduce((sum, m) => sum + m.selfCpuNs, 0)
-    const total = schedule.slices.reduce((sum, s) => sum + s.endNs - s.startNs, 0)
-    expect(total).toBe(selfCpuNs)
+    const otherCpuNs = gt.processes.reduce((sum, p) => sum + p.cpuNs, 0)
+    expect(otherCpuNs).toBeGreaterThan(0)
+    const appTids = new Set(sim.threadList().map((t) => t.tid))
+    const onCpu = (slices: readonly CpuSlice[]): number =>
+      slices.reduce((sum, s) => sum + s.endNs - s.startNs, 0)
+    expect(onCpu(schedule.slices.filter((s) => appTids.has(s.tid)))).toBe(selfCpuNs)
+    expect(onCpu(schedule.slices.filter((s) => !appTids.has(s.tid)))).toBe(otherCpuNs)
 
     // Each thread ran only on the core the simulation pinned it to, inside its cluster as sysfs
     // reports it; comms are thread names as the kernel keeps them.
@@ -265,6 +271,12 @@ describe('over adb: the decoded schedule is the simulation ground truth', () => 
       for (const cpu of cpus) related.set(cpu, cpus)
     }
     for (const s of schedule.slices) {
+      if (!appTids.has(s.tid)) {
+        // Another process's thread, named as the kernel keeps it, on a CPU of the phone.
+        expect(s.comm, `tid ${s.tid}`).toBe(sim.commOf(s.tid))
+        expect(related.has(s.cpu)).toBe(true)
+        continue
+      }
       const thread = sim.threadByTid(s.tid)
       expect(thread, `tid ${s.tid}`).toBeDefined()
       expect(s.cpu, thread?.name).toBe(thread?.core)
@@ -275,6 +287,9 @@ describe('over adb: the decoded schedule is the simulation ground truth', () => 
     const names = new Set(schedule.slices.map((s) => s.comm))
     expect(names).toContain('main')
     expect(names).toContain('pool-1-thread-1')
+    for (const other of ['surfaceflinger', 'InputReader', 'RenderThread', 'kworker/u16:2']) {
+      expect(names).toContain(other)
+    }
 
     // The SyncWorker ran at the sync and again for each poll after the last command.
     const worker = sim.threadList().find((t) => t.name === 'SyncWorker')

@@ -1,4 +1,5 @@
 import { expect, test } from 'vitest'
+import type { Physics } from '../../../src/virtual-device/index.js'
 import { centerOf, harness } from '../commands/_harness.js'
 
 /** Rounds every number to 10 significant digits so libm differences across Node versions cannot flip it. */
@@ -10,8 +11,8 @@ function rounded(value: unknown): unknown {
   ) as unknown
 }
 
-test('ground truth of a fixed demo session (seed 42) matches the golden file', async () => {
-  const h = harness({ seed: 42 })
+async function session(physics: Physics): Promise<unknown> {
+  const h = harness({ seed: 42, physics })
   const from = h.clock.nowNs('boottime')
   await h.sh('dumpsys battery unplug')
   await h.sh('am start -W -n com.example.trails/.MainActivity')
@@ -26,8 +27,19 @@ test('ground truth of a fixed demo session (seed 42) matches the golden file', a
   await h.sh(`input tap ${centerOf(h.phone, 'export-gpx')}`)
   await h.sh('input keyevent 26; sleep 5')
   const to = h.clock.nowNs('boottime')
-  const gt = JSON.parse((await h.sh(`vdev ground-truth --from ${from} --to ${to}`)).out) as unknown
+  return JSON.parse((await h.sh(`vdev ground-truth --from ${from} --to ${to}`)).out) as unknown
+}
+
+test('ground truth of a fixed demo session (seed 42) matches the golden file', async () => {
+  const gt = await session('simple')
   await expect(`${JSON.stringify(rounded(gt), null, 2)}\n`).toMatchFileSnapshot(
     '../../fixtures/virtual-device/ground-truth-seed42.json',
+  )
+})
+
+test('the same session on the phone physics (other processes) matches its golden file', async () => {
+  const gt = await session('phone')
+  await expect(`${JSON.stringify(rounded(gt), null, 2)}\n`).toMatchFileSnapshot(
+    '../../fixtures/virtual-device/ground-truth-seed42-phone.json',
   )
 })

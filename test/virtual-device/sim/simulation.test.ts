@@ -1,38 +1,17 @@
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { parsePowerProfile } from '../../../src/formats/power-profile/index.js'
-import { validateAppModel, type AppModel } from '../../../src/virtual-device/sim/app-model.js'
+import { validateAppModel } from '../../../src/virtual-device/sim/app-model.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
 import {
   buildPowerModel,
   defaultPowerProfile,
   maToW,
 } from '../../../src/virtual-device/sim/power-model.js'
-import { Simulation, type GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
+import type { Simulation } from '../../../src/virtual-device/sim/simulation.js'
+import { BOOT, checkCores, checkInvariants, close, makeSim, MS } from './_sim.js'
 
-const BOOT = 12_000_000_000_000
-const MS = 1_000_000
 const power = buildPowerModel(defaultPowerProfile())
-
-function makeSim(seed = 7, model: AppModel = DEMO_APP_MODEL, cpuJitter?: number) {
-  let now = BOOT
-  const sim = new Simulation({
-    model,
-    power,
-    seed,
-    now: () => now,
-    ...(cpuJitter === undefined ? {} : { cpuJitter }),
-  })
-  return {
-    sim,
-    advance(ms: number) {
-      now += ms * MS
-    },
-    get now() {
-      return now
-    },
-  }
-}
 
 function center(sim: Simulation, desc: string): [number, number] {
   const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === desc)
@@ -43,23 +22,6 @@ function center(sim: Simulation, desc: string): [number, number] {
 function tap(sim: Simulation, desc: string): void {
   const [x, y] = center(sim, desc)
   expect(sim.tap(x, y)?.contentDesc).toBe(desc)
-}
-
-const close = (a: number, b: number, rel = 1e-9) =>
-  Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b))
-
-function checkInvariants(gt: GroundTruth): void {
-  const components = Object.values(gt.components).reduce((a, b) => a + b, 0)
-  const rails = Object.values(gt.rails).reduce((a, b) => a + b, 0)
-  const selfSum = gt.methods.reduce((a, m) => a + m.selfEnergyJ, 0)
-  expect(close(components, gt.totalEnergyJ), 'components sum to total').toBe(true)
-  expect(close(rails, gt.totalEnergyJ, 1e-9), 'rails sum to total').toBe(true)
-  expect(close(selfSum, gt.appCpuEnergyJ), 'method self energies sum to app CPU').toBe(true)
-  expect(gt.appCpuEnergyJ).toBeLessThanOrEqual(gt.components.cpu * (1 + 1e-12))
-  for (const m of gt.methods) {
-    expect(m.inclusiveEnergyJ + 1e-15).toBeGreaterThanOrEqual(m.selfEnergyJ)
-    expect(m.inclusiveCpuNs).toBeGreaterThanOrEqual(m.selfCpuNs)
-  }
 }
 
 describe('power model from the Pixel 6 profile', () => {
@@ -296,68 +258,77 @@ describe('simulation physics and ground truth', () => {
     expect(close(cached.totalJ, fresh.totalEnergyJ, 1e-12)).toBe(true)
   })
 
-  test('property: invariants and additivity over adjacent windows for random sessions', () => {
-    const widgets = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
-    const action = fc.oneof(
-      fc.record({ kind: fc.constant('tap' as const), desc: fc.constantFrom(...widgets) }),
-      fc.record({ kind: fc.constant('key' as const), code: fc.constantFrom(3, 4, 26) }),
-      fc.record({ kind: fc.constant('stop' as const) }),
-    )
-    fc.assert(
-      fc.property(
-        fc.integer({ min: 1, max: 1000 }),
-        fc.array(fc.tuple(fc.integer({ min: 1, max: 5000 }), action), { maxLength: 12 }),
-        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }),
-        (seed, steps, cuts) => {
-          const { sim, advance, now: start } = makeSim(seed)
-          sim.launch(5000)
-          let elapsed = 0
-          for (const [dt, a] of steps) {
-            advance(dt)
-            elapsed += dt
-            if (a.kind === 'tap') {
-              const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === a.desc)
-              if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
-            } else if (a.kind === 'key') sim.keyevent(a.code)
-            else {
-              sim.forceStop()
-              sim.launch(6000)
+  test.each(['simple', 'phone'] as const)(
+    'property (%s physics): invariants and additivity over adjacent windows for random sessions, no core runs two slices at once',
+    (physics) => {
+      const widgets = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
+      const action = fc.oneof(
+        fc.record({ kind: fc.constant('tap' as const), desc: fc.constantFrom(...widgets) }),
+        fc.record({ kind: fc.constant('key' as const), code: fc.constantFrom(3, 4, 26) }),
+        fc.record({ kind: fc.constant('text' as const) }),
+        fc.record({ kind: fc.constant('stop' as const) }),
+      )
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 1000 }),
+          fc.array(fc.tuple(fc.integer({ min: 1, max: 5000 }), action), { maxLength: 12 }),
+          fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }),
+          (seed, steps, cuts) => {
+            const { sim, advance, now: start } = makeSim(seed, DEMO_APP_MODEL, undefined, physics)
+            sim.launch(5000)
+            let elapsed = 0
+            for (const [dt, a] of steps) {
+              advance(dt)
+              elapsed += dt
+              if (a.kind === 'tap') {
+                const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === a.desc)
+                if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
+              } else if (a.kind === 'key') sim.keyevent(a.code)
+              else if (a.kind === 'text') sim.typeText('x')
+              else {
+                sim.forceStop()
+                sim.launch(6000)
+              }
             }
-          }
-          advance(1000)
-          const end = start + (elapsed + 1000) * MS
-          const points = [
-            start,
-            ...cuts.map((c) => start + Math.round(c * (end - start))),
-            end,
-          ].sort((a, b) => a - b)
-          const whole = sim.groundTruth(start, end)
-          checkInvariants(whole)
-          let total = 0
-          let selfJ = 0
-          let calls = 0
-          const asyncByMethod = new Map<string, number>()
-          for (let i = 0; i + 1 < points.length; i++) {
-            const part = sim.groundTruth(points[i]!, points[i + 1]!)
-            checkInvariants(part)
-            total += part.totalEnergyJ
-            selfJ += part.appCpuEnergyJ
-            for (const m of part.methods) {
-              calls += m.calls
-              asyncByMethod.set(m.method, (asyncByMethod.get(m.method) ?? 0) + m.asyncEnergyJ)
+            advance(1000)
+            const end = start + (elapsed + 1000) * MS
+            const points = [
+              start,
+              ...cuts.map((c) => start + Math.round(c * (end - start))),
+              end,
+            ].sort((a, b) => a - b)
+            const whole = sim.groundTruth(start, end)
+            checkInvariants(whole)
+            let total = 0
+            let selfJ = 0
+            let otherJ = 0
+            let calls = 0
+            const asyncByMethod = new Map<string, number>()
+            for (let i = 0; i + 1 < points.length; i++) {
+              const part = sim.groundTruth(points[i]!, points[i + 1]!)
+              checkInvariants(part)
+              total += part.totalEnergyJ
+              selfJ += part.appCpuEnergyJ
+              otherJ += part.otherCpuEnergyJ
+              for (const m of part.methods) {
+                calls += m.calls
+                asyncByMethod.set(m.method, (asyncByMethod.get(m.method) ?? 0) + m.asyncEnergyJ)
+              }
             }
-          }
-          expect(close(total, whole.totalEnergyJ, 1e-9), 'total additive').toBe(true)
-          expect(close(selfJ, whole.appCpuEnergyJ, 1e-9), 'app CPU additive').toBe(true)
-          expect(calls).toBe(whole.methods.reduce((a, m) => a + m.calls, 0))
-          for (const m of whole.methods) {
-            expect(close(asyncByMethod.get(m.method) ?? 0, m.asyncEnergyJ, 1e-9), m.method).toBe(
-              true,
-            )
-          }
-        },
-      ),
-      { numRuns: 60 },
-    )
-  })
+            expect(close(total, whole.totalEnergyJ, 1e-9), 'total additive').toBe(true)
+            expect(close(selfJ, whole.appCpuEnergyJ, 1e-9), 'app CPU additive').toBe(true)
+            expect(close(otherJ, whole.otherCpuEnergyJ, 1e-9), 'other CPU additive').toBe(true)
+            checkCores(sim)
+            expect(calls).toBe(whole.methods.reduce((a, m) => a + m.calls, 0))
+            for (const m of whole.methods) {
+              expect(close(asyncByMethod.get(m.method) ?? 0, m.asyncEnergyJ, 1e-9), m.method).toBe(
+                true,
+              )
+            }
+          },
+        ),
+        { numRuns: 60 },
+      )
+    },
+  )
 })
