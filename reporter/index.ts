@@ -35,7 +35,13 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
-import { buildRunReport, describeProblem, writeRunOutputs, type RunReport } from './run-report.js'
+import {
+  buildRunReport,
+  describeProblem,
+  htmlSetting,
+  writeRunOutputs,
+  type RunReport,
+} from './run-report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -99,6 +105,8 @@ interface PluginSettings {
   readonly classify?: boolean | ClassifyReportOptions
   /** Absolute (the plugin resolves it against the root). */
   readonly artifactsDir?: string
+  /** The plugin's `html`: `false`, or the report's path. */
+  readonly html?: string | false
 }
 
 export { renderJson }
@@ -215,7 +223,10 @@ export default class EnergyReporter implements Reporter {
   /** The JSON report, the hierarchy, the markdown summary and the HTML report. */
   private writeOutputs(built: RunReport, root: string, problems: string[]): void {
     const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest, 'energy')
-    const html = this.options.html ?? outputFileFromConfig(this.vitest, 'energy-html')
+    const html =
+      this.options.html ??
+      outputFileFromConfig(this.vitest, 'energy-html') ??
+      pluginSettings(this.vitest).html
     writeRunOutputs(
       built,
       {
@@ -255,6 +266,7 @@ function pluginSettings(vitest: Vitest | undefined): PluginSettings {
       ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
       : {}),
     ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
+    ...htmlSetting(o['html']),
     ...(typeof classify === 'boolean'
       ? { classify }
       : typeof classify === 'object' && classify !== null

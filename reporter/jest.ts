@@ -24,7 +24,7 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
-import { buildRunReport, writeRunOutputs } from './run-report.js'
+import { buildRunReport, htmlSetting, writeRunOutputs } from './run-report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -156,7 +156,11 @@ export default class JestEnergyReporter {
           ...(o.outputFile === undefined ? {} : { jsonPath: o.outputFile }),
           ...(o.hierarchyFile === undefined ? {} : { hierarchyPath: o.hierarchyFile }),
           ...(o.markdown === undefined ? {} : { markdown: o.markdown }),
-          ...(o.html === undefined ? {} : { html: o.html }),
+          ...(o.html === undefined
+            ? env.html === undefined
+              ? {}
+              : { html: env.html }
+            : { html: o.html }),
           artifactsDir: resolve(root, env.artifactsDir ?? '.vitest-energy/artifacts'),
         },
         problems,
@@ -268,6 +272,7 @@ interface EnvironmentSettings {
   readonly budgetHeadroomPct?: number
   readonly classify?: boolean | ClassifyReportOptions
   readonly artifactsDir?: string
+  readonly html?: string | false
 }
 
 /**
@@ -287,6 +292,7 @@ function environmentSettings(
         ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
         : {}),
       ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
+      ...htmlSetting(o['html']),
       ...(typeof classify === 'boolean'
         ? { classify }
         : typeof classify === 'object' && classify !== null

@@ -214,6 +214,13 @@ function writeHtml(
   print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
 }
 
+/** The `html` option of the plugin or the Jest environment, as the reporter takes it. */
+export function htmlSetting(value: unknown): { html?: string | false } {
+  if (value === false) return { html: false }
+  const outputFile = (value as { outputFile?: unknown } | null | undefined)?.outputFile
+  return typeof value === 'object' && typeof outputFile === 'string' ? { html: outputFile } : {}
+}
+
 /** Writes (or appends) an output; a failure becomes an E_REPORT_OUTPUT_IO problem. */
 function writeSafely(
   path: string,

@@ -92,6 +92,12 @@ export interface EnergyOptions {
   /** Where raw data is kept, relative to the project root. @default '.vitest-energy/artifacts' */
   readonly artifactsDir?: string
   /**
+   * The energy reporter's HTML report: `false` for none, or where to write it (relative to the
+   * project root). The reporter's own `html` option and `--outputFile.energy-html` win over it.
+   * @default { outputFile: '.vitest-energy/report/index.html' }
+   */
+  readonly html?: boolean | { readonly outputFile?: string }
+  /**
    * The Appium server the `driver` fixture talks to, started on a free loopback port by the global
    * setup; `false` to start none (tests that use `driver` then fail with a clear error).
    * `automationName` defaults to `UiAutomator2` on real and virtual phones (Appium's UiAutomator2
@@ -145,6 +151,8 @@ export interface ResolvedEnergyOptions {
   readonly classify: boolean | { readonly preset?: 'couto2014' | 'greendroid-code' }
   readonly artifacts: 'on-failure' | 'always' | 'never'
   readonly artifactsDir: string
+  /** `false`: no HTML report; a path: where; null: the reporter's default. */
+  readonly html: false | { readonly outputFile: string | null }
   readonly appium:
     | false
     | {
@@ -192,6 +200,7 @@ const OPTION_NAMES = [
   'classify',
   'artifacts',
   'artifactsDir',
+  'html',
   'appium',
   'virtualDevice',
 ] as const satisfies readonly (keyof EnergyOptions)[]
@@ -204,6 +213,7 @@ const METER_NAMES = [
   'nominalVoltageV',
 ] as const satisfies readonly Nested<'externalMeter'>[]
 const CLASSIFY_NAMES = ['preset'] as const satisfies readonly Nested<'classify'>[]
+const HTML_NAMES = ['outputFile'] as const satisfies readonly Nested<'html'>[]
 const APPIUM_NAMES = [
   'automationName',
   'appActivity',
@@ -269,6 +279,7 @@ export function resolveOptions(
     classify: classifyOf(o),
     artifacts: o.oneOf('artifacts', ['on-failure', 'always', 'never'] as const) ?? 'on-failure',
     artifactsDir: o.string('artifactsDir') ?? '.vitest-energy/artifacts',
+    html: htmlOf(o),
     virtualDevice: {
       appModel: virtual.string('appModel') ?? null,
       devices: virtual.integer('devices', 1, 16) ?? 1,
@@ -312,6 +323,14 @@ function classifyOf(o: Section): ResolvedEnergyOptions['classify'] {
   )
   const preset = c.oneOf('preset', ['couto2014', 'greendroid-code'] as const)
   return preset === undefined ? {} : { preset }
+}
+
+function htmlOf(o: Section): ResolvedEnergyOptions['html'] {
+  const given = o.raw('html')
+  if (given === undefined || given === true) return { outputFile: null }
+  if (given === false) return false
+  const h = o.section('html', HTML_NAMES, "false, true or { outputFile: 'energy-report.html' }")
+  return { outputFile: h.string('outputFile') ?? null }
 }
 
 function appiumOf(o: Section): ResolvedEnergyOptions['appium'] {

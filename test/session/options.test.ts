@@ -51,8 +51,24 @@ const DEFAULTS: ResolvedEnergyOptions = {
   classify: false,
   artifacts: 'on-failure',
   artifactsDir: '.vitest-energy/artifacts',
+  html: { outputFile: null },
   virtualDevice: { appModel: null, devices: 1, seed: 1 },
 }
+
+describe('html: the HTML report off, or elsewhere', () => {
+  test('false, true, { outputFile }', () => {
+    expect(resolveOptions({ app, html: false }).html).toBe(false)
+    expect(resolveOptions({ app, html: true }).html).toEqual({ outputFile: null })
+    expect(resolveOptions({ app, html: { outputFile: 'out/energy.html' } }).html).toEqual({
+      outputFile: 'out/energy.html',
+    })
+  })
+
+  test('anything else is an E_INVALID_OPTION naming the field', () => {
+    expect(() => resolveOptions({ app, html: { file: 'x.html' } })).toThrow(/html\.file/)
+    expect(() => resolveOptions({ app, html: 'x.html' })).toThrow(/`html`/)
+  })
+})
 
 describe('valid options resolve as before', () => {
   test('only `app`: every default', () => {
@@ -79,6 +95,7 @@ describe('valid options resolve as before', () => {
       classify: { preset: 'couto2014' },
       artifacts: 'never',
       artifactsDir: 'raw',
+      html: { outputFile: 'energy.html' },
       appium: {
         automationName: 'UiAutomator2',
         appActivity: '.Main',
@@ -243,7 +260,7 @@ describe('names that are not options', () => {
       '`baslineMs`: not an option; did you mean `baselineMs`?',
       '`repaets`: not an option; did you mean `repeats`?',
       '`BUDGETS`: not an option; did you mean `budgets`?',
-      '`wat`: not an option; the options are app, device, adb, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, appium, virtualDevice',
+      '`wat`: not an option; the options are app, device, adb, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, html, appium, virtualDevice',
     ])
   })
 

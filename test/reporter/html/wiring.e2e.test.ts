@@ -88,4 +88,30 @@ describe('the HTML report’s path', () => {
       await plain.close()
     }
   })
+
+  test("the plugin's html option: false writes none, { outputFile } moves it; the reporter's own wins", async () => {
+    const moved = join(dir, 'from-plugin.html')
+    const run = async (html: unknown, options: EnergyReporterOptions = {}): Promise<string> => {
+      const plugin = await startVitest('test', [], {
+        root: PROJECT,
+        watch: false,
+        reporters: [{}],
+      })
+      // What the plugin provides: its resolved options (src/session/options.ts).
+      plugin.getRootProject().provide('vitestEnergyOptions', { html } as never)
+      try {
+        return report(options, plugin)
+      } finally {
+        await plugin.close()
+      }
+    }
+    await rm(join(PROJECT, '.vitest-energy'), { recursive: true, force: true })
+    expect(await run(false)).not.toContain(' HTML ')
+    expect(existsSync(join(PROJECT, '.vitest-energy', 'report', 'index.html'))).toBe(false)
+    expect(await run({ outputFile: moved })).toContain('from-plugin.html')
+    expect(existsSync(moved)).toBe(true)
+    const own = join(dir, 'reporter-wins.html')
+    expect(await run(false, { html: own })).toContain('reporter-wins.html')
+    expect(await run({ outputFile: null })).toContain('index.html')
+  })
 })
