@@ -117,6 +117,35 @@ describe('one virtual phone shared by two workers', () => {
     expect(overlaps(windows(run.report))).toEqual([])
   })
 
+  test("records what each test's matchers checked: limits in the JSON and the terminal", () => {
+    const limits = (name: string) => run.report.tests.find((t) => t.name === name)?.limits
+    expect(
+      limits('scrolling the feed')?.map((l) => [l.matcher, l.scope, l.passed, l.target]),
+    ).toEqual([
+      ['toConsumeLessThan', 'net', true, { kind: 'window', label: 'scrolling the feed' }],
+      [
+        'toConsumeLessThan',
+        'inclusive',
+        true,
+        {
+          kind: 'method',
+          label: 'com.example.trails.FeedAdapter.bind',
+          window: 'scrolling the feed',
+        },
+      ],
+    ])
+    expect(limits('repeated refreshes')).toMatchObject([
+      { stat: 'upper95', n: 3, limit: 50, unit: 'J', passed: true },
+    ])
+    expect(limits('a budget the feed cannot meet')).toMatchObject([
+      { scope: 'gross', limit: 0.000001, verdict: 'over', passed: false },
+    ])
+    expect(limits('idle feed, automatic window')).toBeUndefined()
+    expect(run.stdout).toMatch(
+      /✗ a budget the feed cannot meet .*gross: \d+% of limit < 1\.00 µJ ✗ over/,
+    )
+  })
+
   test('prints the energy table', () => {
     expect(run.stdout).toContain(' ENERGY  power: odpm')
     expect(run.stdout).toMatch(/✓ scrolling the feed\s+·/)
