@@ -1,5 +1,6 @@
 /**
- * `npm run bench:accuracy [-- --quick] [-- --json] [-- --seed N]`: how accurate vitest-energy is,
+ * `npm run bench:accuracy [-- --quick] [-- --json] [-- --seed N] [-- --physics phone|simple]`: how
+ * accurate vitest-energy is,
  * measured on the virtual device in fast mode against its ground truth (`vdev ground-truth` over
  * adb for the same window). Prints each figure next to its target and paper anchor (issue 5's
  * Targets table) with PASS/MISS. Method and recorded figures: docs/accuracy.md, docs/benchmarks.md.
@@ -14,6 +15,8 @@ import {
   windowEndAccuracy,
   type EdataRun,
 } from './accuracy/scenarios.js'
+import { useBenchPhysics } from './accuracy/session.js'
+import { DEFAULT_PHYSICS, PHYSICS, type Physics } from '../src/virtual-device/index.js'
 
 interface Config {
   readonly perTestWindows: number
@@ -75,6 +78,12 @@ async function main(): Promise<void> {
   const quick = process.argv.includes('--quick')
   const json = process.argv.includes('--json')
   const seed = intArg('--seed') ?? 1
+  const physicsArg = argValue('--physics')
+  if (physicsArg !== undefined && !(PHYSICS as readonly string[]).includes(physicsArg)) {
+    throw new Error(`--physics wants ${PHYSICS.join(' or ')}, got ${physicsArg}`)
+  }
+  const physics = (physicsArg as Physics | undefined) ?? DEFAULT_PHYSICS
+  useBenchPhysics(physics)
   const base = quick ? QUICK : FULL
   const config: Config = {
     ...base,
@@ -296,6 +305,7 @@ async function main(): Promise<void> {
         {
           mode: quick ? 'quick' : 'full',
           seed,
+          physics,
           config,
           elapsedS,
           rows,
@@ -334,7 +344,7 @@ async function main(): Promise<void> {
   }
   console.log('')
   console.log(
-    `${quick ? 'quick' : 'full'} run, seed ${seed}, ${elapsedS.toFixed(1)} s; regression: build B's method cost ×${reg.costMultiplier.toFixed(3)}, measured Δ ${reg.measuredDeltaPct.toFixed(2)}%`,
+    `${quick ? 'quick' : 'full'} run, ${physics} physics, seed ${seed}, ${elapsedS.toFixed(1)} s; regression: build B's method cost ×${reg.costMultiplier.toFixed(3)}, measured Δ ${reg.measuredDeltaPct.toFixed(2)}%`,
   )
 }
 

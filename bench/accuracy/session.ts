@@ -40,6 +40,7 @@ import {
   type AppModel,
   type FuelGaugeOptions,
   type GroundTruth,
+  type Physics,
   type VirtualDeviceServer,
 } from '../../src/virtual-device/index.js'
 
@@ -62,6 +63,13 @@ export interface FastPhone {
   readonly railFloorsW: Map<string, number>
 }
 
+/** The physics every fast phone of this process runs (`--physics`; the virtual device's default otherwise). */
+let benchPhysics: Physics | undefined
+
+export function useBenchPhysics(physics: Physics | undefined): void {
+  benchPhysics = physics
+}
+
 export interface FastPhoneOptions {
   readonly app: AppModel
   readonly seed: number
@@ -77,6 +85,7 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
     seed: options.seed,
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
     ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
+    ...(benchPhysics === undefined ? {} : { physics: benchPhysics }),
   })
   const serial = server.serials[0] ?? 'vdev-0001'
   const client = await connectAdb({ host: server.host, port: server.port })

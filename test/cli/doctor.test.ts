@@ -86,7 +86,7 @@ describe('phone configurations', () => {
     expect(r.out).toContain('vdev-0001: Pixel 6 (virtual), Android 13 (API 33)')
     const power = section(r.out, 'power source')
     expect(power).toMatch(
-      /^✓ power source: ODPM rails through perfetto, 9 rails: S4M_VDD_CPUCL0, S3M_VDD_CPUCL1, S2M_VDD_CPUCL2, S5M_VDD_INT, VSYS_PWR_DISPLAY, /,
+      /^✓ power source: ODPM rails through perfetto, 11 rails: S4M_VDD_CPUCL0, S3M_VDD_CPUCL1, S2M_VDD_CPUCL2, S5M_VDD_INT, VSYS_PWR_DISPLAY, /,
     )
     expect(power).toContain('$ dumpsys powerstats\n      ChannelId: 0, ChannelName: S4M_VDD_CPUCL0')
     expect(section(r.out, 'charging')).toMatch(
@@ -249,7 +249,7 @@ describe('phone configurations', () => {
     expect(android).toContain('Before Android 12 there is no `dumpsys powerstats`')
     expect(android).toContain('persist.traced.enable')
     const power = section(r.out, 'power source')
-    expect(power).toMatch(/^✓ power source: ODPM rails through perfetto, 9 rails/)
+    expect(power).toMatch(/^✓ power source: ODPM rails through perfetto, 11 rails/)
     expect(power).toContain("Can't find service: powerstats")
     expect(power).toContain('rail_descriptor { index: 0 rail_name: "S4M_VDD_CPUCL0"')
     expect(section(r.out, 'perfetto')).toMatch(/\$ getprop persist\.traced\.enable\n {6}1/)

@@ -74,7 +74,7 @@ describe('defaults are unchanged', () => {
     expect(await sh(d, 'dumpsys battery')).toContain('  USB powered: true\n')
     expect(await sh(d, 'cat /sys/class/power_supply/battery/status')).toBe('Charging\n')
     expect(await sh(d, 'perfetto --version')).toBe('Perfetto v30.0 (unknown)\n')
-    expect((await powerSession(d)).railDescriptors.length).toBe(9)
+    expect((await powerSession(d)).railDescriptors.length).toBe(11) // with the phone physics' GPU and memory rails
   })
 })
 
@@ -189,7 +189,7 @@ describe('androidVersion', () => {
       )
       const caps = await probeCapabilities(d)
       expect(caps.odpm).toMatchObject({ available: true, via: 'perfetto' })
-      expect(caps.odpm.rails).toHaveLength(9)
+      expect(caps.odpm.rails).toHaveLength(11)
     }
   })
 

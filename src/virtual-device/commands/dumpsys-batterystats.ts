@@ -154,7 +154,16 @@ export function checkinRows(phone: SimPhone, nowNs: number, build: string): Chec
     [0, 'wifi', gt.components.wifi],
     [0, 'cell', gt.components.cellular],
     [0, 'blue', gt.components.bluetooth],
-    [0, 'idle', gt.components.idle + gt.components.cpu - gt.appCpuEnergyJ],
+    // Other processes, the GPU and memory (phone physics) fall under idle, as the rest of the SoC.
+    [
+      0,
+      'idle',
+      gt.components.idle +
+        gt.components.cpu +
+        gt.components.gpu +
+        gt.components.memory -
+        gt.appCpuEnergyJ,
+    ],
   ]
   const computed = items.reduce((a, [, , j]) => a + j, 0)
   const capacity = phone.sim.power.batteryCapacityMah

@@ -53,7 +53,28 @@ export interface PowerModel {
   /** Sensor hub current while an app sensor listener is registered (no profile key exists). */
   readonly sensorMa: number
   readonly batteryCapacityMah: number
+  /**
+   * The GPU and memory model of the phone physics (no power_profile.xml key exists for either):
+   * GPU current while it renders a frame, and how long a frame keeps it busy.
+   */
+  readonly gpu: { readonly activeMa: number; readonly frameMs: number }
+  /**
+   * Memory/interconnect (`S1M_VDD_MIF`): current while the phone is awake, per running core as a
+   * fraction of that core's current (memory traffic follows CPU throughput), and while the GPU
+   * renders.
+   */
+  readonly memory: {
+    readonly awakeMa: number
+    readonly perCoreFraction: number
+    readonly gpuMa: number
+  }
 }
+
+/** GPU and memory currents of the phone physics: model assumptions for a Pixel 6 (Mali-G78, LPDDR5). */
+export const GPU_MEMORY_MODEL = {
+  gpu: { activeMa: 120, frameMs: 2 },
+  memory: { awakeMa: 12, perCoreFraction: 0.08, gpuMa: 25 },
+} as const
 
 /** ODPM rail names (Pixel 6 naming) the simulation drives. */
 export const RAILS = {
@@ -64,6 +85,9 @@ export const RAILS = {
   wlanBt: 'VSYS_PWR_WLAN_BT',
   gnss: 'L9S_GNSS_CORE',
   sensors: 'L2S_VDD_AOC_RET',
+  /** Phone physics only. */
+  gpu: 'S2S_VDD_G3D',
+  memory: 'S1M_VDD_MIF',
 } as const
 
 /** Subsystem name per rail, as `dumpsys powerstats` prints it. */
@@ -77,6 +101,8 @@ export const RAIL_SUBSYSTEMS: Readonly<Record<string, string>> = {
   VSYS_PWR_WLAN_BT: 'WLAN-BT',
   L9S_GNSS_CORE: 'GPS',
   L2S_VDD_AOC_RET: 'AOC',
+  S2S_VDD_G3D: 'GPU',
+  S1M_VDD_MIF: 'Memory',
 }
 
 /** Default tails, ms: Wi-Fi PSM timeout and LTE RRC inactivity timer as commonly measured. */
@@ -162,6 +188,7 @@ export function buildPowerModel(profile: PowerProfile, voltageV = DEFAULT_VOLTAG
     bluetoothMa: lookup(profile, POWER_KEYS.bluetooth),
     sensorMa: SENSOR_MA,
     batteryCapacityMah: profile.batteryCapacityMah ?? DEFAULT_CAPACITY_MAH,
+    ...GPU_MEMORY_MODEL,
   }
 }
 

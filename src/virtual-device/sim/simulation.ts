@@ -52,6 +52,14 @@ export interface CallRecord {
   cancelled: boolean
 }
 
+/** The GPU rendering one frame (phone physics); frames queue on the one GPU. */
+export interface GpuWork {
+  readonly startNs: number
+  readonly endNs: number
+  /** Whose frame: the app's (undefined) or another process's thread (the launcher's). */
+  readonly other?: OtherThread
+}
+
 /** One stretch of a thread running its own code (self time of one call) on one core. */
 export interface ExecSlice {
   /** The app's call whose self time this is; -1 for another process's work (`other`). */
@@ -109,6 +117,11 @@ export interface GroundTruth {
    * services; `physics: 'phone'`), J: never the app's. 0 with the simple physics.
    */
   readonly otherCpuEnergyJ: number
+  /**
+   * GPU energy of the app's frames (GPU rail while it renders them, and the memory traffic they
+   * cause), J: the app's, but no method's. 0 with the simple physics.
+   */
+  readonly appGpuEnergyJ: number
   /** Other processes' CPU time and marginal CPU energy, sorted by process name. */
   readonly processes: readonly ProcessTruth[]
   readonly components: Readonly<Record<SimComponent, number>>
@@ -118,7 +131,7 @@ export interface GroundTruth {
 }
 
 export type SimComponent =
-  'cpu' | 'screen' | 'wifi' | 'cellular' | 'gps' | 'bluetooth' | 'other' | 'idle'
+  'cpu' | 'gpu' | 'memory' | 'screen' | 'wifi' | 'cellular' | 'gps' | 'bluetooth' | 'other' | 'idle'
 
 /** One other process in a window (`physics: 'phone'`). */
 export interface ProcessTruth {
@@ -128,6 +141,8 @@ export interface ProcessTruth {
   readonly cpuNs: number
   /** Its marginal CPU energy (same rule as the app's threads), J. */
   readonly cpuEnergyJ: number
+  /** GPU energy of the frames it drew, with the memory traffic they caused, J. */
+  readonly gpuEnergyJ: number
 }
 
 export interface MethodTruth {
@@ -190,6 +205,8 @@ interface Periodic {
 
 const COMPONENTS: readonly SimComponent[] = [
   'cpu',
+  'gpu',
+  'memory',
   'screen',
   'wifi',
   'cellular',
@@ -241,6 +258,8 @@ export class Simulation {
   readonly hardwareEndBound: number[] = []
   /** ... which are listed here instead and always scanned (leaks: few). */
   readonly openHardware: number[] = []
+  /** Frames the GPU rendered (phone physics), in time order. */
+  readonly gpuWork: GpuWork[] = []
   /** Every action fired, for test assertions: `tap feed-list @123ns`. */
   readonly actionLog: string[] = []
   /** CLOCK_BOOTTIME now, ns. */
@@ -587,6 +606,15 @@ export class Simulation {
     } else {
       drawnNs = this.placeOther(OTHER_THREADS.launcherRender, event.tNs, ms, false)
     }
+    // The GPU renders what the RenderThread recorded (frames queue on the one GPU).
+    const gpuStart = Math.max(drawnNs, this.gpuWork.at(-1)?.endNs ?? 0)
+    this.gpuWork.push({
+      startNs: gpuStart,
+      endNs: gpuStart + this.power.gpu.frameMs * 1e6,
+      ...(this.pidValue !== undefined && this.screenId !== undefined
+        ? {}
+        : { other: OTHER_THREADS.launcherRender }),
+    })
     this.placeOther(OTHER_THREADS.surfaceflinger, drawnNs, FRAME_COST_MS.surfaceflinger)
   }
 
@@ -925,8 +953,9 @@ export class Simulation {
     return (integrate(this, fromNs, toNs).totalEnergyJ * 1e9) / (toNs - fromNs)
   }
 
-  /** Every rail the model drives, in ODPM channel order. */
+  /** Every rail the model drives, in ODPM channel order (the GPU and memory rails: phone physics). */
   railNames(): string[] {
+    const phone = this.physics === 'phone' ? [RAILS.gpu, RAILS.memory] : []
     return [
       ...this.power.clusters.map((c) => c.rail),
       RAILS.system,
@@ -935,6 +964,7 @@ export class Simulation {
       RAILS.wlanBt,
       RAILS.gnss,
       RAILS.sensors,
+      ...phone,
     ]
   }
 }
@@ -942,7 +972,7 @@ export class Simulation {
 interface Item {
   readonly start: number
   readonly end: number
-  /** 0 slice, 1 wifi, 2 wifi tail, 3 cell, 4 cell tail, 5 gps, 6 wakelock, 7 bt, 8 sensor */
+  /** 0 slice, 1 wifi, 2 wifi tail, 3 cell, 4 cell tail, 5 gps, 6 wakelock, 7 bt, 8 sensor, 9 gpu */
   readonly type: number
   readonly index: number
 }
@@ -981,6 +1011,18 @@ function firstAbove(bound: readonly number[], x: number, inclusive = false): num
   return lo
 }
 
+/** First GPU frame ending after `x` (frames are in time order, ends non-decreasing). */
+function firstGpu(work: readonly GpuWork[], x: number): number {
+  let lo = 0
+  let hi = work.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if ((work[mid]?.endNs ?? 0) > x) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
 /** Sweep-line integration of every record overlapping [from, to]. */
 function integrate(sim: Simulation, from: number, to: number): GroundTruth {
   const p = sim.power
@@ -1006,11 +1048,14 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     }
     return m
   }
-  const processes = new Map<string, { pid: number; cpuNs: number; cpuEnergyJ: number }>()
-  const processAcc = (thread: OtherThread): { pid: number; cpuNs: number; cpuEnergyJ: number } => {
+  const phone = sim.physics === 'phone'
+  let appGpuEnergyJ = 0
+  type ProcessAcc = { pid: number; cpuNs: number; cpuEnergyJ: number; gpuEnergyJ: number }
+  const processes = new Map<string, ProcessAcc>()
+  const processAcc = (thread: OtherThread): ProcessAcc => {
     let a = processes.get(thread.process)
     if (a === undefined) {
-      a = { pid: thread.pid, cpuNs: 0, cpuEnergyJ: 0 }
+      a = { pid: thread.pid, cpuNs: 0, cpuEnergyJ: 0, gpuEnergyJ: 0 }
       processes.set(thread.process, a)
     }
     return a
@@ -1040,6 +1085,12 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     if (!sim.openHardware.includes(i)) addHardware(i)
   }
   for (const i of sim.openHardware) addHardware(i)
+  // GPU frames are appended in time order with non-decreasing ends.
+  for (let i = firstGpu(sim.gpuWork, from); i < sim.gpuWork.length; i++) {
+    const g = sim.gpuWork[i]
+    if (g === undefined || g.startNs >= to) break
+    add(g.startNs, g.endNs, 9, i)
+  }
   for (let i = firstAbove(sim.callEnterBound, from, true); i < sim.calls.length; i++) {
     const c = sim.calls[i]
     if (c !== undefined && !c.cancelled && c.enterNs >= from && c.enterNs < to) {
@@ -1055,7 +1106,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
   for (const s of sim.screenStates) if (s.tNs > from && s.tNs < to) times.add(s.tNs)
   const sorted = [...times].sort((a, b) => a - b)
   const starts = [...items].sort((a, b) => a.start - b.start)
-  const active: Set<Item>[] = Array.from({ length: 9 }, () => new Set<Item>())
+  const active: Set<Item>[] = Array.from({ length: 10 }, () => new Set<Item>())
   let next = 0
   let screenIdx = 0
   const clusterCount = new Map<number, number>()
@@ -1118,7 +1169,9 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     const wakelocks = active[6] ?? new Set<Item>()
     const screenOn = screen?.on ?? false
     if (screenOn || slices.size > 0 || wakelocks.size > 0) {
-      const j = put('cpu', RAILS.system, w(p.awakeMa))
+      const j =
+        put('cpu', RAILS.system, w(p.awakeMa)) +
+        (phone ? put('memory', RAILS.memory, w(p.memory.awakeMa)) : 0)
       if (!screenOn && slices.size === 0) {
         for (const it of wakelocks) {
           const h = sim.hardware[it.index]
@@ -1140,7 +1193,8 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
         const clusterW = w(cluster?.clusterPowerMa ?? 0) / (clusterCount.get(s.cluster) ?? 1)
         const j =
           put('cpu', cluster?.rail ?? RAILS.system, s.coreW + clusterW) +
-          put('cpu', RAILS.system, activeShareW)
+          put('cpu', RAILS.system, activeShareW) +
+          (phone ? put('memory', RAILS.memory, s.coreW * p.memory.perCoreFraction) : 0)
         if (s.other !== undefined) {
           const proc = processAcc(s.other)
           proc.cpuNs += dtNs
@@ -1158,6 +1212,13 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
           a.inclusiveCpuNs += dtNs
         }
       }
+    }
+    for (const it of active[9] ?? []) {
+      const g = sim.gpuWork[it.index]
+      const j =
+        put('gpu', RAILS.gpu, w(p.gpu.activeMa)) + put('memory', RAILS.memory, w(p.memory.gpuMa))
+      if (g?.other === undefined) appGpuEnergyJ += j
+      else processAcc(g.other).gpuEnergyJ += j
     }
     if (screenOn && screen !== undefined) {
       put('screen', RAILS.display, w(p.screenOnMa + (p.screenFullMa * screen.brightness) / 255))
@@ -1195,6 +1256,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       idleFloorPowerW: w(p.suspendMa),
       appCpuEnergyJ,
       otherCpuEnergyJ,
+      appGpuEnergyJ,
       processes: processList,
       components,
       rails,

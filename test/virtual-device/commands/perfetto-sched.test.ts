@@ -226,7 +226,7 @@ describe('over adb: the decoded schedule is the simulation ground truth', () => 
     const schedule = trace.schedule
     if (schedule === undefined) throw new Error('no schedule in the trace')
     expect(trace.warnings).toEqual([])
-    expect(trace.rails.length).toBe(9)
+    expect(trace.rails.length).toBe(11) // with the phone physics' GPU and memory rails
     expect(schedule.cpus).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
     expect(schedule.lostEvents).toBe(false)
     const boot = (snapshot: (typeof trace.clockSnapshots)[number] | undefined): number =>

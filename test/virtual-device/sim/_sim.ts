@@ -6,6 +6,7 @@ import type { Physics } from '../../../src/virtual-device/sim/other-processes.js
 import {
   buildPowerModel,
   defaultPowerProfile,
+  GPU_MEMORY_MODEL,
 } from '../../../src/virtual-device/sim/power-model.js'
 import { Simulation, type GroundTruth } from '../../../src/virtual-device/sim/simulation.js'
 
@@ -69,7 +70,16 @@ export function checkInvariants(gt: GroundTruth): void {
   expect(close(selfSum, gt.appCpuEnergyJ), 'method self energies sum to app CPU').toBe(true)
   const otherSum = gt.processes.reduce((a, p) => a + p.cpuEnergyJ, 0)
   expect(close(otherSum, gt.otherCpuEnergyJ), 'processes sum to other CPU').toBe(true)
-  expect(gt.appCpuEnergyJ + gt.otherCpuEnergyJ).toBeLessThanOrEqual(gt.components.cpu * (1 + 1e-12))
+  // The marginal CPU energy includes the memory traffic the CPU work causes (phone physics).
+  expect(gt.appCpuEnergyJ + gt.otherCpuEnergyJ).toBeLessThanOrEqual(
+    (gt.components.cpu + gt.components.memory) * (1 + 1e-12),
+  )
+  // GPU frames: the GPU rail plus the memory traffic they cause, the app's or another process's.
+  const gpuJ = gt.appGpuEnergyJ + gt.processes.reduce((a, p) => a + p.gpuEnergyJ, 0)
+  const g3dJ = gt.rails.S2S_VDD_G3D ?? 0
+  const { gpu, memory } = GPU_MEMORY_MODEL
+  expect(close(gpuJ, (g3dJ * (gpu.activeMa + memory.gpuMa)) / gpu.activeMa), 'GPU').toBe(true)
+  expect(close(gt.components.gpu, g3dJ), 'GPU component = G3D rail').toBe(true)
   // The app's process is never one of the other processes.
   expect(gt.processes.map((p) => p.process)).not.toContain(DEMO_APP_MODEL.package)
   for (const m of gt.methods) {

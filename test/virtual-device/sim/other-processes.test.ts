@@ -12,6 +12,7 @@ import {
 import {
   buildPowerModel,
   defaultPowerProfile,
+  maToW,
 } from '../../../src/virtual-device/sim/power-model.js'
 import { sampleTaskClock } from '../../../src/virtual-device/sim/simpleperf-sampler.js'
 import type { Simulation } from '../../../src/virtual-device/sim/simulation.js'
@@ -146,6 +147,36 @@ describe('other processes (physics: phone)', () => {
       .filter((s) => !otherTids.has(s.tid))
       .reduce((a, s) => a + s.endNs - s.startNs, 0)
     expect(appSlicesNs).toBe(appNs)
+  })
+
+  test('frames cost GPU-rail energy (the app’s own); the memory rail follows CPU and GPU work', () => {
+    const { sim, advance, now } = makeSim(21)
+    sim.launch(5000)
+    advance(2000)
+    const t0 = now + 2000 * MS
+    const idle = sim.groundTruth(t0 - 1000 * MS, t0)
+    tap(sim, 'feed-list')
+    advance(1000)
+    const gt = sim.groundTruth(t0, t0 + 1000 * MS)
+    const frames = sim.gpuWork.filter((g) => g.startNs >= t0)
+    expect(frames.length).toBeGreaterThanOrEqual(14)
+    expect(frames.every((g) => g.other === undefined)).toBe(true)
+    const gpuW = maToW(power, power.gpu.activeMa)
+    expect(gt.rails.S2S_VDD_G3D).toBeCloseTo(frames.length * power.gpu.frameMs * 1e-3 * gpuW, 12)
+    expect(gt.appGpuEnergyJ).toBeGreaterThan(gt.rails.S2S_VDD_G3D ?? 0)
+    // Memory: the awake level, plus CPU work and GPU frames.
+    const awakeMifW = maToW(power, power.memory.awakeMa)
+    expect((idle.rails.S1M_VDD_MIF ?? 0) - awakeMifW * 1).toBeGreaterThanOrEqual(0)
+    const busyExtraJ = (gt.rails.S1M_VDD_MIF ?? 0) - awakeMifW * 1
+    const gpuMifJ = frames.length * power.gpu.frameMs * 1e-3 * maToW(power, power.memory.gpuMa)
+    expect(busyExtraJ).toBeGreaterThan(gpuMifJ)
+    // The app's memory traffic is part of its methods' (marginal) energy.
+    const cpuMifJ = busyExtraJ - gpuMifJ
+    expect(cpuMifJ).toBeGreaterThan(0)
+    expect(gt.appCpuEnergyJ + gt.otherCpuEnergyJ).toBeCloseTo(
+      gt.components.cpu - maToW(power, power.awakeMa) * 1 + cpuMifJ,
+      9,
+    )
   })
 
   test('deterministic for a seed, however often the phone is asked in between', () => {
