@@ -8,7 +8,7 @@ import type { Component, EnergyWindow } from '../model/energy.js'
 import type { RailSeries } from '../model/samples.js'
 import { componentOfRail } from './components.js'
 import { railCurve, railsCurve, type EnergyCurve } from './curve.js'
-import type { PowerPart } from './_parts.js'
+import { netEnergyJ, partIntervals, type PowerPart } from './_parts.js'
 import { lowestRailPowerW } from './initiators.js'
 
 /** Components whose power follows the code that runs on the CPU. */
@@ -74,12 +74,15 @@ export function cpuMethodPower(
 ): MethodPower | undefined {
   const cpu = rails.filter(followsCpu)
   if (cpu.length === 0) return undefined
+  const floorOf = (rail: RailSeries): number | undefined => {
+    const lowest = lowestRailPowerW(rail, window)
+    return lowest === undefined ? undefined : Math.min(lowest, floorsW?.get(rail.rail) ?? lowest)
+  }
   let baselinePowerW = 0
   const parts: PowerPart[] = []
   for (const rail of cpu) {
-    const lowest = lowestRailPowerW(rail, window)
-    if (lowest === undefined) return undefined
-    const floorW = Math.min(lowest, floorsW?.get(rail.rail) ?? lowest)
+    const floorW = floorOf(rail)
+    if (floorW === undefined) return undefined
     baselinePowerW += floorW
     const cluster = clusters === undefined ? undefined : clusterOfRail(rail, clusters.length)
     const cpus = cluster === undefined ? undefined : clusters?.[cluster]
@@ -89,5 +92,85 @@ export function cpuMethodPower(
       ...(cpus === undefined ? {} : { cpus }),
     })
   }
-  return { curve: railsCurve(cpu, { edges: 'hold' }), baselinePowerW, parts }
+  // Memory traffic follows the GPU as well as the CPUs: the part of a memory rail that goes with
+  // the GPU rail is the GPU's (the frames'), not the code's that happened to run meanwhile.
+  const gpu = rails.filter((r) => componentOfRail(r) === 'gpu')
+  let curve = railsCurve(cpu, { edges: 'hold' })
+  if (gpu.length > 0) {
+    const gpuFloorW = gpu.reduce((a, r) => a + (floorOf(r) ?? 0), 0)
+    const gpuPart: PowerPart = {
+      curve: railsCurve(gpu, { edges: 'hold' }),
+      baselinePowerW: gpuFloorW,
+    }
+    const cpuParts = parts.filter((_, i) => componentOfRail(cpu[i] as RailSeries) === 'cpu')
+    parts.forEach((part, i) => {
+      if (componentOfRail(cpu[i] as RailSeries) !== 'memory') return
+      const perGpuJ = gpuShareOf(part, gpuPart, cpuParts, window)
+      if (!(perGpuJ > 0)) return
+      const adjusted = minusCurve(part.curve, gpuPart.curve, perGpuJ)
+      parts[i] = {
+        ...part,
+        curve: adjusted,
+        baselinePowerW: part.baselinePowerW - perGpuJ * gpuFloorW,
+      }
+      baselinePowerW -= perGpuJ * gpuFloorW
+      curve = minusCurve(curve, gpuPart.curve, perGpuJ)
+    })
+  }
+  return { curve, baselinePowerW, parts }
+}
+
+/**
+ * How many J of a memory rail go with each J of the GPU rail: least squares over the window's
+ * sensor intervals of memory ≈ a·CPU + b·GPU (net energies above their floors, no intercept);
+ * returns b, or 0 when the GPU did not vary enough to tell (or the fit is not positive).
+ */
+function gpuShareOf(
+  memory: PowerPart,
+  gpu: PowerPart,
+  cpu: readonly PowerPart[],
+  window: EnergyWindow,
+): number {
+  const { bounds, energyJ: m } = partIntervals(memory, window)
+  let scc = 0
+  let sgg = 0
+  let scg = 0
+  let scm = 0
+  let sgm = 0
+  for (let j = 0; j + 1 < bounds.length; j++) {
+    const a = bounds[j] as number
+    const b = bounds[j + 1] as number
+    const g = netEnergyJ(gpu, a, b)
+    let c = 0
+    for (const part of cpu) c += netEnergyJ(part, a, b)
+    const y = m[j] as number
+    scc += c * c
+    sgg += g * g
+    scg += c * g
+    scm += c * y
+    sgm += g * y
+  }
+  const det = scc * sgg - scg * scg
+  if (!(sgg > 0) || !(det > 1e-12 * scc * sgg)) return 0
+  const share = (scc * sgm - scg * scm) / det
+  return share > 0 && Number.isFinite(share) ? share : 0
+}
+
+/** `a − k·b` as a curve on `a`'s readings (a rail with another rail's part taken out). */
+function minusCurve(a: EnergyCurve, b: EnergyCurve, k: number): EnergyCurve {
+  return {
+    source: a.source,
+    clock: a.clock,
+    kind: a.kind,
+    firstNs: a.firstNs,
+    lastNs: a.lastNs,
+    edges: a.edges,
+    cumulativeJ: (t) => a.cumulativeJ(t) - k * b.cumulativeJ(t),
+    energyJ: (from, to) => a.energyJ(from, to) - k * b.energyJ(from, to),
+    powerAtW: (t) => a.powerAtW(t) - k * b.powerAtW(t),
+    readingIdAt: (t) => a.readingIdAt(t),
+    countReadings: (from, to) => a.countReadings(from, to),
+    readingTimesIn: (from, to) => a.readingTimesIn(from, to),
+    countUpdates: (from, to) => a.countUpdates(from, to),
+  }
 }

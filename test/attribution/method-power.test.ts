@@ -136,3 +136,38 @@ test('a CPU schedule in which none of the method data’s threads ran is dropped
     result.methods.find((m) => m.method === 'com.example.Feed.bind')?.localEnergyJ,
   ).toBeCloseTo(0.1, 9)
 })
+
+test('the part of the memory rail that goes with the GPU rail is taken out of what methods divide', () => {
+  // Per 100 ms interval: CPU and GPU power vary independently; memory = 20 mW floor + 10% of the
+  // CPU's power above its floor + 0.2 W per W of GPU power.
+  const cpuW = [0.05, 0.55, 0.3, 0.05, 0.8, 0.4, 0.05, 0.2, 0.6, 0.05]
+  const gpuW = [0, 0.4, 0, 0.46, 0, 0.2, 0.46, 0, 0.1, 0]
+  const at = (list: number[]) => (ms: number) => list[Math.floor(ms / 100)] ?? 0
+  const little = rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)', at(cpuW))
+  const gpu = rail('S2S_VDD_G3D', 'GPU', at(gpuW))
+  const memory = rail('S1M_VDD_MIF', 'Memory', (ms) => {
+    const i = Math.floor(ms / 100)
+    return 0.02 + 0.1 * ((cpuW[i] ?? 0) - 0.05) + 0.2 * (gpuW[i] ?? 0)
+  })
+  expect(followsCpu(gpu), 'the GPU rail is not divided among methods').toBe(false)
+  const power = cpuMethodPower([little, memory, gpu], window)
+  expect(power?.parts).toHaveLength(2)
+  const mem = power!.parts[1]!
+  // What is left of the memory rail above its floor is the CPU-driven 10% only.
+  for (let i = 0; i < 10; i++) {
+    const netJ = mem.curve.energyJ(i * 100 * MS, (i + 1) * 100 * MS) - mem.baselinePowerW * 0.1
+    expect(netJ, `interval ${i}`).toBeCloseTo(0.1 * ((cpuW[i] ?? 0) - 0.05) * 0.1, 9)
+  }
+  // The whole curve agrees with its parts.
+  expect(power!.curve.energyJ(0, 1000 * MS)).toBeCloseTo(
+    power!.parts.reduce((a, p) => a + p.curve.energyJ(0, 1000 * MS), 0),
+    12,
+  )
+  // Without GPU activity nothing is taken out.
+  const still = rail('S2S_VDD_G3D', 'GPU', () => 0)
+  const plain = cpuMethodPower([little, memory, still], window)
+  expect(plain!.parts[1]!.curve.energyJ(0, 1000 * MS)).toBeCloseTo(
+    memory.readings.at(-1)!.energyJ,
+    12,
+  )
+})

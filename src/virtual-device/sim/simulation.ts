@@ -941,8 +941,20 @@ export class Simulation {
     const window = integrate(this, base.tNs, tNs)
     const rails: Record<string, number> = { ...base.rails }
     for (const [rail, j] of Object.entries(window.rails)) rails[rail] = (rails[rail] ?? 0) + j
-    const result = { totalJ: base.totalJ + window.totalEnergyJ, rails }
-    if (tNs <= now && tNs > (cps.at(-1)?.tNs ?? 0)) cps.push({ tNs, ...result })
+    let totalJ = base.totalJ + window.totalEnergyJ
+    // Kept in time order, also for a time before the latest checkpoint (Perfetto reads its polls
+    // of a whole session at its stop): integrating from a far-back checkpoint each time would be
+    // quadratic in the session's length. Sums from another checkpoint may differ in the last bit:
+    // clamped between the neighbours, the counters never go backwards.
+    const after = cps[lo]
+    if (after !== undefined) {
+      totalJ = Math.min(totalJ, after.totalJ)
+      for (const [rail, j] of Object.entries(rails)) {
+        rails[rail] = Math.min(j, after.rails[rail] ?? j)
+      }
+    }
+    const result = { totalJ, rails }
+    if (tNs <= now && tNs > base.tNs) cps.splice(lo, 0, { tNs, ...result })
     return result
   }
 
