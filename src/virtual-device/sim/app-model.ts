@@ -105,6 +105,11 @@ export interface Screen {
   readonly widgets: readonly Widget[]
   /** Work done each time the screen is shown. */
   readonly onEnter?: Work
+  /**
+   * Average luminance of what the screen shows, 0 (black) – 1 (white): an OLED panel's power above
+   * `screen.on` scales with it (phone physics). @default 0.5 (what `screen.full` stands for)
+   */
+  readonly luminance?: number
 }
 
 export interface AppModel {
@@ -158,6 +163,7 @@ export const APP_MODEL_SCHEMA = {
         activity: { type: 'string', pattern: '^[\\w.$]+$' },
         widgets: { type: 'array', items: { $ref: '#/definitions/widget' } },
         onEnter: { $ref: '#/definitions/work' },
+        luminance: { type: 'number', minimum: 0, maximum: 1 },
       },
     },
     widget: {

@@ -194,7 +194,15 @@ interface ScreenState {
   readonly tNs: number
   readonly on: boolean
   readonly brightness: number
+  /** Average luminance of what is shown, 0–1 (phone physics; see `DEFAULT_LUMINANCE`). */
+  readonly luminance: number
 }
+
+/**
+ * The average luminance a power profile's `screen.full` stands for, and what a screen that declares
+ * none (or the launcher) shows: with it an OLED panel draws exactly the profile's figure.
+ */
+export const DEFAULT_LUMINANCE = 0.5
 
 interface Periodic {
   nextNs: number
@@ -300,7 +308,9 @@ export class Simulation {
     this.now = options.now
     this.random = prng(options.seed ?? 1)
     this.jitter = options.cpuJitter ?? 0.03
-    this.screenStates = [{ tNs: 0, on: true, brightness: options.brightness ?? 102 }]
+    this.screenStates = [
+      { tNs: 0, on: true, brightness: options.brightness ?? 102, luminance: DEFAULT_LUMINANCE },
+    ]
     this.physics = options.physics ?? 'simple'
     this.otherRandom = prng(((options.seed ?? 1) * 2654435761) ^ 0x5bd1e995)
     this.others =
@@ -684,6 +694,7 @@ export class Simulation {
     this.screenId = id
     this.focused = undefined
     const screen = this.currentScreen()
+    this.setScreen(t, this.screenOn, this.brightness, screen?.luminance ?? DEFAULT_LUMINANCE)
     if (screen?.onEnter !== undefined) {
       const work = screen.onEnter
       for (const call of work.calls ?? []) this.dispatch(call, 'main', t)
@@ -692,15 +703,26 @@ export class Simulation {
   }
 
   private leaveScreen(t: number): void {
+    // The launcher (home) shows what a screen without a declared luminance shows.
+    this.setScreen(t, this.screenOn, this.brightness, DEFAULT_LUMINANCE)
     for (const h of this.hardware) {
       if (h.screenId === this.screenId && h.endNs > t) h.endNs = Math.max(h.startNs, t)
     }
   }
 
-  private setScreen(t: number, on: boolean, brightness: number): void {
+  private setScreen(
+    t: number,
+    on: boolean,
+    brightness: number,
+    luminance = this.lastScreenState().luminance,
+  ): void {
     const last = this.lastScreenState()
-    if (last.on === on && last.brightness === brightness) return
-    this.screenStates.push({ tNs: Math.max(t, last.tNs), on, brightness })
+    if (last.on === on && last.brightness === brightness && last.luminance === luminance) return
+    const state = { tNs: Math.max(t, last.tNs), on, brightness, luminance }
+    // Several changes at one instant (leaving a screen for the next) are one state.
+    if (state.tNs === last.tNs && this.screenStates.length > 1) {
+      this.screenStates[this.screenStates.length - 1] = state
+    } else this.screenStates.push(state)
   }
 
   private lastScreenState(): ScreenState {
@@ -1233,7 +1255,13 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       else processAcc(g.other).gpuEnergyJ += j
     }
     if (screenOn && screen !== undefined) {
-      put('screen', RAILS.display, w(p.screenOnMa + (p.screenFullMa * screen.brightness) / 255))
+      // An OLED panel's light, and the power above `screen.on`, scales with what it shows.
+      const content = phone ? screen.luminance / DEFAULT_LUMINANCE : 1
+      put(
+        'screen',
+        RAILS.display,
+        w(p.screenOnMa + (p.screenFullMa * screen.brightness * content) / 255),
+      )
     }
     radio(1, 'wifi', RAILS.wlanBt, p.wifiActiveMa, p.wifiTailMa)
     radio(3, 'cellular', RAILS.modem, p.cellularActiveMa, p.cellularTailMa)

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest'
+import { validateAppModel, type AppModel } from '../../../src/virtual-device/sim/app-model.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
 import { buildArtProfile } from '../../../src/virtual-device/sim/art-profile.js'
 import { cpuScheduleOf } from '../../../src/virtual-device/sim/cpu-schedule.js'
@@ -194,5 +195,43 @@ describe('other processes (physics: phone)', () => {
     const asked = run(true)
     expect(asked.processes.length).toBeGreaterThan(0)
     expect(asked).toEqual(run(false))
+  })
+})
+
+describe('display content (physics: phone)', () => {
+  const model: AppModel = {
+    ...DEMO_APP_MODEL,
+    screens: DEMO_APP_MODEL.screens.map((screen) =>
+      screen.id === 'feed'
+        ? { ...screen, luminance: 0.9 }
+        : screen.id === 'map'
+          ? { ...screen, luminance: 0.1 }
+          : screen,
+    ),
+  }
+
+  test('an OLED panel draws screen.on + screen.full × brightness × luminance / 0.5', () => {
+    for (const physics of ['phone', 'simple'] as const) {
+      const { sim, advance, now } = makeSimOn(3, model, undefined, physics)
+      sim.launch(5000) // the feed: luminance 0.9
+      advance(1000)
+      tap(sim, 'map') // luminance 0.1
+      advance(1000)
+      sim.keyevent(3) // home: the default, 0.5
+      advance(1000)
+      const second = (k: number) =>
+        sim.groundTruth(now + k * 1000 * MS, now + (k + 1) * 1000 * MS).components.screen
+      const displayW = (luminance: number) =>
+        maToW(power, power.screenOnMa + (power.screenFullMa * 102 * luminance) / 0.5 / 255)
+      const expected = physics === 'phone' ? [0.9, 0.1, 0.5] : [0.5, 0.5, 0.5]
+      expected.forEach((luminance, k) => {
+        expect(second(k), `${physics} second ${k}`).toBeCloseTo(displayW(luminance), 9)
+      })
+    }
+  })
+
+  test('a luminance outside 0–1 fails the schema', () => {
+    const bad = { ...model, screens: [{ ...model.screens[0]!, luminance: 1.5 }] }
+    expect(() => validateAppModel(bad)).toThrow(/luminance must be <= 1/)
   })
 })
