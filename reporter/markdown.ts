@@ -1,6 +1,7 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
+import { describeLimit, primaryLimit } from './limits.js'
 import { foldMethods, formatBudgetFigure, shortName } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
@@ -27,7 +28,7 @@ export function renderMarkdown(report: EnergyReport): string {
       (s.warnings > 0 ? `, ${s.warnings} warning(s)` : '') +
       '.',
     '',
-    '| | test | net | gross | avg power | duration | budget figure | budget | Δ baseline | top method |',
+    '| | test | net | gross | avg power | duration | budget figure | budget / limit | Δ baseline | top method |',
     '|---|---|---:|---:|---:|---:|---:|---|---:|---|',
   ]
   for (const t of report.tests) {
@@ -131,9 +132,20 @@ const COLOR_MARK = {
   uncolored: '⚪ –',
 } as const
 
+/** The budget, else the matcher limit the terminal's row shows (reporter/limits.ts chooses). */
 function budgetCell(t: ReportedTest): string {
   const b = t.budget
-  if (b === undefined) return '–'
+  if (b === undefined) {
+    const check = primaryLimit(t.limits)
+    if (check === undefined) return '–'
+    const mark = check.passed
+      ? '✅'
+      : check.verdict === 'inconclusive'
+        ? '❔ inconclusive'
+        : `❌ ${check.verdict}`
+    const more = (t.limits?.length ?? 1) - 1
+    return `${describeLimit(check)} ${mark}${more > 0 ? ` (+${more} limit${more === 1 ? '' : 's'})` : ''}`
+  }
   const mark = b.verdict === 'within' ? '✅' : b.verdict === 'over' ? '❌ over' : '❔ inconclusive'
   return `${formatJoules(b.energyJ)} ${mark}`
 }

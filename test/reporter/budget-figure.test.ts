@@ -123,7 +123,7 @@ test('the terminal row shows the mean with its interval and n beside the budget'
 
 test('the markdown table has a budget figure column', () => {
   const md = renderMarkdown(report)
-  expect(md).toContain('| duration | budget figure | budget |')
+  expect(md).toContain('| duration | budget figure | budget / limit |')
   expect(md).toContain(
     '| ✅ | feed.test.ts › scrolling the feed | 69.5 mJ | 69.5 mJ | 46.3 mW | 1.50 s | 13.9 mJ ± 393 µJ (mean of 5) | 16.0 mJ ✅ |',
   )
@@ -145,4 +145,42 @@ test("the figure: ± its half-width in that width's own unit when symmetric, a r
     '2.00 J (95% 1.80 J – 2.10 J)',
   )
   expect(formatBudgetFigure({ valueJ: 0.5, n: 1 })).toBe('500 mJ')
+})
+
+test('without a budget, the markdown row shows the matcher limit the terminal row shows', () => {
+  const check = (limit: number, passed: boolean) =>
+    ({
+      matcher: 'toConsumeLessThan',
+      negated: false,
+      comparison: '<',
+      limit,
+      unit: 'J',
+      scope: 'net',
+      value: 1,
+      n: 1,
+      verdict: passed ? 'within' : 'over',
+      passed,
+    }) as const
+  const limited = buildEnergyReport([
+    {
+      file: 'feed.test.ts',
+      name: 'within its limit',
+      state: 'passed',
+      results: [window('a', 1)],
+      limits: [check(4, true), check(2, true)],
+      errors: [],
+    },
+    {
+      file: 'feed.test.ts',
+      name: 'over its limit',
+      state: 'failed',
+      results: [window('b', 1)],
+      limits: [check(0.5, false)],
+      errors: [],
+    },
+  ])
+  const md = renderMarkdown(limited)
+  // The most used of two passing limits, and how many more there are ('<' escaped for HTML).
+  expect(md).toContain('| 50% of limit &lt; 2.00 J ✅ (+1 limit) |')
+  expect(md).toContain('| 200% of limit &lt; 500 mJ ❌ over |')
 })
