@@ -41,18 +41,8 @@ export function pmCommand(packages: PackageRegistry, stopSimApp: () => void): Sh
       }
       case 'install-write':
         return installWrite(packages, inv, args)
-      case 'install-commit': {
-        const id = Number(operands[0])
-        try {
-          await packages.commitSession(id)
-        } catch (error) {
-          if (!(error instanceof InstallFailure)) throw error
-          out(inv, `Failure [${error.code}: ${error.message}]\n`)
-          return 1
-        }
-        out(inv, 'Success\n')
-        return 0
-      }
+      case 'install-commit':
+        return reportInstall(inv, () => packages.commitSession(Number(operands[0])))
       case 'install-abandon':
         if (!packages.abandonSession(Number(operands[0]))) {
           err(inv, `Error: unknown session ${operands[0] ?? ''}\n`)
@@ -226,8 +216,16 @@ async function install(
     out(inv, `Failure [INSTALL_FAILED_INVALID_APK: Can't open file: ${file}]\n`)
     return 1
   }
+  return reportInstall(inv, () => packages.install(node.data, path, { grantAll, allowDowngrade }))
+}
+
+/** `Success`, or the package manager's `Failure [CODE: message]` with status 1. */
+async function reportInstall(
+  inv: ShellInvocation,
+  install: () => Promise<unknown>,
+): Promise<number> {
   try {
-    await packages.install(node.data, path, { grantAll, allowDowngrade })
+    await install()
   } catch (error) {
     if (!(error instanceof InstallFailure)) throw error
     out(inv, `Failure [${error.code}: ${error.message}]\n`)
