@@ -50,5 +50,6 @@ export {
   notProfileable,
   parseDumpsysPackage,
   probeCapabilities,
+  resolveLauncherActivity,
   voltageUnitOf,
 } from './probe.js'

@@ -533,6 +533,34 @@ async function probeApp(
   }
 }
 
+/**
+ * The app's launcher activity as the package manager resolves it
+ * (`cmd package resolve-activity --brief -c android.intent.category.LAUNCHER <pkg>`): the line
+ * `<pkg>/<activity>`, or undefined (`No activity found`), with the command's result as evidence.
+ */
+export async function resolveLauncherActivity(
+  device: AdbDevice,
+  pkg: string,
+): Promise<{ readonly component: string | undefined; readonly result: ShellResult }> {
+  const result = await shell(device, [
+    'cmd',
+    'package',
+    'resolve-activity',
+    '--brief',
+    '-c',
+    'android.intent.category.LAUNCHER',
+    pkg,
+  ])
+  const component =
+    result.exitCode === 0
+      ? result.stdout
+          .split('\n')
+          .map((l) => l.trim())
+          .find((l) => l.startsWith(`${pkg}/`))
+      : undefined
+  return { component, result }
+}
+
 /** Throws E_APP_NOT_INSTALLED / E_NOT_PROFILEABLE when the probe shows the app cannot be traced. */
 export function assertProfileable(app: AppCapability, serial: string): void {
   if (!app.installed) {

@@ -11,6 +11,7 @@ import {
   mapDeviceClock,
   notProfileable,
   probeCapabilities,
+  resolveLauncherActivity,
   shell,
   type AdbDevice,
   type Capabilities,
@@ -356,18 +357,9 @@ async function askAmProfile(
   evidence.push(evidenceOf(pid, lineOf(pid) ?? '(not running)'))
   let started = false
   if (pid.exitCode !== 0 || lineOf(pid) === undefined) {
-    const resolved = await run(device, [
-      'cmd',
-      'package',
-      'resolve-activity',
-      '--brief',
-      '-c',
-      'android.intent.category.LAUNCHER',
-      pkg,
-    ])
-    const component = lineOf(resolved, new RegExp(`^${pkg.replace(/\./g, '\\.')}/`))
+    const { component, result: resolved } = await resolveLauncherActivity(device, pkg)
     evidence.push(evidenceOf(resolved, component ?? lineOf(resolved)))
-    if (resolved.exitCode !== 0 || component === undefined) {
+    if (component === undefined) {
       return {
         answer: 'unknown',
         why: 'its launcher activity could not be resolved to start it',

@@ -10,13 +10,16 @@ import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Duplex } from 'node:stream'
 import {
+  centre,
   descendants,
   isDisplayed,
   nodeAtPath,
   parseHierarchy,
   renderPageSource,
   screenSize,
+  swipeLine,
   type Rect,
+  type SwipeDirection,
   type UiNode,
 } from '../appium-driver/hierarchy.js'
 import { compileLocator } from '../appium-driver/locate.js'
@@ -68,11 +71,6 @@ export interface Uiautomator2Server {
   accept(connection: Duplex): void
   close(): void
 }
-
-const centre = (r: Rect): [number, number] => [
-  Math.round(r.x + r.width / 2),
-  Math.round(r.y + r.height / 2),
-]
 
 /** Starts the server's HTTP handling; the caller registers `accept` on the phone's port. */
 export function createUiautomator2Server(
@@ -434,12 +432,7 @@ export function createUiautomator2Server(
     if (!['up', 'down', 'left', 'right'].includes(direction)) {
       throw invalidArgument(`Swipe direction must be one of: up, down, left, right`)
     }
-    const [cx, cy] = centre(r)
-    const vertical = direction === 'up' || direction === 'down'
-    const half = Math.floor(((vertical ? r.height : r.width) * percent) / 2)
-    const sign = direction === 'up' || direction === 'left' ? -1 : 1
-    if (vertical) injectSwipe(phone, cx, cy - sign * half, cx, cy + sign * half)
-    else injectSwipe(phone, cx - sign * half, cy, cx + sign * half, cy)
+    injectSwipe(phone, ...swipeLine(r, direction as SwipeDirection, percent))
     return null
   })
   route('GET', `${S}/appium/element/:eid/first_visible`, ([sid, eid]) => {

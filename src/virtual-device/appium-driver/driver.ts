@@ -20,6 +20,7 @@ import {
   connectAdb,
   pickDevice,
   quoteShellArg,
+  resolveLauncherActivity,
   shell,
   shellScript,
   type AdbDevice,
@@ -29,12 +30,15 @@ import { EnergyError, isEnergyError } from '../../model/index.js'
 import { AppiumDriverErrors } from './errors.js'
 import {
   attributeOf,
+  centre,
   isDisplayed,
   nodeAtPath,
   parseHierarchy,
   renderPageSource,
   screenSize,
+  swipeLine,
   type Rect,
+  type SwipeDirection,
   type UiNode,
 } from './hierarchy.js'
 import { compileLocator, LOCATOR_STRATEGIES, type Locator } from './locate.js'
@@ -82,22 +86,11 @@ interface Session {
   readonly elements: Map<string, ElementRecord>
 }
 
-/**
- * `cmd package resolve-activity --brief -c android.intent.category.LAUNCHER <pkg>`: the last line
- * is `<pkg>/<activity>`; `No activity found` (or anything else) throws `E_APPIUM_DEVICE_COMMAND`.
- */
+/** The launcher activity resolved on the phone; throws `E_APPIUM_DEVICE_COMMAND` when there is none. */
 async function launcherActivity(device: AdbDevice, pkg: string): Promise<string> {
-  const result = await shell(device, [
-    'cmd',
-    'package',
-    'resolve-activity',
-    '--brief',
-    '-c',
-    'android.intent.category.LAUNCHER',
-    pkg,
-  ])
+  const { component, result } = await resolveLauncherActivity(device, pkg)
+  if (component !== undefined) return component.slice(pkg.length + 1)
   const last = result.stdout.trim().split('\n').at(-1)?.trim() ?? ''
-  if (result.exitCode === 0 && last.startsWith(`${pkg}/`)) return last.slice(pkg.length + 1)
   throw new EnergyError({
     code: AppiumDriverErrors.DEVICE_COMMAND,
     message: `no launcher activity for ${pkg}: ${last.slice(0, 200) || 'no answer'}`,
@@ -108,10 +101,6 @@ async function launcherActivity(device: AdbDevice, pkg: string): Promise<string>
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-function centre(rect: Rect): [number, number] {
-  return [Math.floor(rect.x + rect.width / 2), Math.floor(rect.y + rect.height / 2)]
 }
 
 /** `input text` escaping as appium-adb does it: spaces travel as `%s`; the shell word is quoted. */
@@ -551,15 +540,13 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
           'mobile: swipeGesture needs elementId or left, top, width and height',
         )
       }
-      const [cx, cy] = centre(area)
-      const dir = String(direction).toLowerCase()
-      const vertical = dir === 'up' || dir === 'down'
-      const half = Math.floor(((vertical ? area.height : area.width) * percent) / 2)
-      const sign = dir === 'up' || dir === 'left' ? -1 : 1
-      const [x1, y1, x2, y2] = vertical
-        ? [cx, cy - sign * half, cx, cy + sign * half]
-        : [cx - sign * half, cy, cx + sign * half, cy]
-      const durationMs = Math.max(50, Math.round(((2 * half) / (speed ?? 5000)) * 1000))
+      const [x1, y1, x2, y2] = swipeLine(
+        area,
+        String(direction).toLowerCase() as SwipeDirection,
+        percent,
+      )
+      const lengthPx = Math.abs(x2 - x1) + Math.abs(y2 - y1)
+      const durationMs = Math.max(50, Math.round((lengthPx / (speed ?? 5000)) * 1000))
       await this.run(['input', 'swipe', ...[x1, y1, x2, y2, durationMs].map(String)])
     })
   }

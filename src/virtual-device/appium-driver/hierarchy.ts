@@ -177,6 +177,31 @@ export function nodeAtPath(root: UiNode, path: string): UiNode | undefined {
   return node
 }
 
+/** A rect's centre in whole pixels, as Android's `Rect.centerX()`/`centerY()` (rounded down). */
+export function centre(rect: Rect): [number, number] {
+  return [Math.floor(rect.x + rect.width / 2), Math.floor(rect.y + rect.height / 2)]
+}
+
+export type SwipeDirection = 'up' | 'down' | 'left' | 'right'
+
+/**
+ * UiAutomator2's `swipeGesture`: a straight line through the area's centre over `percent` of its
+ * height (up, down) or width (left, right), towards `direction`: `[x1, y1, x2, y2]`.
+ */
+export function swipeLine(
+  area: Rect,
+  direction: SwipeDirection,
+  percent: number,
+): [number, number, number, number] {
+  const [cx, cy] = centre(area)
+  const vertical = direction === 'up' || direction === 'down'
+  const half = Math.floor(((vertical ? area.height : area.width) * percent) / 2)
+  const sign = direction === 'up' || direction === 'left' ? -1 : 1
+  return vertical
+    ? [cx, cy - sign * half, cx, cy + sign * half]
+    : [cx - sign * half, cy, cx + sign * half, cy]
+}
+
 /**
  * Screen size: a page source's `width`/`height` on `<hierarchy>`, else the largest right/bottom
  * edge in the hierarchy (the root view fills the screen).
