@@ -177,11 +177,35 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     return Buffer.concat([encodeOkay(), r.ok ? encodeOkay(String(r.port)) : encodeFail(r.message)])
   }
 
-  const listForwards = (): string =>
-    forwards
-      .list()
-      .map((f) => `${f.serial} ${f.local} ${f.remote}\n`)
-      .join('')
+  /**
+   * The forward requests, wherever they arrive (`host:`, `host-serial:<s>:`, or `host:` after a
+   * transport switch): the reply, or undefined when `query` is not one. `forward`/`killforward`
+   * need the device (`serial`); `list-forward` lists `listSerial`'s forwards, or all.
+   */
+  const forwardQuery = async (
+    query: string,
+    serial?: string,
+    listSerial?: string,
+  ): Promise<Buffer | undefined> => {
+    if (query.startsWith('forward:') || query.startsWith('killforward:')) {
+      return serial === undefined ? undefined : forwardRequest(serial, query)
+    }
+    if (query === 'killforward-all') {
+      // adb removes every forward, whichever device the request named.
+      forwards.removeAll()
+      return Buffer.concat([encodeOkay(), encodeOkay()])
+    }
+    if (query === 'list-forward') {
+      return encodeOkay(
+        forwards
+          .list()
+          .filter((f) => listSerial === undefined || f.serial === listSerial)
+          .map((f) => `${f.serial} ${f.local} ${f.remote}\n`)
+          .join(''),
+      )
+    }
+    return undefined
+  }
 
   const notifyTrackers = (): void => {
     for (const t of trackers) sendDeviceList(t)
@@ -322,32 +346,13 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         failAndClose('device not found')
         return
       }
-      if (query.startsWith('forward:') || query.startsWith('killforward:')) {
-        if (!r.ok) {
-          failAndClose(r.message)
-          return
-        }
-        reply(await forwardRequest(d.device.serial, query))
+      const forwarded = await forwardQuery(query, d.device.serial, d.device.serial)
+      if (forwarded !== undefined) {
+        reply(forwarded)
         socket.end()
         return
       }
       switch (query) {
-        case 'list-forward':
-          reply(
-            encodeOkay(
-              forwards
-                .list()
-                .filter((f) => f.serial === d.device.serial)
-                .map((f) => `${f.serial} ${f.local} ${f.remote}\n`)
-                .join(''),
-            ),
-          )
-          break
-        case 'killforward-all':
-          // adb removes every forward, whichever device the request named.
-          forwards.removeAll()
-          reply(Buffer.concat([encodeOkay(), encodeOkay()]))
-          break
         case 'features':
           // An empty feature list keeps both clients on the legacy shell and sync protocols.
           reply(encodeOkay(''))
@@ -388,12 +393,8 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
         socket.end()
         return
       case 'list-forward':
-        reply(encodeOkay(listForwards()))
-        socket.end()
-        return
       case 'killforward-all':
-        forwards.removeAll()
-        reply(Buffer.concat([encodeOkay(), encodeOkay()]))
+        reply((await forwardQuery(query)) ?? encodeFail('unknown host service'))
         socket.end()
         return
       case 'kill':
@@ -462,16 +463,7 @@ export async function startAdbServer(options: AdbServerOptions = {}): Promise<Ad
     // adb 1.0.41 sends `host:forward:…` (and killforward) after `host:tport:…` on one connection.
     if (service.startsWith('host:')) {
       const query = service.slice('host:'.length)
-      if (query.startsWith('forward:') || query.startsWith('killforward:')) {
-        socket.write(await forwardRequest(device.serial, query))
-      } else if (query === 'killforward-all') {
-        forwards.removeAll()
-        socket.write(Buffer.concat([encodeOkay(), encodeOkay()]))
-      } else if (query === 'list-forward') {
-        socket.write(encodeOkay(listForwards()))
-      } else {
-        socket.write(encodeFail('unknown host service'))
-      }
+      socket.write((await forwardQuery(query, device.serial)) ?? encodeFail('unknown host service'))
       socket.end()
       return
     }
