@@ -38,7 +38,8 @@ import {
 import {
   buildRunReport,
   describeProblem,
-  htmlSetting,
+  optionSettings,
+  type OptionSettings,
   writeRunOutputs,
   type RunReport,
 } from './run-report.js'
@@ -96,17 +97,6 @@ export interface EnergyReporterOptions {
   readonly screen?: Screen
   /** Where terminal output goes. @default process.stdout */
   readonly write?: (text: string) => void
-}
-
-/** The plugin options the reporter reads from the provided context (plain JSON). */
-interface PluginSettings {
-  readonly budgets?: string
-  readonly budgetHeadroomPct?: number
-  readonly classify?: boolean | ClassifyReportOptions
-  /** Absolute (the plugin resolves it against the root). */
-  readonly artifactsDir?: string
-  /** The plugin's `html`: `false`, or the report's path. */
-  readonly html?: string | false
 }
 
 export { renderJson }
@@ -248,7 +238,8 @@ export default class EnergyReporter implements Reporter {
   }
 }
 
-function pluginSettings(vitest: Vitest | undefined): PluginSettings {
+/** The plugin's options, from the provided context. */
+function pluginSettings(vitest: Vitest | undefined): OptionSettings {
   let provided: unknown
   try {
     provided = (
@@ -258,21 +249,7 @@ function pluginSettings(vitest: Vitest | undefined): PluginSettings {
     return {}
   }
   if (typeof provided !== 'object' || provided === null) return {}
-  const o = provided as Record<string, unknown>
-  const classify = o['classify']
-  return {
-    ...(typeof o['budgets'] === 'string' ? { budgets: o['budgets'] } : {}),
-    ...(typeof o['budgetHeadroomPct'] === 'number'
-      ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
-      : {}),
-    ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
-    ...htmlSetting(o['html']),
-    ...(typeof classify === 'boolean'
-      ? { classify }
-      : typeof classify === 'object' && classify !== null
-        ? { classify: classify as ClassifyReportOptions }
-        : {}),
-  }
+  return optionSettings(provided as Record<string, unknown>)
 }
 
 function outputFileFromConfig(

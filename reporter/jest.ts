@@ -24,7 +24,12 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
-import { buildRunReport, htmlSetting, writeRunOutputs } from './run-report.js'
+import {
+  buildRunReport,
+  optionSettings,
+  writeRunOutputs,
+  type OptionSettings,
+} from './run-report.js'
 import { terminalScreen, type Screen } from './screen.js'
 import { renderTerminal } from './terminal.js'
 
@@ -266,39 +271,15 @@ function suiteFailures(aggregated: JestAggregatedResult, rootDir: string): Repor
   )
 }
 
-/** What the reporter takes from the vitest-energy options of the run's Jest project. */
-interface EnvironmentSettings {
-  readonly budgets?: string
-  readonly budgetHeadroomPct?: number
-  readonly classify?: boolean | ClassifyReportOptions
-  readonly artifactsDir?: string
-  readonly html?: string | false
-}
-
 /**
  * The vitest-energy options in `testEnvironmentOptions` (the test environment's; the first project
  * that has any), read defensively: they were validated where the environment ran.
  */
-function environmentSettings(
-  contexts: ReadonlySet<JestTestContext> | undefined,
-): EnvironmentSettings {
+function environmentSettings(contexts: ReadonlySet<JestTestContext> | undefined): OptionSettings {
   for (const context of contexts ?? []) {
     const o = context.config?.testEnvironmentOptions
     if (o === undefined || typeof o['app'] !== 'string') continue
-    const classify = o['classify']
-    return {
-      ...(typeof o['budgets'] === 'string' ? { budgets: o['budgets'] } : {}),
-      ...(typeof o['budgetHeadroomPct'] === 'number'
-        ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
-        : {}),
-      ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
-      ...htmlSetting(o['html']),
-      ...(typeof classify === 'boolean'
-        ? { classify }
-        : typeof classify === 'object' && classify !== null
-          ? { classify: classify as ClassifyReportOptions }
-          : {}),
-    }
+    return optionSettings(o)
   }
   return {}
 }

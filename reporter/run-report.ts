@@ -214,8 +214,40 @@ function writeHtml(
   print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
 }
 
+/**
+ * The vitest-energy options the reporter reads from the run's configuration (the Vitest plugin's
+ * provided context, the Jest environment's `testEnvironmentOptions`): plain JSON, read
+ * defensively (they were validated where the tests ran).
+ */
+export interface OptionSettings {
+  readonly budgets?: string
+  readonly budgetHeadroomPct?: number
+  readonly classify?: boolean | ClassifyReportOptions
+  /** The plugin resolves it against the root; Jest's as written. */
+  readonly artifactsDir?: string
+  /** The `html` option: `false`, or the report's path. */
+  readonly html?: string | false
+}
+
+export function optionSettings(o: Record<string, unknown>): OptionSettings {
+  const classify = o['classify']
+  return {
+    ...(typeof o['budgets'] === 'string' ? { budgets: o['budgets'] } : {}),
+    ...(typeof o['budgetHeadroomPct'] === 'number'
+      ? { budgetHeadroomPct: o['budgetHeadroomPct'] }
+      : {}),
+    ...(typeof o['artifactsDir'] === 'string' ? { artifactsDir: o['artifactsDir'] } : {}),
+    ...htmlSetting(o['html']),
+    ...(typeof classify === 'boolean'
+      ? { classify }
+      : typeof classify === 'object' && classify !== null
+        ? { classify: classify as ClassifyReportOptions }
+        : {}),
+  }
+}
+
 /** The `html` option of the plugin or the Jest environment, as the reporter takes it. */
-export function htmlSetting(value: unknown): { html?: string | false } {
+function htmlSetting(value: unknown): { html?: string | false } {
   if (value === false) return { html: false }
   const outputFile = (value as { outputFile?: unknown } | null | undefined)?.outputFile
   return typeof value === 'object' && typeof outputFile === 'string' ? { html: outputFile } : {}
