@@ -4,18 +4,16 @@
 // Vitest's own defaults and with more workers than phones. Every child run gets a TMPDIR of its
 // own, so "nothing left in /tmp" is checked, not assumed.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, shell } from '../../src/device/index.js'
 import { startVirtualDevice } from '../../src/virtual-device/index.js'
 import { docExamples } from './doc-examples.js'
+import { packedProject } from './packed-project.js'
 import { listTree } from './tree.js'
 
-const repo = fileURLToPath(new URL('../../', import.meta.url))
 const run = promisify(execFile)
 
 interface ReportedTest {
@@ -64,36 +62,7 @@ async function vitest(args: readonly string[], name: string): Promise<VitestRun>
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'vitest-energy-user-'))
-  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: repo,
-  })
-  const tarball = join(work, stdout.trim().split('\n').pop()!)
-  project = join(work, 'project')
-  await mkdir(project)
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'my-app-tests', private: true, type: 'module' }),
-  )
-  // The versions this repository tests with, from the local npm cache when it has them.
-  const vitestVersion = (
-    JSON.parse(await readFile(join(repo, 'node_modules/vitest/package.json'), 'utf8')) as {
-      version: string
-    }
-  ).version
-  await run(
-    'npm',
-    [
-      'install',
-      '--save-dev',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      `vitest@${vitestVersion}`,
-      tarball,
-    ],
-    { cwd: project, timeout: 300_000 },
-  )
+  ;({ work, project } = await packedProject('vitest-energy-user-', 'vitest'))
   for (const example of await docExamples('quickstart')) {
     await writeFile(join(project, example.file), example.code)
   }

@@ -6,13 +6,13 @@
 // one phone. Every run gets a TMPDIR of its own, so "nothing left behind" is checked, not assumed;
 // Jest exits on its own (no --forceExit), so nothing is left running either.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
 import { jestDocExamples } from '../e2e/doc-examples.js'
+import { packedProject } from '../e2e/packed-project.js'
 import { listTree } from '../e2e/tree.js'
 import { repo } from './_jest.js'
 
@@ -62,36 +62,7 @@ async function jest(args: readonly string[], name: string): Promise<JestRun> {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'vitest-energy-jest-user-'))
-  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: repo,
-  })
-  const tarball = join(work, stdout.trim().split('\n').pop()!)
-  project = join(work, 'project')
-  await mkdir(project)
-  await writeFile(
-    join(project, 'package.json'),
-    JSON.stringify({ name: 'my-app-tests', private: true, type: 'module' }),
-  )
-  // The Jest this repository tests with, from the local npm cache when it has it.
-  const jestVersion = (
-    JSON.parse(await readFile(join(repo, 'node_modules/jest/package.json'), 'utf8')) as {
-      version: string
-    }
-  ).version
-  await run(
-    'npm',
-    [
-      'install',
-      '--save-dev',
-      '--prefer-offline',
-      '--no-audit',
-      '--no-fund',
-      `jest@${jestVersion}`,
-      tarball,
-    ],
-    { cwd: project, timeout: 300_000 },
-  )
+  ;({ work, project } = await packedProject('vitest-energy-jest-user-', 'jest'))
   const examples = await jestDocExamples()
   expect(examples.map((e) => e.file).sort()).toEqual([
     'feed.test.js',
