@@ -9,10 +9,45 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
-import { startVirtualDevice } from '../../src/virtual-device/index.js'
+import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
 
 const root = fileURLToPath(new URL('../fixtures/phone-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
+
+/**
+ * Runs the phone project against `phone` (a standalone virtual phone, reached by serial and adb
+ * port as a real one) with its TMPDIR and the energy JSON in `dir`; `app` names the app under test.
+ */
+async function runOnPhone(
+  phone: VirtualDeviceServer,
+  dir: string,
+  app?: string,
+): Promise<{ stdout: string; code: number; out: string }> {
+  const out = join(dir, 'energy.json')
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [vitestBin, 'run', '--reporter=energy', `--outputFile.energy=${out}`],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          CI: '1',
+          TMPDIR: dir,
+          PHONE_SERIAL: phone.serials[0]!,
+          PHONE_ADB_PORT: String(phone.port),
+          ...(app === undefined ? {} : { PHONE_APP: app }),
+        },
+        timeout: 180_000,
+      },
+    )
+    return { stdout, code: 0, out }
+  } catch (error) {
+    const { stdout, code } = error as { stdout: string; code: number }
+    return { stdout, code, out }
+  }
+}
 
 test.each([
   [29, '10'],
@@ -23,30 +58,7 @@ test.each([
     const phone = await startVirtualDevice({ androidVersion: api, serialPrefix: `api${api}` })
     const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-api-'))
     try {
-      const serial = phone.serials[0]!
-      const out = join(dir, 'energy.json')
-      let stdout = ''
-      let code = 0
-      try {
-        ;({ stdout } = await promisify(execFile)(
-          process.execPath,
-          [vitestBin, 'run', '--reporter=energy', `--outputFile.energy=${out}`],
-          {
-            cwd: root,
-            env: {
-              ...process.env,
-              NO_COLOR: '1',
-              CI: '1',
-              TMPDIR: dir,
-              PHONE_SERIAL: serial,
-              PHONE_ADB_PORT: String(phone.port),
-            },
-            timeout: 180_000,
-          },
-        ))
-      } catch (error) {
-        ;({ stdout, code } = error as { stdout: string; code: number })
-      }
+      const { stdout, code, out } = await runOnPhone(phone, dir)
       expect(code, stdout).toBe(0)
       const report = JSON.parse(await readFile(out, 'utf8')) as EnergyReport
       const test = report.tests.find((t) => t.name === 'refreshing the feed')
@@ -77,25 +89,7 @@ test('another app, whose launcher is not .MainActivity: the driver resolves it o
   const phone = await startVirtualDevice({ app: model, serialPrefix: 'notes' })
   const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-notes-'))
   try {
-    let stdout = ''
-    let code = 0
-    try {
-      ;({ stdout } = await promisify(execFile)(process.execPath, [vitestBin, 'run'], {
-        cwd: root,
-        env: {
-          ...process.env,
-          NO_COLOR: '1',
-          CI: '1',
-          TMPDIR: dir,
-          PHONE_SERIAL: phone.serials[0]!,
-          PHONE_ADB_PORT: String(phone.port),
-          PHONE_APP: 'org.example.notes',
-        },
-        timeout: 180_000,
-      }))
-    } catch (error) {
-      ;({ stdout, code } = error as { stdout: string; code: number })
-    }
+    const { stdout, code } = await runOnPhone(phone, dir, 'org.example.notes')
     expect(code, stdout).toBe(0)
     const { device, phone: sim } = phone.devices[0]!
     expect(device.commandLog.join('\n')).toMatch(
