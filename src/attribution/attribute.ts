@@ -12,7 +12,13 @@ import type {
   MethodEnergy,
 } from '../model/energy.js'
 import { measuredResult, methodEnergy } from '../model/build.js'
-import type { CallTrace, CpuSchedule, RailSeries, StackSampleSet } from '../model/samples.js'
+import type {
+  CallTrace,
+  CpuSchedule,
+  RailSeries,
+  StackSample,
+  StackSampleSet,
+} from '../model/samples.js'
 import { componentsFromRails } from './components.js'
 import type { EnergyCurve } from './curve.js'
 import {
@@ -86,6 +92,8 @@ export type ExecutionInput =
       readonly maxMethods?: number
       /** Fit a background power with `power: 'regression'`. @default false */
       readonly background?: boolean
+      /** Told each sample's energy (not with `power: 'regression'`), e.g. to build a call tree. */
+      readonly onSampleEnergy?: (sample: StackSample, energyJ: number) => void
     }
 
 /**
@@ -247,6 +255,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
         : { minSamplesPerGroup: execution.minSamplesPerGroup }),
       ...(input.methodPower?.parts === undefined ? {} : { parts: input.methodPower.parts }),
       ...(schedule === undefined ? {} : { schedule }),
+      ...(execution.onSampleEnergy === undefined ? {} : { onSample: execution.onSampleEnergy }),
     })
     methods = [...sampling.methods]
   }

@@ -52,3 +52,7 @@ export type { InitiatedBurst, InitiatorOptions, Initiators, OngoingBurst } from 
 export { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
 export { clusterOfRail, cpuMethodPower, followsCpu } from './method-power.js'
 export type { MethodPower } from './method-power.js'
+export type { ReportDetailInput, ThinnedPower, ThinOptions } from './timeline.js'
+export { activityLanes, reportDetail, thinPower } from './timeline.js'
+export type { CallTreeOptions } from './call-tree.js'
+export { CallTreeBuilder } from './call-tree.js'

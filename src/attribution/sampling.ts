@@ -60,6 +60,8 @@ export interface SamplingOptions {
    * the running time comes from the scheduler, not from sample counts.
    */
   readonly schedule?: CpuSchedule
+  /** Told each sample in the window with the energy it was worth, J (e.g. to build a call tree). */
+  readonly onSample?: (sample: StackSample, energyJ: number) => void
 }
 
 /**
@@ -263,6 +265,7 @@ export function attributeSamples(
           (share === undefined ? 1 : (share[k] as number))
     // What this sample is worth, J: its power over its own period (`split` sums these).
     const sampleJ = (powerW * (s.periodNs ?? defaultPeriodNs)) / NS_PER_S
+    options.onSample?.(s, sampleJ)
     // EDATA de-duplicates on the power sensor's readings (samples between two updates share one);
     // with `split`, a group's samples share one value.
     const reading = split !== undefined ? (split.group[k] as number) : curve.readingIdAt(s.tNs)

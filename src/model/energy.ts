@@ -3,6 +3,7 @@
  * Vitest worker to the reporter through `task.meta`, so it holds no classes, Maps or bigints.
  */
 import type { ClockName } from './clock.js'
+import type { CallTreeNode, PowerTimeline } from './timeline.js'
 
 export const SCHEMA_VERSION = 1 as const
 
@@ -144,6 +145,10 @@ export interface MeasuredEnergyResult extends EnergyResultBase, EnergyAccounting
   readonly warnings: readonly EnergyWarning[]
   /** Device the window ran on. */
   readonly device?: { readonly serial: string; readonly model: string }
+  /** The sensor's power over the window, thinned, and the app's method activity (for reports). */
+  readonly timeline?: PowerTimeline
+  /** Where the method energy went, by callers: root → thread → frames, trimmed. */
+  readonly callTree?: CallTreeNode
 }
 
 export interface SkippedEnergyResult extends EnergyResultBase {

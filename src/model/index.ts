@@ -24,6 +24,14 @@ export { SCHEMA_VERSION } from './energy.js'
 export type { MeasuredInput, MethodEnergyInput } from './build.js'
 export { invariantViolations, measuredResult, methodEnergy } from './build.js'
 export type { SummaryOptions, TestEnergyMeta } from './summary.js'
+export type {
+  ActivityLane,
+  CallTreeNode,
+  CarriedInEnergy,
+  PowerTimeline,
+  TimelineSeries,
+} from './timeline.js'
+export { CALL_TREE_MAX_NODES, TIMELINE_MAX_BUCKETS, TIMELINE_MAX_LANES } from './timeline.js'
 export type { LimitCheck, LimitTarget, LimitUnit, LimitVerdict } from './limits.js'
 export { limitUse } from './limits.js'
 export { parseTestEnergyMeta, summarize } from './summary.js'
