@@ -99,6 +99,14 @@ export interface CpuSlice {
   readonly endNs: number
 }
 
+/** A CPU's frequency from an instant on (the kernel's `power/cpu_frequency` event). */
+export interface CpuFrequencyChange {
+  readonly cpu: number
+  /** On `CpuSchedule.clock`. */
+  readonly tNs: number
+  readonly khz: number
+}
+
 /** What ran on each CPU over a window (idle time, tid 0, is left out). */
 export interface CpuSchedule {
   /** e.g. `perfetto.sched_switch`. */
@@ -110,4 +118,9 @@ export interface CpuSchedule {
   readonly cpus: readonly number[]
   /** Some per-CPU buffer lost events: slices there may be missing or too long. */
   readonly lostEvents: boolean
+  /**
+   * Frequency changes (`power/cpu_frequency`) when the trace recorded them, sorted by time; a
+   * CPU's frequency before its first change in the window is unknown. @default none
+   */
+  readonly frequencies?: readonly CpuFrequencyChange[]
 }

@@ -5,6 +5,7 @@
  * as in the model's `CpuSchedule`; the perfetto encoder writes it as switches to `swapper/<cpu>`.
  */
 import type { CpuSchedule, CpuSlice } from '../../model/index.js'
+import type { CpuFrequencyChange } from '../../model/samples.js'
 import type { PowerModel } from './power-model.js'
 import type { Simulation } from './simulation.js'
 
@@ -55,5 +56,27 @@ export function cpuScheduleOf(sim: Simulation, startNs: number, stopNs: number):
     slices,
     cpus: simCpus(sim.power),
     lostEvents: false,
+    ...(sim.physics === 'phone' ? { frequencies: frequencyChanges(sim, startNs, stopNs) } : {}),
   }
+}
+
+/**
+ * The governor's frequency changes in [startNs, stopNs), one per CPU of the cluster as the kernel
+ * traces them (cpufreq reports a policy's change for each of its CPUs), in time order.
+ */
+export function frequencyChanges(
+  sim: Simulation,
+  startNs: number,
+  stopNs: number,
+): CpuFrequencyChange[] {
+  const out: CpuFrequencyChange[] = []
+  for (const governor of sim.governors) {
+    const { firstCore, cores } = governor.cluster
+    for (const change of governor.changes) {
+      const tNs = Math.round(change.tNs)
+      if (tNs < startNs || tNs >= stopNs) continue
+      for (let i = 0; i < cores; i++) out.push({ cpu: firstCore + i, tNs, khz: change.khz })
+    }
+  }
+  return out.sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu)
 }

@@ -5,9 +5,12 @@
  * state changes. Power is piecewise constant between record boundaries, so any window integrates
  * exactly (`groundTruth`). Deterministic for a seed and a sequence of (action, time) pairs.
  *
- * Scheduler (documented in docs/virtual-device.md): every thread is pinned to one core when it
- * first runs (`main`/`RenderThread` on the UI cluster, other threads round-robin on cluster 0);
- * each core runs its work FIFO without preemption at its cluster's fixed busy frequency.
+ * Scheduler (documented in docs/virtual-device.md): with the simple physics every thread is
+ * pinned to one core when it first runs (`main`/`RenderThread` on the UI cluster, other threads
+ * round-robin on cluster 0) and runs at its cluster's fixed busy frequency; with the phone physics
+ * each root call goes to a core its cpuset allows (`placeThread`: threads migrate between calls)
+ * and runs at the frequencies its cluster's governor decides (governor.ts). Each core runs its
+ * work FIFO without preemption.
  *
  * With `physics: 'phone'` other processes share the cores (other-processes.ts): their bursts are
  * placed lazily, in time order with the app's periodic ticks, up to the device's now, on an idle
@@ -29,6 +32,7 @@ import {
   type OtherThread,
   type Physics,
 } from './other-processes.js'
+import { ClusterGovernor } from './governor.js'
 import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
 
 /** A call as it ran (or will run): times on CLOCK_BOOTTIME, ns. */
@@ -69,7 +73,9 @@ export interface ExecSlice {
   readonly cluster: number
   readonly startNs: number
   endNs: number
-  /** Per-core power at the cluster's busy frequency, W. */
+  /** The cluster's frequency while the slice ran, kHz. */
+  readonly khz: number
+  /** Per-core power at that frequency, W. */
   readonly coreW: number
   /** The thread of another process that ran (`callId` -1); undefined for the app's threads. */
   readonly other?: OtherThread
@@ -94,10 +100,13 @@ export interface HardwareRecord {
 export interface SimThread {
   readonly tid: number
   readonly name: string
-  readonly core: number
-  readonly cluster: number
+  /** The core it last ran on (with the simple physics, the one it is pinned to). */
+  core: number
+  cluster: number
   /** Thread-CPU time scheduled so far, ns. */
   cpuNs: number
+  /** When the work queued on it so far ends, ns (a thread runs on one core at a time). */
+  busyUntilNs: number
 }
 
 /** A window's ground truth, what `vdev ground-truth` prints. */
@@ -301,6 +310,13 @@ export class Simulation {
   /** Per core, when the other processes' work placed so far ends (survives a force-stop). */
   private readonly otherBusyUntil = new Map<number, number>()
   private readonly otherThreadsByTid = new Map<number, OtherThread>()
+  /** Per other thread, when its work placed so far ends. */
+  private readonly otherThreadBusyUntil = new Map<number, number>()
+  /**
+   * Each cluster's frequency decisions (governor.ts): a schedutil-like governor with the phone
+   * physics, the one fixed busy frequency with the simple physics.
+   */
+  readonly governors: readonly ClusterGovernor[]
 
   constructor(options: SimulationOptions) {
     this.model = options.model
@@ -315,6 +331,9 @@ export class Simulation {
     this.otherRandom = prng(((options.seed ?? 1) * 2654435761) ^ 0x5bd1e995)
     this.others =
       this.physics === 'phone' ? new OtherActivity(this.otherRandom, options.now()) : undefined
+    this.governors = this.power.clusters.map(
+      (c) => new ClusterGovernor(c, options.now(), this.physics !== 'phone'),
+    )
   }
 
   // ── app lifecycle ────────────────────────────────────────────────────────────────────────
@@ -383,7 +402,12 @@ export class Simulation {
   /** When the named thread's core has finished all work queued so far, boottime ns. */
   threadIdleAtNs(name: string): number {
     const thread = this.threads.get(name)
-    const busy = thread === undefined ? 0 : (this.coreBusyUntil.get(thread.core) ?? 0)
+    const busy =
+      thread === undefined
+        ? 0
+        : this.physics === 'phone'
+          ? thread.busyUntilNs
+          : (this.coreBusyUntil.get(thread.core) ?? 0)
     return Math.max(busy, this.now())
   }
 
@@ -644,7 +668,9 @@ export class Simulation {
    * of its cpuset (a seeded pick among the idle ones), else on the core that frees first. Returns
    * when it ends, ns.
    */
-  private placeOther(thread: OtherThread, t: number, cpuMs: number, jitter = true): number {
+  private placeOther(thread: OtherThread, readyNs: number, cpuMs: number, jitter = true): number {
+    // A thread runs on one core at a time: a burst waits for its thread's previous one.
+    const t = Math.max(readyNs, this.otherThreadBusyUntil.get(thread.tid) ?? 0)
     const cores = this.coresOf(thread.cpus)
     const idle = cores.filter((c) => (this.coreBusyUntil.get(c) ?? 0) <= t)
     let core: number
@@ -659,26 +685,55 @@ export class Simulation {
       (c) => core >= c.firstCore && core < c.firstCore + c.cores,
     )
     const ms = jitter ? (this.others?.jittered(cpuMs) ?? cpuMs) : cpuMs
-    const ns = Math.max(
-      1,
-      Math.round((ms * 1e6 * this.power.referenceFreqKhz) / (cluster?.busyFreqKhz ?? 1)),
-    )
     const start = Math.max(t, this.coreBusyUntil.get(core) ?? 0)
     this.otherThreadsByTid.set(thread.tid, thread)
-    this.slices.push({
+    const end = this.runOn(core, cluster?.index ?? 0, start, Math.max(1, ms * 1e6), (piece) => ({
       callId: -1,
       tid: thread.tid,
-      core,
-      cluster: cluster?.index ?? 0,
-      startNs: start,
-      endNs: start + ns,
-      coreW: maToW(this.power, cluster?.busyCoreMa ?? 0),
       other: thread,
-    })
-    this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, start + ns))
-    this.coreBusyUntil.set(core, start + ns)
-    this.otherBusyUntil.set(core, start + ns)
-    return start + ns
+      ...piece,
+    }))
+    this.coreBusyUntil.set(core, end)
+    this.otherBusyUntil.set(core, end)
+    this.otherThreadBusyUntil.set(thread.tid, end)
+    return end
+  }
+
+  /**
+   * Runs `workRefNs` (CPU work in ns at the reference frequency) on `core` from `startNs` at the
+   * frequencies its cluster's governor decides, one execution slice per frequency; returns the end.
+   */
+  private runOn(
+    core: number,
+    cluster: number,
+    startNs: number,
+    workRefNs: number,
+    slice: (piece: {
+      core: number
+      cluster: number
+      startNs: number
+      endNs: number
+      khz: number
+      coreW: number
+    }) => ExecSlice,
+  ): number {
+    const governor = this.governors[cluster]
+    const pieces = governor?.run(startNs, workRefNs, this.power.referenceFreqKhz) ?? []
+    const corePowerMa = this.power.clusters[cluster]?.corePowerMa ?? []
+    for (const p of pieces) {
+      this.slices.push(
+        slice({
+          core,
+          cluster,
+          startNs: p.startNs,
+          endNs: p.endNs,
+          khz: p.khz,
+          coreW: maToW(this.power, corePowerMa[p.step] ?? 0),
+        }),
+      )
+      this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, p.endNs))
+    }
+    return pieces.at(-1)?.endNs ?? startNs
   }
 
   private show(id: string | undefined, t: number): void {
@@ -761,10 +816,40 @@ export class Simulation {
   /** Runs a root call on its thread's core once the core is free; returns when it ends. */
   private runRoot(call: MethodCall, threadName: string, readyNs: number, native = false): number {
     const thread = this.thread(threadName)
-    const start = Math.max(readyNs, this.coreBusyUntil.get(thread.core) ?? 0)
+    if (this.physics === 'phone') this.placeThread(thread, Math.max(readyNs, thread.busyUntilNs))
+    const start = Math.max(readyNs, this.coreBusyUntil.get(thread.core) ?? 0, thread.busyUntilNs)
     const end = this.runCall(call, thread, start, -1, 0, [], native)
     this.coreBusyUntil.set(thread.core, end)
+    thread.busyUntilNs = end
     return end
+  }
+
+  /**
+   * The phone physics' scheduler picks the core a thread's next piece of work runs on (it may
+   * migrate between pieces): the core it last ran on if that is idle at `readyNs`, else an idle
+   * core of its preferred cluster (the UI cluster for `main` and `RenderThread`, the little one
+   * for the others, as EAS places small tasks), else an idle core of another cluster its cpuset
+   * allows (the nearest first), else the allowed core that frees first. While the app is not in
+   * front its cpuset is `background` (little cores).
+   */
+  private placeThread(thread: SimThread, readyNs: number): void {
+    const ui = thread.name === 'main' || thread.name === 'RenderThread'
+    const preferred = ui ? this.power.uiCluster : 0
+    const allowed = this.power.clusters.filter((c) => this.screenId !== undefined || c.index === 0)
+    const order = [...allowed].sort(
+      (a, b) => Math.abs(a.index - preferred) - Math.abs(b.index - preferred) || b.index - a.index,
+    )
+    const cores = order.flatMap((c) =>
+      Array.from({ length: c.cores }, (_, i) => ({ core: c.firstCore + i, cluster: c.index })),
+    )
+    const freeAt = (core: number): number => this.coreBusyUntil.get(core) ?? 0
+    const last = cores.find((c) => c.core === thread.core)
+    const pick =
+      (last !== undefined && freeAt(last.core) <= readyNs ? last : undefined) ??
+      cores.find((c) => freeAt(c.core) <= readyNs) ??
+      cores.reduce((a, b) => (freeAt(b.core) < freeAt(a.core) ? b : a))
+    thread.core = pick.core
+    thread.cluster = pick.cluster
   }
 
   private thread(name: string): SimThread {
@@ -782,6 +867,7 @@ export class Simulation {
       core: (cluster?.firstCore ?? 0) + offset,
       cluster: clusterIndex,
       cpuNs: 0,
+      busyUntilNs: 0,
     }
     this.threads.set(name, thread)
     this.threadsByTid.set(thread.tid, thread)
@@ -806,12 +892,17 @@ export class Simulation {
       const factor = Math.max(0.2, 1 + this.jitter * gaussian(this.random))
       // ART's method tracing slows Java code, not native code (the RenderThread's frames).
       const traced = native ? undefined : this.tracing
-      const selfNs = Math.round(
-        ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) *
-          factor *
-          (traced?.factor ?? 1) +
-          (traced?.perCallNs ?? 0),
-      )
+      // With the phone physics the work is in ns at the reference frequency (the governor decides
+      // how long it takes); with the simple physics in ns at the cluster's fixed busy frequency.
+      const selfNs =
+        this.physics === 'phone'
+          ? call.selfCpuMs * 1e6 * factor * (traced?.factor ?? 1) + (traced?.perCallNs ?? 0)
+          : Math.round(
+              ((call.selfCpuMs * 1e6 * this.power.referenceFreqKhz) / freqKhz) *
+                factor *
+                (traced?.factor ?? 1) +
+                (traced?.perCallNs ?? 0),
+            )
       const record: CallRecord = {
         id: this.calls.length,
         method: call.method,
@@ -830,7 +921,7 @@ export class Simulation {
       this.calls.push(record)
       this.callEnterBound.push(Math.max(this.callEnterBound.at(-1) ?? 0, t))
       for (const use of call.hardware ?? []) this.startHardware(use, record, t)
-      const pre = Math.floor(selfNs / 2)
+      const pre = this.physics === 'phone' ? selfNs / 2 : Math.floor(selfNs / 2)
       t = this.slice(record, thread, t, pre, coreW)
       for (const child of call.children ?? []) {
         if (
@@ -857,6 +948,15 @@ export class Simulation {
     coreW: number,
   ): number {
     if (ns <= 0) return t
+    if (this.physics === 'phone') {
+      const end = this.runOn(thread.core, thread.cluster, t, ns, (piece) => ({
+        callId: record.id,
+        tid: thread.tid,
+        ...piece,
+      }))
+      thread.cpuNs += end - t
+      return end
+    }
     this.slices.push({
       callId: record.id,
       tid: thread.tid,
@@ -864,6 +964,7 @@ export class Simulation {
       cluster: thread.cluster,
       startNs: t,
       endNs: t + ns,
+      khz: this.power.clusters[thread.cluster]?.busyFreqKhz ?? 1,
       coreW,
     })
     this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, t + ns))

@@ -1,4 +1,5 @@
 /** Shared by the simulation's tests: a simulation on a hand-moved clock, and schedule checks. */
+import fc from 'fast-check'
 import { expect } from 'vitest'
 import type { AppModel } from '../../../src/virtual-device/sim/app-model.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
@@ -86,4 +87,45 @@ export function checkInvariants(gt: GroundTruth): void {
     expect(m.inclusiveEnergyJ + 1e-15).toBeGreaterThanOrEqual(m.selfEnergyJ)
     expect(m.inclusiveCpuNs).toBeGreaterThanOrEqual(m.selfCpuNs)
   }
+}
+
+const WIDGETS = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
+
+/** A random user session on the demo app: (ms to wait, action) pairs. */
+export const sessionSteps = fc.array(
+  fc.tuple(
+    fc.integer({ min: 1, max: 5000 }),
+    fc.oneof(
+      fc.record({ kind: fc.constant('tap' as const), desc: fc.constantFrom(...WIDGETS) }),
+      fc.record({ kind: fc.constant('key' as const), code: fc.constantFrom(3, 4, 26) }),
+      fc.record({ kind: fc.constant('text' as const) }),
+      fc.record({ kind: fc.constant('stop' as const) }),
+    ),
+  ),
+  { maxLength: 12 },
+)
+
+export type SessionSteps = typeof sessionSteps extends fc.Arbitrary<infer T> ? T : never
+
+/** Plays `steps` on a launched app; returns the ms that passed. */
+export function playSession(
+  sim: Simulation,
+  advance: (ms: number) => void,
+  steps: SessionSteps,
+): number {
+  let elapsed = 0
+  for (const [dt, a] of steps) {
+    advance(dt)
+    elapsed += dt
+    if (a.kind === 'tap') {
+      const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === a.desc)
+      if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
+    } else if (a.kind === 'key') sim.keyevent(a.code)
+    else if (a.kind === 'text') sim.typeText('x')
+    else {
+      sim.forceStop()
+      sim.launch(6000)
+    }
+  }
+  return elapsed
 }

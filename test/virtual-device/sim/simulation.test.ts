@@ -9,7 +9,16 @@ import {
   maToW,
 } from '../../../src/virtual-device/sim/power-model.js'
 import type { Simulation } from '../../../src/virtual-device/sim/simulation.js'
-import { BOOT, checkCores, checkInvariants, close, makeSim, MS } from './_sim.js'
+import {
+  BOOT,
+  checkCores,
+  checkInvariants,
+  close,
+  makeSim,
+  MS,
+  playSession,
+  sessionSteps,
+} from './_sim.js'
 
 const power = buildPowerModel(defaultPowerProfile())
 
@@ -261,35 +270,15 @@ describe('simulation physics and ground truth', () => {
   test.each(['simple', 'phone'] as const)(
     'property (%s physics): invariants and additivity over adjacent windows for random sessions, no core runs two slices at once',
     (physics) => {
-      const widgets = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
-      const action = fc.oneof(
-        fc.record({ kind: fc.constant('tap' as const), desc: fc.constantFrom(...widgets) }),
-        fc.record({ kind: fc.constant('key' as const), code: fc.constantFrom(3, 4, 26) }),
-        fc.record({ kind: fc.constant('text' as const) }),
-        fc.record({ kind: fc.constant('stop' as const) }),
-      )
       fc.assert(
         fc.property(
           fc.integer({ min: 1, max: 1000 }),
-          fc.array(fc.tuple(fc.integer({ min: 1, max: 5000 }), action), { maxLength: 12 }),
+          sessionSteps,
           fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 4 }),
           (seed, steps, cuts) => {
             const { sim, advance, now: start } = makeSim(seed, DEMO_APP_MODEL, undefined, physics)
             sim.launch(5000)
-            let elapsed = 0
-            for (const [dt, a] of steps) {
-              advance(dt)
-              elapsed += dt
-              if (a.kind === 'tap') {
-                const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === a.desc)
-                if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
-              } else if (a.kind === 'key') sim.keyevent(a.code)
-              else if (a.kind === 'text') sim.typeText('x')
-              else {
-                sim.forceStop()
-                sim.launch(6000)
-              }
-            }
+            const elapsed = playSession(sim, advance, steps)
             advance(1000)
             const end = start + (elapsed + 1000) * MS
             const points = [
