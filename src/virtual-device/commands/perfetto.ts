@@ -23,10 +23,13 @@ import type { ShellCommand, ShellInvocation } from '../contract.js'
 import { cpuScheduleOf } from '../sim/cpu-schedule.js'
 import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
+import type { PowerPoll } from '../sim/power-stats-hal.js'
 import { readRails } from '../sim/sensors.js'
 import { err, out } from './_util.js'
 
 const DEFAULT_POLL_MS = 1000
+/** traced_probes drains the ftrace buffers this often by default (ftrace_controller.cc). */
+const FTRACE_DRAIN_MS = 100
 /** traced_probes caps `battery_poll_ms` below this (android_power_data_source.cc). */
 const MIN_POLL_MS = 100
 
@@ -43,14 +46,53 @@ export function pollTimesNs(
   startNs: number,
   stopNs: number,
 ): number[] {
-  const monoMinusBootNs = phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')
+  const next = nextPollNs(phone, pollMs)
   const times = [startNs]
-  for (let t = startNs; ;) {
-    const nowMs = Math.floor((t + monoMinusBootNs) / 1e6)
-    t += (pollMs - (nowMs % pollMs)) * 1e6
-    if (t > stopNs) return times
-    times.push(t)
+  for (let t = next(startNs); t <= stopNs; t = next(t)) times.push(t)
+  return times
+}
+
+/**
+ * When traced_probes' next Tick is due after one that ran at `ranNs`: `poll − now_ms % poll` ms
+ * later, `now_ms` being CLOCK_MONOTONIC in whole ms (perfetto's wall clock).
+ */
+function nextPollNs(phone: SimPhone, pollMs: number): (ranNs: number) => number {
+  const monoMinusBootNs = phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')
+  return (ranNs) => {
+    const nowMs = Math.floor((ranNs + monoMinusBootNs) / 1e6)
+    return ranNs + (pollMs - (nowMs % pollMs)) * 1e6
   }
+}
+
+/**
+ * The session's polls: with the phone physics as the power-stats HAL times them (late Ticks, the
+ * driver's own stamps per PMIC, cached readings; sim/power-stats-hal.ts), else on the exact grid.
+ */
+function pollsOf(
+  phone: SimPhone,
+  config: PerfettoTraceConfig,
+  pollMs: number,
+  startNs: number,
+  stopNs: number,
+): PowerPoll[] {
+  if (phone.sim.physics !== 'phone') {
+    return pollTimesNs(phone, pollMs, startNs, stopNs).map((t) => ({
+      tickNs: t,
+      meters: [
+        { stampNs: t, energyUws: readRails(phone.sim, t).energyUws, energyAtNs: t, cached: false },
+      ],
+    }))
+  }
+  // Any linux.ftrace data source drains on traced_probes' one thread every 100 ms (its default),
+  // aligned like the poll.
+  const ftrace = config.dataSources.some((d) => d.name === 'linux.ftrace')
+  const monoMinusBootNs = phone.clock.nowNs('monotonic') - phone.clock.nowNs('boottime')
+  return phone.hal.polls(
+    startNs,
+    stopNs,
+    nextPollNs(phone, pollMs),
+    (dueNs) => ftrace && Math.round((dueNs + monoMinusBootNs) / 1e6) % FTRACE_DRAIN_MS === 0,
+  )
 }
 
 /**
@@ -87,8 +129,9 @@ export function powerTraceBytes(
   const power = config.dataSources.find((d) => d.name === 'android.power')?.androidPowerConfig
   // 0 or absent: the default period; below the minimum: capped, as traced_probes does.
   const asked = power?.batteryPollMs ?? 0
-  const times = pollTimesNs(
+  const polls = pollsOf(
     phone,
+    config,
     asked === 0 ? DEFAULT_POLL_MS : Math.max(MIN_POLL_MS, asked),
     startNs,
     stopNs,
@@ -100,10 +143,11 @@ export function powerTraceBytes(
     const readings = new Map<string, { tNs: number; energyJ: number }[]>(
       railNames.map((r) => [r, []]),
     )
-    for (const t of times) {
-      const snapshot = readRails(phone.sim, t)
-      for (const name of railNames) {
-        readings.get(name)?.push({ tNs: t, energyJ: (snapshot.energyUws.get(name) ?? 0) / 1e6 })
+    for (const poll of polls) {
+      for (const meter of poll.meters) {
+        for (const [name, uws] of meter.energyUws) {
+          readings.get(name)?.push({ tNs: meter.stampNs, energyJ: uws / 1e6 })
+        }
       }
     }
     for (const name of railNames) {
@@ -120,7 +164,8 @@ export function powerTraceBytes(
   const counters = new Set(power?.batteryCounters ?? [])
   const battery: BatteryCounterReading[] = []
   if (counters.size > 0) {
-    for (const t of times) {
+    // The battery packet is stamped when the Tick runs (traced_probes' own CLOCK_BOOTTIME).
+    for (const { tickNs: t } of polls) {
       const g = phone.battery.read(t)
       battery.push({
         tNs: t,

@@ -9,6 +9,7 @@ import type { AppModel } from './app-model.js'
 import type { ArtProfileResult } from './art-profile.js'
 import { buildPowerModel } from './power-model.js'
 import type { Physics } from './other-processes.js'
+import { PowerStatsHal, type PollTimingOptions } from './power-stats-hal.js'
 import { Battery, type Charger, type FuelGaugeOptions } from './sensors.js'
 import { DEFAULT_TRACING_OVERHEAD, Simulation, type TracingOverhead } from './simulation.js'
 
@@ -30,6 +31,8 @@ export interface SimPhoneOptions {
   readonly seed: number
   readonly clock: DeviceClock
   readonly sensors?: FuelGaugeOptions
+  /** How perfetto's android.power polls and the power-stats HAL are timed (phone physics). */
+  readonly pollTiming?: PollTimingOptions
   /** What powers the phone when it starts. @default 'usb' */
   readonly charger?: Charger
   /**
@@ -58,6 +61,8 @@ export interface SimPhone {
   readonly app: AppModel
   readonly sim: Simulation
   readonly battery: Battery
+  /** The power-stats HAL's timing of ODPM readings (used with `physics: 'phone'`). */
+  readonly hal: PowerStatsHal
   /** The phone has ODPM power rails its shell commands show (see {@link SimPhoneOptions.odpm}). */
   readonly odpm: boolean
   readonly clock: DeviceClock
@@ -99,6 +104,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     ...(options.physics === undefined ? {} : { physics: options.physics }),
   })
   const battery = new Battery(sim, options.seed, options.sensors, options.charger)
+  const hal = new PowerStatsHal(sim, options.seed, options.pollTiming)
   const settings = new Map<string, string>([
     ['system/screen_brightness', String(sim.brightness)],
     ['system/screen_brightness_mode', '0'],
@@ -113,6 +119,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     app: options.app,
     sim,
     battery,
+    hal,
     odpm: options.odpm ?? true,
     clock: options.clock,
     seed: options.seed,

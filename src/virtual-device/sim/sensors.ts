@@ -30,6 +30,12 @@ export interface FuelGaugeOptions {
   readonly chargesWhenUnplugged?: boolean
   /** Directory name under /sys/class/power_supply (vendors differ: `max170xx_battery`, …). @default 'battery' */
   readonly node?: string
+  /**
+   * With `physics: 'phone'`: how far the gauge's own timebase runs off the phone's clock, relative
+   * (its update period is `1/updateHz × (1 + drift)`, the first update at a seeded phase), so its
+   * updates drift against any poll on the phone's clock. Assumption. @default seeded, within ±0.5%
+   */
+  readonly clockDrift?: number
 }
 
 /**
@@ -106,7 +112,10 @@ export class Battery {
   private readonly t0Ns: number
   private readonly e0J: number
   private lastReading: GaugeReading | undefined
-  private lastIndex = -1
+  private lastIndex = Number.NaN
+  /** Update period on the phone's clock, ns; the first update at `phaseNs` (0 and exact: simple physics). */
+  private readonly periodNs: number
+  private readonly phaseNs: number
 
   constructor(
     sim: Simulation,
@@ -128,6 +137,12 @@ export class Battery {
     this.chargesWhenUnplugged = options.chargesWhenUnplugged ?? false
     this.capacityUah = sim.power.batteryCapacityMah * 1000
     this.node = options.node ?? 'battery'
+    // The gauge converts on its own oscillator (Maxim parts store Current every 175.8 ms of their
+    // timebase), not on the SoC's clock: with phone physics its updates drift against the poll.
+    const random = prng((seed * 2654435761) ^ 0x27d4eb2f)
+    const drift = sim.physics === 'phone' ? (options.clockDrift ?? (random() - 0.5) * 0.01) : 0
+    this.periodNs = (1e9 / this.hz) * (1 + drift)
+    this.phaseNs = sim.physics === 'phone' ? random() * this.periodNs : 0
     this.t0Ns = sim.now()
     this.e0J = sim.energySinceBoot(this.t0Ns).totalJ
     this.chargeChanges.push({ tNs: this.t0Ns, charging: charger !== 'none' })
@@ -207,10 +222,10 @@ export class Battery {
 
   /** The register contents at `tNs` (the last update at or before it). */
   read(tNs: number): GaugeReading {
-    const periodNs = 1e9 / this.hz
-    const index = Math.floor(tNs / periodNs)
+    const periodNs = this.periodNs
+    const index = Math.floor((tNs - this.phaseNs) / periodNs)
     if (index === this.lastIndex && this.lastReading !== undefined) return this.lastReading
-    const tk = Math.round(index * periodNs)
+    const tk = Math.round(this.phaseNs + index * periodNs)
     // The gauge reports the average over its last period (its averaging register).
     const powerW = this.sim.averagePowerW(tk - periodNs, tk)
     const soc = this.soc(tk)

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
+import { withoutRepeats } from '../../../src/collectors/power/rail-repeats.js'
 import { pollTimesNs } from '../../../src/virtual-device/commands/perfetto.js'
 import { centerOf, harness } from './_harness.js'
 
@@ -106,6 +107,50 @@ describe('perfetto android.power', () => {
     expect(r.status).toBe(0)
     const trace = decodePowerTrace(h.device.fs.readFile('/data/local/tmp/d.pftrace'))
     expect(trace.rails[0]?.readings).toHaveLength(9)
+  })
+
+  test('phone physics: rail stamps fall off the poll grid (late Ticks, the HAL’s own refresh per PMIC), battery packets at the Tick; simple physics: on the grid', async () => {
+    const offsets = async (physics: 'phone' | 'simple') => {
+      const h = harness({ physics })
+      await h.sh('am start -W -n com.example.trails/.MainActivity')
+      const bootMinusMonoNs = h.clock.nowNs('boottime') - h.clock.nowNs('monotonic')
+      const config = CONFIG.replace('battery_poll_ms: 250', 'battery_poll_ms: 100')
+      const start = await h.sh(
+        'perfetto -c - --txt -o /data/local/tmp/g.pftrace --background',
+        config,
+      )
+      await h.sh(`input tap ${centerOf(h.phone, 'refresh')}`)
+      await h.sh('sleep 3')
+      await h.sh(`kill ${start.out.trim()}`)
+      await settle()
+      const trace = decodePowerTrace(h.device.fs.readFile('/data/local/tmp/g.pftrace'))
+      // Signed offset (ms) of each reading after the session's first from the nearest point of the
+      // 100 ms grid on CLOCK_MONOTONIC.
+      const off = (tNs: number) => {
+        const ms = (tNs - bootMinusMonoNs) / 1e6
+        return ms - Math.round(ms / 100) * 100
+      }
+      return {
+        // The driver's cached repeats (a poll < 50 ms after the start's read) dropped, as the
+        // collector does.
+        rails: withoutRepeats(trace.rails).flatMap((r) =>
+          r.readings.slice(1).map((x) => off(x.tNs)),
+        ),
+        battery: (trace.battery[0]?.readings ?? []).slice(1).map((x) => off(x.tNs)),
+      }
+    }
+    const simple = await offsets('simple')
+    // Whole-ms stamps of the grid points.
+    expect(Math.max(...simple.rails.map(Math.abs))).toBeLessThanOrEqual(1)
+    // One offset throughout: the session start's sub-ms remainder (polls are whole ms apart).
+    expect(new Set(simple.battery.map((o) => o.toFixed(6))).size).toBe(1)
+    const phone = await offsets('phone')
+    // Late by a part of a ms to a few ms, never before the due time (beyond the whole-ms stamp).
+    expect(Math.min(...phone.rails)).toBeGreaterThanOrEqual(-1)
+    expect(Math.max(...phone.rails)).toBeGreaterThan(1)
+    expect(Math.max(...phone.rails)).toBeLessThan(50)
+    expect(Math.min(...phone.battery)).toBeGreaterThan(0)
+    expect(new Set(phone.battery.map((o) => o.toFixed(3))).size).toBeGreaterThan(5)
   })
 
   test('a malformed config or missing -o fails like perfetto', async () => {
