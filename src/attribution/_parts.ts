@@ -3,7 +3,7 @@
  * intervals, shared by the interval and sampling estimators.
  */
 import type { EnergyWindow } from '../model/energy.js'
-import type { CpuSchedule, CpuSlice } from '../model/samples.js'
+import type { CpuFrequencyChange, CpuSchedule, CpuSlice } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
@@ -59,9 +59,22 @@ export function forEachInterval(
   }
 }
 
+/** ∫ weight dt and the weight at an instant, for a part's running time. */
+export interface RunningWeight {
+  /** ∫ weight dt over [startNs, endNs), ns. */
+  readonly between: (startNs: number, endNs: number) => number
+  /** The weight at one instant. */
+  readonly at: (tNs: number) => number
+}
+
 /**
  * How much of a part one stretch of running on its CPUs weighs, as ∫ weight dt over [a, b):
- * - a CPU cluster's rail (`cpus` given): running time (each core draws its own power);
+ * - a CPU cluster's rail (`cpus` given): running time, weighted by the cluster's frequency when the
+ *   schedule has `cpu_frequency` changes for its CPUs — (f / 1 GHz)², a core's dynamic power
+ *   growing with f·V² and V roughly with f over the DVFS range (the Pixel 6 profile's core
+ *   currents grow 21–36× over a 5.6–6× frequency range), so a millisecond at the top of the table
+ *   weighs more than one at its bottom. Before a CPU's first change in the window its frequency
+ *   is unknown (ftrace reports changes only) and the first known one stands in;
  * - a shared domain (memory, interconnect: no `cpus`): running time divided by the number of CPUs
  *   busy at that moment — the domain's power while busy is shared by whatever runs then (vLens
  *   Fig. 4's 1/N), so a thread running alone is charged more per second than one running beside
@@ -71,49 +84,71 @@ export function forEachInterval(
 export function runningWeight(
   part: PowerPart,
   slices: readonly CpuSlice[],
-): {
-  /** ∫ weight dt over [startNs, endNs), ns. */
-  readonly between: (startNs: number, endNs: number) => number
-  /** The weight at one instant (1, or 1/N for a shared domain). */
-  readonly at: (tNs: number) => number
-} {
-  if (part.cpus !== undefined) return { between: (a, b) => b - a, at: () => 1 }
+  frequencies: readonly CpuFrequencyChange[] = [],
+): RunningWeight {
+  if (part.cpus !== undefined) {
+    const cpus = new Set(part.cpus)
+    // One policy per cluster: every CPU of the part changes together; any of them tells.
+    const changes = frequencies.filter((c) => cpus.has(c.cpu))
+    if (changes.length === 0) return { between: (a, b) => b - a, at: () => 1 }
+    return stepWeight(
+      changes.map((c) => [c.tNs, (c.khz / 1e6) ** 2] as const),
+      true,
+    )
+  }
   // Number of busy CPUs as a step function: breakpoints and 1/N after each.
   const edges: Array<[number, number]> = []
   for (const s of slices) {
     if (s.endNs > s.startNs) edges.push([s.startNs, 1], [s.endNs, -1])
   }
   edges.sort((x, y) => x[0] - y[0] || x[1] - y[1])
-  const times: number[] = []
-  const inverse: number[] = []
+  const steps: Array<readonly [number, number]> = []
   let busy = 0
   for (const [t, d] of edges) {
     busy += d
-    if (times.length > 0 && times[times.length - 1] === t)
-      inverse[inverse.length - 1] = busy > 0 ? 1 / busy : 0
+    steps.push([t, busy > 0 ? 1 / busy : 0])
+  }
+  return stepWeight(steps, false)
+}
+
+/**
+ * A step function from (time, value from then on) pairs in time order (the last value at one
+ * time wins), as ∫ over [a, b) and a value at an instant. Before the first step: the first value
+ * when `holdFirst`, else 0.
+ */
+function stepWeight(
+  steps: ReadonlyArray<readonly [number, number]>,
+  holdFirst: boolean,
+): RunningWeight {
+  const times: number[] = []
+  const values: number[] = []
+  for (const [t, v] of steps) {
+    if (times.length > 0 && times[times.length - 1] === t) values[values.length - 1] = v
     else {
       times.push(t)
-      inverse.push(busy > 0 ? 1 / busy : 0)
+      values.push(v)
     }
   }
   const at = Float64Array.from(times)
-  // Prefix integral of 1/N up to each breakpoint.
+  const before = holdFirst ? (values[0] ?? 0) : 0
+  // Prefix integral of the value up to each breakpoint.
   const prefix = new Float64Array(at.length)
   for (let i = 1; i < at.length; i++) {
     prefix[i] =
       (prefix[i - 1] as number) +
-      (inverse[i - 1] as number) * ((at[i] as number) - (at[i - 1] as number))
+      (values[i - 1] as number) * ((at[i] as number) - (at[i - 1] as number))
   }
+  const first = at[0] ?? 0
   const integral = (t: number): number => {
     const i = lastAtOrBefore(at, t)
-    if (i < 0) return 0
-    return (prefix[i] as number) + (inverse[i] as number) * (t - (at[i] as number))
+    if (i < 0) return before * (t - first)
+    return (prefix[i] as number) + (values[i] as number) * (t - (at[i] as number))
   }
   return {
     between: (a, b) => integral(b) - integral(a),
     at: (t) => {
       const i = lastAtOrBefore(at, t)
-      return i < 0 ? 0 : (inverse[i] as number)
+      return i < 0 ? before : (values[i] as number)
     },
   }
 }
@@ -150,12 +185,12 @@ export function partRunning(
   bounds: Float64Array,
 ): {
   readonly slices: readonly CpuSlice[]
-  readonly weight: ReturnType<typeof runningWeight>
+  readonly weight: RunningWeight
   readonly running: Float64Array
 } {
   const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
   const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
-  const weight = runningWeight(part, slices)
+  const weight = runningWeight(part, slices, schedule.frequencies)
   const running = new Float64Array(bounds.length - 1)
   for (const slice of slices) {
     const a = Math.max(slice.startNs, window.startNs)

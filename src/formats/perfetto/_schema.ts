@@ -6,7 +6,8 @@
  * config/power/android_power_config.proto @1bc7c76b; DataSourceConfig.android_power_config = 106).
  * Scheduler data: TracePacket.ftrace_events = 1 (trace_packet.proto @a8dd0bc7),
  * trace/ftrace/ftrace_event_bundle.proto @4958e3c3, trace/ftrace/ftrace_event.proto @0145ae5b
- * (FtraceEvent.sched_switch = 4), trace/ftrace/sched.proto @6a5c9a49,
+ * (FtraceEvent.sched_switch = 4, cpu_frequency = 11), trace/ftrace/sched.proto @6a5c9a49,
+ * trace/ftrace/power.proto (CpuFrequencyFtraceEvent: state = 1 kHz, cpu_id = 2),
  * config/ftrace/ftrace_config.proto @c65180f5, config/data_source_config.proto @adaf7a1d
  * (DataSourceConfig.ftrace_config = 100); only the fields this tool reads or writes.
  * Every other TracePacket member (and every other ftrace event) is unknown here and skipped.
@@ -119,11 +120,17 @@ message SchedSwitchFtraceEvent {
   optional int32 next_prio = 7;
 }
 
+message CpuFrequencyFtraceEvent {
+  optional uint32 state = 1;
+  optional uint32 cpu_id = 2;
+}
+
 message FtraceEvent {
   optional uint64 timestamp = 1;
   optional uint32 pid = 2;
   oneof event {
     SchedSwitchFtraceEvent sched_switch = 4;
+    CpuFrequencyFtraceEvent cpu_frequency = 11;
   }
 }
 

@@ -13,7 +13,7 @@
  */
 import type { ClockName } from '../../model/clock.js'
 import { EnergyError } from '../../model/errors.js'
-import type { CpuSchedule, CpuSlice } from '../../model/samples.js'
+import type { CpuFrequencyChange, CpuSchedule, CpuSlice } from '../../model/samples.js'
 import { FORMAT, arr, corrupt, int, isObj, unsafeInteger, type Obj } from './_fields.js'
 import { PerfettoErrors } from './errors.js'
 
@@ -91,6 +91,8 @@ export class SchedCollector {
   private readonly clockOffsets = new Map<number, number>()
   private hasSched = false
   private endNs = Number.NEGATIVE_INFINITY
+  /** `power/cpu_frequency` events (state in kHz, for `cpu_id`). */
+  private readonly frequencies: CpuFrequencyChange[] = []
 
   /** A boottime instant the trace vouches for (packet times, clock snapshots, readings, events). */
   noteTime(tNs: number): void {
@@ -170,6 +172,12 @@ export class SchedCollector {
     for (const e of events) {
       const t = int(e.timestamp, 'ftrace_event.timestamp', offset)
       if (t !== undefined) this.noteTime(toBoot(t))
+      const f = e.cpu_frequency
+      if (isObj(f) && t !== undefined) {
+        const khz = int(f.state, 'cpu_frequency.state', offset)
+        const of = int(f.cpu_id, 'cpu_frequency.cpu_id', offset) ?? cpu
+        if (khz !== undefined) this.frequencies.push({ cpu: of, tNs: toBoot(t), khz })
+      }
       const s = e.sched_switch
       if (!isObj(s)) continue
       this.hasSched = true
@@ -286,6 +294,9 @@ export class SchedCollector {
         slices,
         cpus,
         lostEvents: this.lostCpus.size > 0 || dropped.length > 0,
+        ...(this.frequencies.length === 0
+          ? {}
+          : { frequencies: [...this.frequencies].sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu) }),
       },
       warnings,
     }
@@ -330,6 +341,11 @@ export interface PowerTraceSchedule {
   readonly clock?: ClockName
   /** Flag every bundle `lost_events`. @default false */
   readonly lostEvents?: boolean
+  /**
+   * `power/cpu_frequency` events to write, each into its CPU's bundle (kHz as the event's `state`).
+   * @default none
+   */
+  readonly frequencies?: readonly CpuFrequencyChange[]
   /**
    * `compact_sched` (the default since perfetto v42) or one `FtraceEvent` per switch.
    * @default true
@@ -404,16 +420,15 @@ export function scheduleBundles(
   const bundles: Obj[] = []
   for (const [cpu, slices] of [...byCpu].sort((a, b) => a[0] - b[0])) {
     const switches = switchesOf(cpu, slices, endNs ?? 0, fail)
+    const frequencies = frequencyEventsOf(cpu, schedule.frequencies ?? [])
+    const events = compact ? frequencies : byTimestamp([...eventsOf(switches), ...frequencies])
     bundles.push({
       cpu,
       ...(schedule.lostEvents === true ? { lost_events: true } : {}),
       // What perfetto v47+ writes into a CPU's first bundle: no earlier data was dropped.
       previous_bundle_end_timestamp: 0,
-      ...(switches.length === 0
-        ? {}
-        : compact
-          ? { compact_sched: compactOf(switches) }
-          : { event: eventsOf(switches) }),
+      ...(compact && switches.length > 0 ? { compact_sched: compactOf(switches) } : {}),
+      ...(events.length === 0 ? {} : { event: events }),
     })
   }
   return { bundles, endNs }
@@ -506,4 +521,16 @@ function eventsOf(switches: readonly EncodedSwitch[]): Obj[] {
       next_prio: DEFAULT_PRIO,
     },
   }))
+}
+
+/** A CPU's `cpu_frequency` events (the kernel traces a policy's change once per CPU). */
+function frequencyEventsOf(cpu: number, changes: readonly CpuFrequencyChange[]): Obj[] {
+  return changes
+    .filter((c) => c.cpu === cpu)
+    .map((c) => ({ timestamp: c.tNs, pid: 0, cpu_frequency: { state: c.khz, cpu_id: cpu } }))
+}
+
+/** Events of one bundle in time order (stable: a switch before a frequency change at its instant). */
+function byTimestamp(events: Obj[]): Obj[] {
+  return events.sort((a, b) => Number(a.timestamp) - Number(b.timestamp))
 }

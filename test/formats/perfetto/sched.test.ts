@@ -33,10 +33,17 @@ message SchedSwitchFtraceEvent {
   optional int32 next_pid = 6;
   optional int32 next_prio = 7;
 }
+message CpuFrequencyFtraceEvent {
+  optional uint32 state = 1;
+  optional uint32 cpu_id = 2;
+}
 message FtraceEvent {
   optional uint64 timestamp = 1;
   optional uint32 pid = 2;
-  oneof event { SchedSwitchFtraceEvent sched_switch = 4; }
+  oneof event {
+    SchedSwitchFtraceEvent sched_switch = 4;
+    CpuFrequencyFtraceEvent cpu_frequency = 11;
+  }
 }
 message FtraceEventBundle {
   optional uint32 cpu = 1;
@@ -85,7 +92,10 @@ interface UpstreamPacket {
   readonly trusted_packet_sequence_id?: number
   readonly ftrace_events?: {
     readonly cpu?: number
-    readonly event?: readonly unknown[]
+    readonly event?: ReadonlyArray<{
+      readonly timestamp?: number
+      readonly cpu_frequency?: unknown
+    }>
     readonly compact_sched?: Readonly<Record<string, unknown>>
   }
 }
@@ -319,6 +329,36 @@ describe('independently encoded bundles (upstream field numbers)', () => {
       schedule.slices,
     )
   })
+})
+
+test('power/cpu_frequency events: written per CPU in plain events (upstream field numbers) beside compact switches, read back', () => {
+  const frequencies = [
+    { cpu: 2, tNs: 150, khz: 574_000 },
+    { cpu: 0, tNs: 400, khz: 300_000 },
+    { cpu: 2, tNs: 450, khz: 1_098_000 },
+  ]
+  const schedule: PowerTraceSchedule = {
+    slices: [slice(2, 11, 'A', 100, 200), slice(2, 12, 'B', 300, 500)],
+    cpus: [0, 2],
+    endNs: 1000,
+    frequencies,
+  }
+  for (const compact of [true, false]) {
+    const bytes = encodePowerTrace({ schedule: { ...schedule, compact } })
+    const bundle = upstreamDecode(bytes).packet.find((p) => p.ftrace_events?.cpu === 2)
+    const events = bundle?.ftrace_events?.event ?? []
+    const freq = events.filter((e) => e.cpu_frequency !== undefined)
+    expect(freq).toEqual([
+      { timestamp: 150, pid: 0, cpu_frequency: { state: 574_000, cpu_id: 2 } },
+      { timestamp: 450, pid: 0, cpu_frequency: { state: 1_098_000, cpu_id: 2 } },
+    ])
+    // In time order with the switches when those are plain events too.
+    const times = events.map((e) => e.timestamp)
+    expect(times).toEqual([...times].sort((a, b) => Number(a) - Number(b)))
+    const decoded = decodePowerTrace(bytes).schedule
+    expect(decoded?.frequencies).toEqual([...frequencies].sort((a, b) => a.tNs - b.tNs))
+    expect(decoded?.slices).toEqual(schedule.slices)
+  }
 })
 
 describe('the trace config decides whether an empty schedule is reported', () => {
