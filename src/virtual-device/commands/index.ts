@@ -123,13 +123,26 @@ function formatCpuList(cpus: readonly number[]): string {
 function installCpuTopology(device: VirtualDeviceHandle, phone: SimPhone): void {
   const encoder = new TextEncoder()
   const dir = '/sys/devices/system/cpu'
-  const text = (path: string, value: string): void => {
-    device.fs.defineDynamic(path, { mode: 0o444, read: () => encoder.encode(`${value}\n`) })
+  const text = (path: string, value: () => string): void => {
+    device.fs.defineDynamic(path, { mode: 0o444, read: () => encoder.encode(`${value()}\n`) })
   }
   const all = formatCpuList(simCpus(phone.sim.power))
-  for (const name of ['possible', 'present', 'online']) text(`${dir}/${name}`, all)
+  for (const name of ['possible', 'present', 'online']) text(`${dir}/${name}`, () => all)
   for (const cluster of phone.sim.power.clusters) {
     const cpus = Array.from({ length: cluster.cores }, (_, i) => cluster.firstCore + i)
-    text(`${dir}/cpufreq/policy${cluster.firstCore}/related_cpus`, cpus.join(' '))
+    const policy = `${dir}/cpufreq/policy${cluster.firstCore}`
+    text(`${policy}/related_cpus`, () => cpus.join(' '))
+    // cpufreq's show_available_freqs: each frequency followed by a space.
+    text(`${policy}/scaling_available_frequencies`, () =>
+      cluster.speedsKhz.map((f) => `${f} `).join(''),
+    )
+    text(`${policy}/cpuinfo_min_freq`, () => String(Math.min(...cluster.speedsKhz)))
+    text(`${policy}/cpuinfo_max_freq`, () => String(Math.max(...cluster.speedsKhz)))
+    // The governor's current decision (decisions are placed up to now first).
+    text(`${policy}/scaling_cur_freq`, () => {
+      const now = bootNowNs(phone)
+      phone.sim.materialize(now)
+      return String(phone.sim.governors[cluster.index]?.freqAt(now) ?? cluster.busyFreqKhz)
+    })
   }
 }

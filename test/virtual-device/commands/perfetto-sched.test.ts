@@ -64,6 +64,24 @@ describe('sysfs CPU topology (Pixel 6 profile: 4 little, 2 mid, 2 big)', () => {
     )
     expect(related.out).toBe('0 1 2 3\n4 5\n6 7\n')
   })
+
+  test("scaling_cur_freq follows the governor: one of scaling_available_frequencies, the cluster's decision now", async () => {
+    const h = harness({ physics: 'phone' })
+    const policy = '/sys/devices/system/cpu/cpufreq/policy4'
+    const available = (await h.sh(`cat ${policy}/scaling_available_frequencies`)).out
+    expect(available).toMatch(/^(\d+ )+\n$/)
+    const table = available.trim().split(' ').map(Number)
+    expect(table[0]).toBe(400_000)
+    expect((await h.sh(`cat ${policy}/cpuinfo_max_freq`)).out).toBe(`${table.at(-1)}\n`)
+    await h.sh('am start -W -n com.example.trails/.MainActivity')
+    await h.sh(`input tap ${centerOf(h.phone, 'refresh')}`)
+    for (let i = 0; i < 10; i++) {
+      await h.sh('sleep 0.05')
+      const khz = Number((await h.sh(`cat ${policy}/scaling_cur_freq`)).out)
+      expect(table).toContain(khz)
+      expect(khz).toBe(h.phone.sim.governors[1]?.freqAt(h.clock.nowNs('boottime')))
+    }
+  })
 })
 
 describe('perfetto linux.ftrace sched_switch (shell harness)', () => {
