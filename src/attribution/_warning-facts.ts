@@ -4,12 +4,13 @@
  * and how much energy methods could have been charged with (the screen left out).
  */
 import type { EnergyWindow, MethodEnergy } from '../model/energy.js'
-import type { RailSeries } from '../model/samples.js'
+import type { CpuSchedule, CpuSlice, RailSeries } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { MAD_TO_SD, medianAbsoluteDeviation, toSamples } from '../stats/index.js'
 import { componentOfRail } from './components.js'
 import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
+import { forEachInterval, partIntervals, partRunning, type PowerPart } from './_parts.js'
 import type { TailCharge } from './tails.js'
 import type { UnchargedEnergy } from './warnings.js'
 
@@ -75,9 +76,11 @@ export function chargeableEnergy(input: {
   readonly methodPoolJ: number
   readonly methods: readonly MethodEnergy[]
   readonly tails: readonly TailCharge[]
+  /** What threads outside the method data drew of the pool (`otherThreadsEnergy`): left out. */
+  readonly otherThreadsJ?: number
 }): { readonly energyJ: number; readonly uncharged: UnchargedEnergy[] } {
   const durationS = (input.window.endNs - input.window.startNs) / NS_PER_S
-  const pool = Math.max(0, input.methodPoolJ)
+  const pool = Math.max(0, input.methodPoolJ - (input.otherThreadsJ ?? 0))
   const local = input.methods.reduce((s, m) => s + m.localEnergyJ, 0)
   const uncharged: UnchargedEnergy[] = [{ name: 'CPU and SoC rails', energyJ: pool - local }]
   const chargedByComponent = new Map<string, number>()
@@ -106,4 +109,41 @@ export function chargeableEnergy(input: {
     uncharged.push({ name: rail.subsystem ?? rail.rail, energyJ: above - Math.min(above, charged) })
   }
   return { energyJ, uncharged: uncharged.sort((a, b) => b.energyJ - a.energyJ) }
+}
+
+/**
+ * What the threads outside the method data drew of the rails methods divide, per thread name
+ * (`comm`), largest first: each sensor interval's energy of each part (above its floor) split by
+ * running time among what `sched_switch` shows on the part's CPUs, as the interval method splits
+ * it. Other processes (system_server, surfaceflinger, kernel threads), and the app's threads the
+ * method data never saw, are what they drew; no method of the window could have been charged with it.
+ */
+export function otherThreadsEnergy(
+  parts: readonly PowerPart[],
+  schedule: CpuSchedule,
+  window: EnergyWindow,
+  isMethodThread: (slice: CpuSlice) => boolean,
+): UnchargedEnergy[] {
+  const byComm = new Map<string, number>()
+  for (const part of parts) {
+    const { bounds, energyJ } = partIntervals(part, window)
+    const { slices, weight, running } = partRunning(part, schedule, window, bounds)
+    for (const slice of slices) {
+      if (isMethodThread(slice)) continue
+      const a = Math.max(slice.startNs, window.startNs)
+      const b = Math.min(slice.endNs, window.endNs)
+      if (!(b > a)) continue
+      const name = slice.comm ?? `tid ${slice.tid}`
+      forEachInterval(bounds, a, b, (j, overlap) => {
+        const from = Math.max(a, bounds[j] as number)
+        const share =
+          ((energyJ[j] as number) * weight.between(from, from + overlap)) / (running[j] as number)
+        if (Number.isFinite(share)) byComm.set(name, (byComm.get(name) ?? 0) + share)
+      })
+    }
+  }
+  return [...byComm]
+    .map(([name, energyJ]) => ({ name, energyJ: Math.max(0, energyJ) }))
+    .filter((u) => u.energyJ > 0)
+    .sort((x, y) => y.energyJ - x.energyJ)
 }

@@ -49,7 +49,13 @@ import {
   type WarningFacts,
   type WarningThresholds,
 } from './warnings.js'
-import { chargeableEnergy, displayPowerW, edgeShare, netNoiseJ } from './_warning-facts.js'
+import {
+  chargeableEnergy,
+  displayPowerW,
+  edgeShare,
+  netNoiseJ,
+  otherThreadsEnergy,
+} from './_warning-facts.js'
 
 /**
  * The option that sets simpleperf's rate, named when a window is undersampled: the plugin's
@@ -185,15 +191,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   const scheduleWarnings: EnergyWarning[] = []
   let schedule = input.schedule
   if (schedule !== undefined && input.execution !== undefined) {
-    const threads = new Map<number, string | undefined>()
-    if (input.execution.kind === 'trace') {
-      for (const t of input.execution.trace.threads) threads.set(t.id, t.name)
-      for (const c of input.execution.trace.calls) {
-        if (!threads.has(c.threadId)) threads.set(c.threadId, undefined)
-      }
-    } else {
-      for (const x of input.execution.samples.samples) threads.set(x.threadId, x.threadName)
-    }
+    const threads = methodThreads(input.execution)
     const matches = scheduleThreadMatcher(threads)
     if (threads.size > 0 && !schedule.slices.some((x) => matches(x) !== undefined)) {
       scheduleWarnings.push({
@@ -272,7 +270,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     netEnergyJ: test.netEnergyJ,
     baselinePowerW: test.baselinePowerW,
     netNoiseJ: input.facts?.netNoiseJ ?? netNoiseJ(curve, window, test.grossEnergyJ),
-    ...railFacts(input, window, test, methods, tails),
+    ...railFacts(input, window, test, methods, tails, schedule),
     // Without method data nothing could be attributed: that says nothing about where energy went.
     ...(execution === undefined ? {} : { attributedEnergyJ }),
     ...(input.sourceNames?.execution === 'simpleperf'
@@ -348,13 +346,27 @@ function railFacts(
   test: TestEnergy,
   methods: readonly MethodEnergy[],
   tails: readonly TailCharge[],
-): Pick<WarningFacts, 'displayPowerW' | 'chargeableEnergyJ' | 'unchargedEnergy'> {
+  schedule: CpuSchedule | undefined,
+): Pick<
+  WarningFacts,
+  'displayPowerW' | 'chargeableEnergyJ' | 'unchargedEnergy' | 'otherThreadsEnergy'
+> {
   if (!isRailInput(input.power)) return {}
   const byRail = new Map(test.rails.map((r) => [r.rail, r.energyJ]))
   const energyOf = (rail: RailSeries): number => byRail.get(rail.rail) ?? 0
   const display = displayPowerW(input.power, energyOf, test.durationS)
   const pool = input.methodPower
   if (pool === undefined) return display === undefined ? {} : { displayPowerW: display }
+  // With sched_switch, what other threads drew of the pool is theirs: left out of what methods
+  // could have been charged with, and named.
+  const matches =
+    schedule === undefined || input.execution === undefined || pool.parts === undefined
+      ? undefined
+      : scheduleThreadMatcher(methodThreads(input.execution))
+  const others =
+    matches === undefined || schedule === undefined || pool.parts === undefined
+      ? undefined
+      : otherThreadsEnergy(pool.parts, schedule, window, (x) => matches(x) !== undefined)
   const chargeable = chargeableEnergy({
     rails: input.power,
     energyOf,
@@ -363,12 +375,28 @@ function railFacts(
       pool.curve.energyJ(window.startNs, window.endNs) - pool.baselinePowerW * test.durationS,
     methods,
     tails,
+    ...(others === undefined ? {} : { otherThreadsJ: others.reduce((a, o) => a + o.energyJ, 0) }),
   })
   return {
     ...(display === undefined ? {} : { displayPowerW: display }),
     chargeableEnergyJ: chargeable.energyJ,
     unchargedEnergy: chargeable.uncharged,
+    ...(others === undefined ? {} : { otherThreadsEnergy: others }),
   }
+}
+
+/** The threads of the method data (a trace's threads and callers, or the samples'), by id. */
+function methodThreads(execution: ExecutionInput): Map<number, string | undefined> {
+  const threads = new Map<number, string | undefined>()
+  if (execution.kind === 'trace') {
+    for (const t of execution.trace.threads) threads.set(t.id, t.name)
+    for (const c of execution.trace.calls) {
+      if (!threads.has(c.threadId)) threads.set(c.threadId, undefined)
+    }
+  } else {
+    for (const x of execution.samples.samples) threads.set(x.threadId, x.threadName)
+  }
+  return threads
 }
 
 /** Keeps only the part of each tail charge inside the window (flat power, pro rata). */

@@ -88,6 +88,12 @@ export interface WarningFacts {
   readonly chargeableEnergyJ?: number
   /** Where the chargeable energy no method got went, largest first (for the message). */
   readonly unchargedEnergy?: readonly UnchargedEnergy[]
+  /**
+   * What threads outside the method data drew of the CPU and SoC rails, per thread name, largest
+   * first, from the CPU schedule (sched_switch): other processes, or app threads the method data
+   * never saw. It is already left out of `chargeableEnergyJ`; the message names it.
+   */
+  readonly otherThreadsEnergy?: readonly UnchargedEnergy[]
   /** Stack samples in the window. */
   readonly stackSamples?: number
   /** CPU time the stack samples stand for (Σ periods), s. */
@@ -207,18 +213,33 @@ export function attributionWarnings(
     facts.attributedEnergyJ < minAttributedShare * chargeable
   ) {
     const share = pct(Math.max(0, facts.attributedEnergyJ) / chargeable)
+    const others = facts.otherThreadsEnergy
+    const othersJ = (others ?? []).reduce((a, o) => a + o.energyJ, 0)
+    const named = (others ?? [])
+      .slice(0, 3)
+      .map((o) => `${o.name} ${formatJoules(o.energyJ)}`)
+      .join(', ')
+    const notCounted =
+      others === undefined
+        ? 'the screen not counted'
+        : `the screen and ${formatJoules(othersJ)} other threads drew on the CPUs${named === '' ? '' : ` (${named})`} not counted, from sched_switch`
     const what =
       facts.chargeableEnergyJ === undefined
         ? `the net energy (${formatJoules(chargeable)})`
-        : `the ${formatJoules(chargeable)} that the CPU, radios and GPS drew above idle (the screen not counted)`
+        : `the ${formatJoules(chargeable)} that the CPU, radios and GPS drew above idle (${notCounted})`
     const where = (facts.unchargedEnergy ?? [])
       .filter((u) => u.energyJ >= 0.01 * chargeable)
       .slice(0, 2)
       .map((u) => `${u.name} ${formatJoules(u.energyJ)}`)
+    // With the schedule, another process's CPU time is already set apart: it is not the cause.
+    const causes =
+      others === undefined
+        ? 'while no app code ran: a held wakelock, a radio or GPS left on, another process'
+        : 'while neither app code nor another thread ran on the CPUs: a held wakelock keeping the SoC awake, a radio or GPS left on'
     out.push({
       code: AttributionWarnings.INVISIBLE_ENERGY,
       severity: 'warning',
-      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn while no app code ran: a held wakelock, a radio or GPS left on, another process. Check wakelocks (\`adb shell dumpsys power\`) and the app's background work.`,
+      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn ${causes}. Check wakelocks (\`adb shell dumpsys power\`) and the app's background work.`,
     })
   }
   return out

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest'
 import { attributeTest, type AttributeTestInput } from '../../src/attribution/attribute.js'
 import { cpuMethodPower } from '../../src/attribution/method-power.js'
 import { AttributionWarnings } from '../../src/attribution/warnings.js'
-import type { RailSeries, StackSample } from '../../src/model/samples.js'
+import type { CpuSchedule, CpuSlice, RailSeries, StackSample } from '../../src/model/samples.js'
 import { MS, rail, stacks, win } from './_helpers.js'
 
 /** A counter read every 100 ms from 0 to 4 s, drawing `powerW(t)` (W, t in s) in each interval. */
@@ -74,6 +74,54 @@ describe('W_INVISIBLE_ENERGY', () => {
     const modem = railOf('VSYS_PWR_MODEM', 'Modem', (t) => (t < 2 ? 1 : 0))
     const r = windowOf([cpuIdle, displayAt(1), modem], appSamples(1000, 20))
     expect(codes(r)).not.toContain(AttributionWarnings.INVISIBLE_ENERGY)
+  })
+})
+
+describe('W_INVISIBLE_ENERGY with the CPU schedule (sched_switch)', () => {
+  // The little cluster's rail: 0.1 W idle, 0.5 W from 1.2 s to 2.2 s; the app (tid 1) runs 20 ms.
+  const busyCpu = railOf('S4M_VDD_CPUCL0', 'CPU(LITTLE)', (t) => (t >= 1.2 && t < 2.2 ? 0.5 : 0.1))
+  const rails = [busyCpu, displayAt(1), modemOff]
+  const scheduleOf = (slices: CpuSlice[]): CpuSchedule => ({
+    source: 'test',
+    clock: 'boottime',
+    slices,
+    cpus: [0, 1, 2, 3],
+    lostEvents: false,
+  })
+  const app: CpuSlice = { cpu: 0, tid: 1, comm: 'main', startNs: 1000 * MS, endNs: 1020 * MS }
+  const windowWith = (schedule?: CpuSchedule) => {
+    const window = win(1000 * MS, 2500 * MS)
+    const methodPower = cpuMethodPower(rails, window, undefined, [[0, 1, 2, 3]])
+    return windowOf(rails, appSamples(1000, 20), {
+      ...(methodPower === undefined ? {} : { methodPower }),
+      ...(schedule === undefined ? {} : { schedule }),
+    })
+  }
+
+  test('what other processes drew on the CPUs is theirs: the app is charged little, and not warned about the rest', () => {
+    const others = scheduleOf([
+      app,
+      { cpu: 1, tid: 566, comm: 'surfaceflinger', startNs: 1200 * MS, endNs: 2200 * MS },
+      { cpu: 2, tid: 95, comm: 'kworker/u16:2', startNs: 1200 * MS, endNs: 1700 * MS },
+    ])
+    const r = windowWith(others)
+    // The 0.4 J above the rail's idle level went to surfaceflinger and the kworker, not the app.
+    expect(r.attributedEnergyJ).toBeLessThan(0.01)
+    expect(codes(r)).not.toContain(AttributionWarnings.INVISIBLE_ENERGY)
+  })
+
+  test('energy no thread accounts for still warns, names what other threads drew, and does not blame another process', () => {
+    // The rail is up from 1.2 s to 2.2 s but sched_switch shows only a short kworker burst then.
+    const idle = scheduleOf([
+      app,
+      { cpu: 2, tid: 95, comm: 'kworker/u16:2', startNs: 1200 * MS, endNs: 1210 * MS },
+    ])
+    const w = windowWith(idle).warnings.find((x) => x.code === AttributionWarnings.INVISIBLE_ENERGY)
+    expect(w?.message).toMatch(
+      /other threads drew on the CPUs \(kworker\/u16:2 [\d.]+ mJ\) not counted/,
+    )
+    expect(w?.message).toContain('neither app code nor another thread ran on the CPUs')
+    expect(w?.message).not.toContain('another process')
   })
 })
 
