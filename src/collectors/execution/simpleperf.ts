@@ -59,7 +59,6 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
     name: 'simpleperf',
     async start(context) {
       const file = `${context.deviceDir}/${context.windowId}.perf.data`
-      await shell(context.device, ['mkdir', '-p', context.deviceDir])
       const argv = [
         'simpleperf',
         'record',
@@ -76,11 +75,12 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
         '-o',
         file,
       ]
-      // `exec` keeps the shell's pid: the pid printed first is the recorder's.
+      // `exec` keeps the shell's pid: the pid printed first is the recorder's. The folder is made
+      // in the same shell (one round trip less); if that fails, no pid comes and its error shows.
       const stream = await shellStream(context.device, [
         'sh',
         '-c',
-        `echo $$; exec ${argv.map(quoteShellArg).join(' ')}`,
+        `mkdir -p ${quoteShellArg(context.deviceDir)} && echo $$ && exec ${argv.map(quoteShellArg).join(' ')}`,
       ])
       const r = await recorderStarted(stream, file)
       if (typeof r === 'string') {
@@ -99,11 +99,14 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
       const r = recorder
       recorder = undefined
       if (r === undefined) throw notStarted()
+      let removed = false
       try {
-        return await stopRecorder(context, r)
+        const stopped = await stopRecorder(context, r)
+        removed = stopped.removed
+        return stopped.data
       } finally {
         r.stream.destroy()
-        await removeFiles(context, [r.file])
+        if (!removed) await removeFiles(context, [r.file])
       }
     },
     async abort(context) {
@@ -122,11 +125,31 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
     },
   }
 
-  async function stopRecorder(context: CollectorContext, r: Recorder): Promise<ExecutionData> {
-    // Exit status 1 when it is gone already (the app died): its file is still there to read.
-    await shell(context.device, ['kill', '-INT', r.pid])
+  /**
+   * SIGINT, then one shell on the phone waits for the recorder to write its file, converts it and
+   * removes it: one round trip instead of a kill, a conversion and an rm. The host watches the
+   * recorder's own shell end, so a recorder that will not stop is killed after `stopTimeoutMs`
+   * while a long conversion is never cut short.
+   */
+  async function stopRecorder(
+    context: CollectorContext,
+    r: Recorder,
+  ): Promise<{ data: ExecutionData; removed: boolean }> {
+    const pid = quoteShellArg(r.pid)
+    const file = quoteShellArg(r.file)
+    const cancel = new AbortController()
+    // Exit status 1 from kill when it is gone already (the app died): its file is still there.
+    const converted = shellScript(
+      context.device,
+      `kill -INT ${pid} 2>/dev/null; while kill -0 ${pid} 2>/dev/null; do sleep 0.005; done; ` +
+        `simpleperf report-sample --show-callchain -i ${file} && rm -f ${file}`,
+      { signal: cancel.signal },
+    )
+    // Settled here, awaited below: a rejection while the recorder still runs is not unhandled.
+    converted.catch(() => undefined)
     const timeoutMs = options.stopTimeoutMs ?? 30_000
     if (!(await endedWithin(r, timeoutMs))) {
+      cancel.abort()
       await killProcess(context, r.pid)
       throw new EnergyError({
         code: CollectorErrors.RECORDER_FAILED,
@@ -142,10 +165,7 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
       () => context.onProgress?.('converting simpleperf samples on the device'),
       SLOW_STEP_NOTICE_MS,
     )
-    const report = await shellScript(
-      context.device,
-      `simpleperf report-sample --show-callchain -i ${quoteShellArg(r.file)}`,
-    ).finally(() => clearTimeout(notice))
+    const report = await converted.finally(() => clearTimeout(notice))
     context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
     if (report.exitCode !== 0) {
       throw new EnergyError({
@@ -167,7 +187,7 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
         message: `simpleperf lost ${samples.lostCount} sample(s); per-method figures undercount`,
       })
     }
-    return { kind: 'stacks', samples, warnings }
+    return { data: { kind: 'stacks', samples, warnings }, removed: true }
   }
 }
 
