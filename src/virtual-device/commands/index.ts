@@ -18,6 +18,7 @@ import { pmCommand } from './pm.js'
 import { settingsCommand } from './settings.js'
 import { simpleperfCommand } from './simpleperf.js'
 import { uiautomatorCommand } from './uiautomator.js'
+import { procInterrupts, psCommand, topCommand } from './top.js'
 import { vdevCommand } from './vdev.js'
 import { imeCommand, wmCommand } from './wm.js'
 
@@ -58,6 +59,7 @@ export function simCommands(
     ['uiautomator', uiautomatorCommand(phone)],
     ['vdev', vdevCommand(phone)],
     ['wm', wmCommand(phone)],
+    ['top', topCommand(phone)],
     ['ime', imeCommand()],
   ])
   commands.set('cmd', cmdCommand(phone, commands))
@@ -67,7 +69,14 @@ export function simCommands(
 /** Registers the phone's commands and sysfs nodes on `device`. */
 export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): void {
   for (const [name, command] of simCommands(phone, device)) device.commands.set(name, command)
+  // `ps -T` lists the simulation's threads; plain `ps` stays the base device's.
+  device.commands.set('ps', psCommand(phone, device.commands.get('ps')))
   const encoder = new TextEncoder()
+  device.fs.mkdirp('/proc')
+  device.fs.defineDynamic('/proc/interrupts', {
+    mode: 0o444,
+    read: () => encoder.encode(procInterrupts(phone, bootNowNs(phone))),
+  })
   const dir = `/sys/class/power_supply/${phone.battery.node}`
   const node = (name: string, read: () => string | number): void => {
     device.fs.defineDynamic(`${dir}/${name}`, {

@@ -70,8 +70,14 @@ function parseFieldList(spec: string): Field[] | string {
   return out
 }
 
-/** toybox show_ps(): one space between fields, overflow borrowed back from later slack. */
-function formatRow(fields: readonly Field[], values: readonly string[]): string {
+/**
+ * toybox show_ps(): one space between fields, overflow borrowed back from later slack (negative
+ * width = left-justified). Also top's rows (commands/top.ts).
+ */
+export function formatRow(
+  fields: readonly { readonly width: number }[],
+  values: readonly string[],
+): string {
   let line = ''
   let extra = 0
   for (const [i, field] of fields.entries()) {
