@@ -203,10 +203,27 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
         lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
     }
   }
-  // The test's own failure; a suite's failure is printed once, on the suite's row.
-  if (test.failure !== undefined && test.failure.suite === undefined)
+  // The test's own failure; a suite's failure is printed once, on the suite's row, and a window's
+  // error that failed the test once, on the window's line.
+  if (
+    test.failure !== undefined &&
+    test.failure.suite === undefined &&
+    !(detailed && isWindowError(test, test.failure.message))
+  )
     lines.push(...renderMessage(test.failure.message, context.screen))
   return lines
+}
+
+/** Whether `message` is the error of one of the test's failed windows (`[CODE] first line`). */
+function isWindowError(test: ReportedTest, message: string): boolean {
+  const first = (text: string): string =>
+    (text.split('\n')[0] ?? '').replace(/^\[[A-Z0-9_]+\] /, '')
+  return test.results.some(
+    (r) =>
+      r.status === 'failed' &&
+      message.startsWith(`[${r.error.code}] `) &&
+      first(message) === first(r.error.message),
+  )
 }
 
 /** `scroll #3` → `scroll`; undefined for a window that is not one of `energy.repeat`'s. */

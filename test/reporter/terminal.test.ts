@@ -1,6 +1,7 @@
 // The terminal renderer on hand-built reports (the e2e tests cover it inside real Vitest runs).
 import { expect, test } from 'vitest'
 import type { ReportClassification } from '../../reporter/classification.js'
+import { reportedFailure } from '../../reporter/failures.js'
 import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
@@ -102,6 +103,36 @@ test('a failed window prints its code once, its message and its hint', () => {
   )
   expect(out).not.toContain('[E_NO_DEVICE]')
   expect(out).toContain('Plug the phone in again.')
+})
+
+test('a window error that failed its test is printed once, on the window line', () => {
+  // The fixture rethrows the window's error, so it is also the test's failure.
+  const error = new EnergyError({
+    code: 'E_ATTR_UNSORTED',
+    message: 'perfetto.power_rails rail S4M_VDD_CPUCL0: reading 1 is not after reading 0',
+    hint: 'Sort the readings by time and drop duplicates before attribution.',
+  })
+  const report = {
+    schemaVersion: 2,
+    tests: [
+      {
+        ...unplugged,
+        name: 'map',
+        results: [failedResult('map', error)],
+        failure: reportedFailure(error),
+      },
+      // A different failure (a matcher's) is still printed under the failed window.
+      { ...unplugged, failure: { message: 'expect(received).toConsumeLessThan(1 J)' } },
+    ],
+    suiteFailures: [],
+    unhandledErrors: [],
+    summary,
+  } as unknown as EnergyReport
+  const out = renderTerminal(report, plainScreen)
+  expect(out.split('reading 1 is not after reading 0')).toHaveLength(2)
+  expect(out.split('Sort the readings by time')).toHaveLength(2)
+  expect(out).toContain("energy window 'map' failed: E_ATTR_UNSORTED perfetto.power_rails")
+  expect(out).toContain('expect(received).toConsumeLessThan(1 J)')
 })
 
 // Every test has a row: one line when it has no energy, then the whole message of its failure.
