@@ -43,9 +43,10 @@ export interface PowerPoll {
   readonly meters: readonly MeterReading[]
 }
 
+/** One refresh of the meters by the driver: when it began, and what each meter read. */
 interface Refresh {
   readonly atNs: number
-  readonly reading: MeterReading
+  readonly readings: readonly MeterReading[]
 }
 
 /** Cheap seeded uniform for a key (a poll's due ms, a refresh), reproducible in any order. */
@@ -56,12 +57,13 @@ function uniform(seed: number, key: number, salt: number): number {
 /**
  * The phone's power-stats HAL over its ODPM energy meters: Pixel 6 has two PMICs, the main one
  * (s2mpg10, rails named `…M_…`) and the sub one (s2mpg11, the others; the external VSYS channels
- * are taken to be on it). Each keeps its own refresh time, so the two stamps of one poll differ.
- * Refreshes are remembered across perfetto sessions, as the driver's cache is.
+ * are taken to be on it), read one after the other. Refreshes are remembered across perfetto
+ * sessions, as the driver's cache is.
  */
 export class PowerStatsHal {
   private readonly meters: readonly (readonly string[])[]
-  private readonly refreshes: Refresh[][]
+  /** Every refresh so far, in time order (the driver's cache outlives a perfetto session). */
+  private readonly refreshes: Refresh[] = []
 
   constructor(
     private readonly sim: Simulation,
@@ -72,7 +74,6 @@ export class PowerStatsHal {
     const main = rails.filter((r) => /^S\d+M_/.test(r))
     const sub = rails.filter((r) => !main.includes(r))
     this.meters = [main, sub].filter((m) => m.length > 0)
-    this.refreshes = this.meters.map(() => [])
   }
 
   /**
@@ -122,30 +123,32 @@ export class PowerStatsHal {
     return Math.round(late)
   }
 
-  /** The HAL's readEnergyMeter at `tNs`: a binder hop, then each meter in turn. */
+  /**
+   * The HAL's readEnergyMeter at `tNs`: a binder hop, then each meter in turn. The driver stamps a
+   * refresh when it starts and latches the PMIC's accumulators during it, which takes 1–2 ms on
+   * average (odpm.c), so the energy runs a little past the stamp; the second PMIC is latched after
+   * the first. Both carry the first refresh's stamp (a simplification: a Pixel's two IIO devices
+   * stamp their own refreshes, a ms or two apart).
+   */
   private readAll(tNs: number): MeterReading[] {
     const key = Math.floor(tNs / 1e3)
     // Assumption: 0.2–0.6 ms from the Tick to the driver (binder call into the HAL, sysfs open).
-    let t = tNs + 0.2e6 + uniform(this.seed, key, 5) * 0.4e6
-    return this.meters.map((rails, m) => {
-      const log = this.refreshes[m] as Refresh[]
-      const last = latestAtOrBefore(log, t)
-      if (last !== undefined && t - last.atNs < ODPM_MIN_REFRESH_NS) {
-        return { ...last.reading, cached: true }
-      }
-      // The driver stamps the refresh when it starts; the PMIC's accumulators are latched during the
-      // refresh, which takes 1–2 ms on average (odpm.c), so the energy runs a little past the stamp.
-      const latchNs = 1e6 + uniform(this.seed, key, 6 + m) * 1e6
-      const energyAtNs = t + latchNs
-      const { rails: energy } = this.sim.energySinceBoot(energyAtNs)
+    const t = tNs + 0.2e6 + uniform(this.seed, key, 5) * 0.4e6
+    const last = latestAtOrBefore(this.refreshes, t)
+    if (last !== undefined && t - last.atNs < ODPM_MIN_REFRESH_NS) {
+      return last.readings.map((r) => ({ ...r, cached: true }))
+    }
+    const stampNs = Math.floor(t / 1e6) * 1e6
+    let latchedNs = t
+    const readings = this.meters.map((rails, m): MeterReading => {
+      latchedNs += 1e6 + uniform(this.seed, key, 6 + m) * 1e6
+      const { rails: energy } = this.sim.energySinceBoot(latchedNs)
       const energyUws = new Map<string, number>()
       for (const r of rails) energyUws.set(r, Math.floor((energy[r] ?? 0) * 1e6))
-      const stampNs = Math.floor(t / 1e6) * 1e6
-      const reading: MeterReading = { stampNs, energyUws, energyAtNs, cached: false }
-      insertRefresh(log, { atNs: t, reading })
-      t += latchNs
-      return reading
+      return { stampNs, energyUws, energyAtNs: latchedNs, cached: false }
     })
+    insertRefresh(this.refreshes, { atNs: t, readings })
+    return readings
   }
 
   /** Share of CPU time busy and the number of slices that began (≈ sched_switch events) in [a, b). */

@@ -109,7 +109,7 @@ describe('perfetto android.power', () => {
     expect(trace.rails[0]?.readings).toHaveLength(9)
   })
 
-  test('phone physics: rail stamps fall off the poll grid (late Ticks, the HAL’s own refresh per PMIC), battery packets at the Tick; simple physics: on the grid', async () => {
+  test('phone physics: rail stamps fall off the poll grid (late Ticks, the HAL’s own refresh time), battery packets at the Tick; simple physics: on the grid', async () => {
     const offsets = async (physics: 'phone' | 'simple') => {
       const h = harness({ physics })
       await h.sh('am start -W -n com.example.trails/.MainActivity')
