@@ -22,8 +22,10 @@ import type {
   TestSuite,
   Vitest,
 } from 'vitest/node'
+import { DefaultReporter, DotReporter } from 'vitest/node'
 import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
 import { parseTestEnergyMeta, type EnergyResult, type LimitCheck } from '../src/model/index.js'
+import { PROGRESS_PROVIDE_KEY } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
 import { renderJson } from './json.js'
@@ -35,6 +37,7 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
+import { listenForProgress, LiveStatus, liveStatusWanted } from './progress.js'
 import {
   buildRunReport,
   describeProblem,
@@ -107,21 +110,43 @@ export default class EnergyReporter implements Reporter {
   /** The run under way, until onTestRunEnd has reported it. */
   private running: ReadonlyArray<TestSpecification> | undefined
   private readonly onExit = (): void => this.reportInterruptedRun()
+  /** The live status line, when this terminal gets one (reporter/progress.ts). */
+  private status: LiveStatus | undefined
 
   constructor(options: EnergyReporterOptions = {}) {
     this.options = options
   }
 
-  onInit(vitest: Vitest): void {
+  async onInit(vitest: Vitest): Promise<void> {
     this.vitest = vitest
     // Ctrl-C in `vitest run`: Vitest's SIGINT handler exits the process without calling
     // onTestRunEnd (watch mode's keypress handler does call it, with reason 'interrupted').
     process.on('exit', this.onExit)
     vitest.onClose(() => void process.off('exit', this.onExit))
+    if (
+      !vitest.config.mergeReports &&
+      this.options.write === undefined &&
+      liveStatusWanted(process.stdout, process.env) &&
+      !anotherDrawsInTerminal(vitest.config.reporters)
+    ) {
+      const status = new LiveStatus({
+        terminal: process.stdout,
+        colors: (this.options.screen ?? terminalScreen()).colors,
+      })
+      const server = await listenForProgress(status)
+      // Test processes read it with inject() (src/vitest/fixtures.ts) and send their phases.
+      vitest.provide(PROGRESS_PROVIDE_KEY as never, { port: server.port } as never)
+      this.status = status
+      vitest.onClose(async () => {
+        status.stop()
+        await server.close()
+      })
+    }
   }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.running = specifications
+    this.status?.start()
   }
 
   onTestRunEnd(
@@ -155,6 +180,8 @@ export default class EnergyReporter implements Reporter {
     unhandledErrors: ReadonlyArray<SerializedError>,
     interrupted: boolean,
   ): void {
+    // Nothing of the status line may stay in, or come into, the report.
+    this.status?.stop()
     const problems: string[] = []
     const root = this.vitest?.config.root ?? process.cwd()
     const { entries, suiteFailures } = collectEntries(testModules, root, problems)
@@ -236,6 +263,24 @@ export default class EnergyReporter implements Reporter {
       (text) => this.print(text),
     )
   }
+}
+
+/** Vitest's reporters that draw a window at the bottom of a terminal (unless `summary: false`). */
+const WINDOW_REPORTERS: ReadonlySet<string> = new Set(['default', 'verbose', 'tree', 'dot'])
+
+/**
+ * Another reporter draws a window at the bottom of the terminal (Vitest's default reporter's
+ * summary and its kind, the dot reporter): it takes over stdout and stderr and prints other writes
+ * above its window, so a second live line would break it. Beside it, progress stays plain lines,
+ * which it prints above its window.
+ */
+function anotherDrawsInTerminal(reporters: Vitest['config']['reporters']): boolean {
+  return reporters.some((r) => {
+    if (!Array.isArray(r))
+      return (r instanceof DefaultReporter || r instanceof DotReporter) && r.isTTY
+    const [name, options] = r as readonly [string, { readonly summary?: unknown } | undefined]
+    return WINDOW_REPORTERS.has(name) && (name === 'dot' || options?.summary !== false)
+  })
 }
 
 /** The plugin's options, from the provided context. */

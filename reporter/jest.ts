@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
 import type { EnergyResult, LimitCheck } from '../src/model/index.js'
+import { PROGRESS_PORT_ENV } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, reportedFailure } from './failures.js'
 import { JEST_SIDE_DIR_ENV, readSideFiles, type SideRecord } from './jest-side-files.js'
@@ -24,6 +25,7 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
+import { listenForProgress, LiveStatus, liveStatusWanted, type ProgressServer } from './progress.js'
 import {
   buildRunReport,
   optionSettings,
@@ -76,6 +78,8 @@ export interface JestEnergyReporterOptions {
 interface JestGlobalConfig {
   readonly rootDir: string
   readonly updateSnapshot?: string
+  /** As configured; unset means Jest's default reporter. */
+  readonly reporters?: ReadonlyArray<string | readonly [string, unknown]>
 }
 /** A project of the run: the vitest-energy options in its `testEnvironmentOptions`. */
 interface JestTestContext {
@@ -109,9 +113,13 @@ export default class JestEnergyReporter {
   private readonly dir: string
   /** A run that ends without onRunComplete (Ctrl-C) leaves no side files behind. */
   private readonly removeDir = (): void => rmSync(this.dir, { recursive: true, force: true })
+  private readonly jestReporters: JestGlobalConfig['reporters']
+  /** The live status line and its socket, when this terminal gets one (reporter/progress.ts). */
+  private live: { readonly status: LiveStatus; readonly server: ProgressServer } | undefined
 
   constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir
+    this.jestReporters = globalConfig.reporters
     this.update =
       options.updateBudgets ??
       (isUpdateRequested(process.env) || globalConfig.updateSnapshot === 'all')
@@ -122,10 +130,34 @@ export default class JestEnergyReporter {
     process.once('exit', this.removeDir)
   }
 
+  /**
+   * Before Jest starts its workers: in a terminal where no other reporter draws (Jest's default
+   * reporter draws its status at the bottom), listen for the tests' progress and hand the port to
+   * the workers through the environment they inherit.
+   */
+  async onRunStart(): Promise<void> {
+    if (
+      this.live !== undefined ||
+      this.options.write !== undefined ||
+      !liveStatusWanted(process.stdout, process.env) ||
+      drawsStatus(this.jestReporters)
+    )
+      return
+    const status = new LiveStatus({
+      terminal: process.stdout,
+      colors: (this.options.screen ?? terminalScreen()).colors,
+    })
+    const server = await listenForProgress(status)
+    process.env[PROGRESS_PORT_ENV] = String(server.port)
+    this.live = { status, server }
+    status.start()
+  }
+
   async onRunComplete(
     contexts: ReadonlySet<JestTestContext> | undefined,
     aggregated: JestAggregatedResult,
   ): Promise<void> {
+    await this.endLiveStatus()
     const problems: string[] = []
     const write = this.options.write ?? ((text: string) => void process.stdout.write(text))
     try {
@@ -179,6 +211,16 @@ export default class JestEnergyReporter {
     // Jest sets the exit code for failed tests only; a report that could not be made fails too.
     if (problems.length > 0 && (process.exitCode === undefined || process.exitCode === 0))
       process.exitCode = 1
+  }
+
+  /** Erases the status line (nothing of it may stay in, or come into, the report). */
+  private async endLiveStatus(): Promise<void> {
+    const live = this.live
+    if (live === undefined) return
+    this.live = undefined
+    live.status.stop()
+    Reflect.deleteProperty(process.env, PROGRESS_PORT_ENV)
+    await live.server.close()
   }
 
   /** Every test Jest reported, in run order, with the energy it recorded. */
@@ -282,4 +324,17 @@ function environmentSettings(contexts: ReadonlySet<JestTestContext> | undefined)
     return optionSettings(o)
   }
   return {}
+}
+
+/**
+ * Jest's default reporter (and the agent reporter, its kind) draws its status at the bottom of an
+ * interactive terminal and is used when no reporters are configured: beside it, progress stays
+ * plain lines, which it prints above its status.
+ */
+function drawsStatus(reporters: JestGlobalConfig['reporters']): boolean {
+  if (reporters === undefined) return true
+  return reporters.some((r) => {
+    const name = typeof r === 'string' ? r : r[0]
+    return name === 'default' || name === 'agent'
+  })
 }

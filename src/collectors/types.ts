@@ -12,6 +12,7 @@ import type {
   RailSeries,
   StackSampleSet,
 } from '../model/index.js'
+import type { Progress } from '../model/progress.js'
 
 export interface CollectorContext {
   readonly device: AdbDevice
@@ -21,8 +22,8 @@ export interface CollectorContext {
   readonly deviceDir: string
   /** A short unique id for this window, used in device file names. */
   readonly windowId: string
-  /** Progress for long steps (pulling a big trace), shown by the fixture. */
-  readonly onProgress?: (message: string) => void
+  /** The test's progress, for steps that can take long (converting samples, pulling a trace). */
+  readonly progress?: Progress
   /**
    * Receives the raw data a collector pulled or read (a file name such as `power.pftrace`, and its
    * bytes or text), so the caller can keep it as a test artifact. Called before parsing, so data

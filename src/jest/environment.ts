@@ -30,7 +30,9 @@ import { DeviceSession } from '../session/device-session.js'
 import { UI_TEST_TIMEOUT_MS } from '../session/options.js'
 import { setupFailure } from '../session/setup-failure.js'
 import type { ProvidedEnergyOptions } from '../session/target.js'
-import { TestEnergy, progressLine, type EnergyApi } from '../session/test-energy.js'
+import { PROGRESS_PORT_ENV } from '../model/progress.js'
+import { ProgressChannel, TestProgress } from '../session/progress.js'
+import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
 import { JestErrors } from './errors.js'
 import { jestEnergyOptions, readRunTarget } from './options.js'
 
@@ -194,9 +196,15 @@ export default class EnergyEnvironment extends NodeEnvironment {
     const name = test.name
     const fullName = fullNameOf(test)
     const file = relative(this.rootDir, this.testPath).split('\\').join('/')
+    const port = Number(process.env[PROGRESS_PORT_ENV] ?? '')
+    const progress = new TestProgress(ProgressChannel.for(port > 0 ? port : undefined), {
+      phone: session.serial,
+      file,
+      name,
+    })
     let lease: Lease
     try {
-      lease = await session.lease(`${file} › ${fullName}`, progressLine(name))
+      lease = await session.lease(`${file} › ${fullName}`, progress)
     } catch (error) {
       test.errors.push(expectedError(error))
       return
@@ -204,7 +212,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
     const energy = new TestEnergy(
       session,
       { filePath: this.testPath, file, name, fullName },
-      { updateBudgets: () => this.updateBudgets },
+      { updateBudgets: () => this.updateBudgets, progress },
     )
     energy.prepare()
     this.current = { test, lease, energy, bodyStarted: false }

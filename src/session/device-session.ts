@@ -49,6 +49,8 @@ import {
   type EnergyWarning,
   type MeasuredEnergyResult,
 } from '../model/index.js'
+import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
+import type { TestProgress } from './progress.js'
 import type { DeviceTarget, ProvidedEnergyOptions } from './target.js'
 import {
   measureWindow,
@@ -69,9 +71,6 @@ const NOMINAL_VOLTAGE_V = 3.85
 
 /** Radio, GPS and Bluetooth: off when idle, and their tails outlast the code that ran. */
 const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
-
-/** A test that waits this long for its phone says so (once) on the progress line. */
-const WAIT_NOTICE_MS = 1000
 
 /**
  * What the first window on a phone learns that every worker measuring on that phone shares for
@@ -176,31 +175,39 @@ export class DeviceSession {
   }
 
   /**
-   * Waits for exclusive use of the phone (one energy window per device across all workers). A wait
-   * longer than a second is reported once through `onProgress`, naming the holder.
+   * Waits for exclusive use of the phone (one energy window per device across all workers). A
+   * test's `progress` shows the wait (as a plain line only when it lasts more than a second, naming
+   * the holder), then the test as running until the lease is released.
    */
-  async lease(owner: string, onProgress?: (message: string) => void): Promise<Lease> {
+  async lease(owner: string, progress?: TestProgress): Promise<Lease> {
     let holder: LeaseHolder | undefined
-    let notice: NodeJS.Timeout | undefined
-    const lease = await acquireLease(this.leaseKey, {
-      owner,
-      run: this.target.runDir,
-      onWait: (current) => {
-        holder = current
-        notice ??= setTimeout(() => {
-          const by = holder === undefined ? '' : ` (held by ${holder.owner})`
-          onProgress?.(`waiting for phone ${this.serial}${by}`)
-        }, WAIT_NOTICE_MS)
-      },
-    }).finally(() => clearTimeout(notice))
+    let lease: Lease
+    try {
+      lease = await acquireLease(this.leaseKey, {
+        owner,
+        run: this.target.runDir,
+        onWait: (current) => {
+          holder = current
+          progress?.step('waiting for the phone', {
+            line: () =>
+              `waiting for phone ${this.serial}${holder === undefined ? '' : ` (held by ${holder.owner})`}`,
+            lineAfterMs: SLOW_STEP_LINE_MS,
+          })
+        },
+      })
+    } catch (error) {
+      progress?.done()
+      throw error
+    }
+    progress?.step('running')
     this.held = lease
     try {
       for (const hook of this.leaseHooks) await hook()
     } catch (error) {
-      await lease.release()
+      await lease.release().finally(() => progress?.done())
       throw error
     }
-    return lease
+    return progress === undefined ? lease : releasedWith(lease, () => progress.done())
   }
 
   /**
@@ -328,7 +335,7 @@ export class DeviceSession {
    * on the phone, whichever worker runs it — and shared through the run's folder (the caller
    * holds the lease, so no two workers measure it at once).
    */
-  async baseline(onProgress?: (message: string) => void): Promise<WindowBaseline> {
+  async baseline(progress?: Progress): Promise<WindowBaseline> {
     const b = this.options.baseline
     if (b === 'none') return { kind: 'none' }
     if (typeof b === 'number') return { kind: 'configured', powerW: b }
@@ -336,7 +343,7 @@ export class DeviceSession {
       this.measuring ??= (async () => {
         const shared = await this.readSharedState()
         if (shared !== undefined) this.adopt(shared)
-        else await this.measureBaseline(onProgress)
+        else await this.measureBaseline(progress)
       })().finally(() => (this.measuring = undefined))
       await this.measuring
     }
@@ -357,10 +364,10 @@ export class DeviceSession {
     return this.options.baselineMs ?? (this.powerCollector().name === 'odpm' ? 1000 : 3000)
   }
 
-  private async measureBaseline(onProgress?: (message: string) => void): Promise<void> {
-    onProgress?.(
-      `measuring the idle baseline of ${this.serial} (${this.idleWindowMs} ms, once per phone)`,
-    )
+  private async measureBaseline(progress?: Progress): Promise<void> {
+    progress?.step('baseline', {
+      line: `measuring the idle baseline of ${this.serial} (${this.idleWindowMs} ms, once per phone)`,
+    })
     const release = this.claimWindow('idle baseline')
     const idle = await measureWindow(this.plan({ kind: 'none' }, undefined), 'idle baseline', () =>
       sleep(this.idleWindowMs),
@@ -427,7 +434,7 @@ export class DeviceSession {
     label: string,
     baseline: WindowBaseline,
     body: () => Promise<T>,
-    onProgress?: (message: string) => void,
+    progress?: Progress,
     options: { readonly execution?: boolean } = {},
   ): Promise<WindowOutcome<T>> {
     const release = this.claimWindow(label)
@@ -437,14 +444,22 @@ export class DeviceSession {
         this.plan(
           baseline,
           options.execution === false ? undefined : this.executionCollector(),
-          onProgress,
+          progress,
         ),
       )
-      const outcome = await measureWindow(plan, label, body)
+      const outcome = await measureWindow(plan, label, async () => {
+        progress?.step('recording')
+        try {
+          return await body()
+        } finally {
+          progress?.step('stopping')
+        }
+      })
       this.learnClocks(outcome.power)
       return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
     } finally {
       release()
+      progress?.step('running')
     }
   }
 
@@ -533,27 +548,29 @@ export class DeviceSession {
   }
 
   /** Opens a window that stays open until `close()` (the fixture's automatic window). */
-  async open(
-    label: string,
-    baseline: WindowBaseline,
-    onProgress?: (message: string) => void,
-  ): Promise<OpenWindow> {
+  async open(label: string, baseline: WindowBaseline, progress?: Progress): Promise<OpenWindow> {
     const release = this.claimWindow(label)
     try {
       await this.freshClock()
       const plan = await this.withAppProcess(
-        this.plan(baseline, this.executionCollector(), onProgress),
+        this.plan(baseline, this.executionCollector(), progress),
       )
       const window = await openWindow(plan, label)
+      progress?.step('recording')
+      const done = (): void => {
+        release()
+        progress?.step('running')
+      }
       return {
-        abort: () => window.abort().finally(release),
+        abort: () => window.abort().finally(done),
         close: async () => {
+          progress?.step('stopping')
           try {
             const { result, power } = await window.closeWithData()
             this.learnClocks(power)
             return await this.finish(result, plan.appPid)
           } finally {
-            release()
+            done()
           }
         },
       }
@@ -584,7 +601,7 @@ export class DeviceSession {
   plan(
     baseline: WindowBaseline,
     execution: ExecutionCollector | undefined,
-    onProgress?: (message: string) => void,
+    progress?: Progress,
   ): WindowPlan {
     const power = this.powerCollector()
     const capacityMah = this.options.batteryCapacityMah ?? undefined
@@ -604,7 +621,7 @@ export class DeviceSession {
         : { batteryCapacityJ: units.mAhToJ(capacityMah, NOMINAL_VOLTAGE_V) }),
       charging: this.capabilities.charging.powered,
       debuggable: this.capabilities.app?.debuggable === true,
-      ...(onProgress === undefined ? {} : { onProgress }),
+      ...(progress === undefined ? {} : { progress }),
       ...(this.artifactSink === undefined ? {} : { onArtifact: this.artifactSink }),
       carriedOver: new Map(this.asyncOrigins),
       railFloorsW: new Map(this.railFloorsW),
@@ -616,6 +633,19 @@ export class DeviceSession {
           this.railFloorsW.set(rail, Math.min(w, this.railFloorsW.get(rail) ?? w))
       },
     }
+  }
+}
+
+/** `lease`, whose first release also runs `then` (the test leaves the progress line). */
+function releasedWith(lease: Lease, then: () => void): Lease {
+  return {
+    serial: lease.serial,
+    path: lease.path,
+    holder: lease.holder,
+    get released() {
+      return lease.released
+    },
+    release: () => lease.release().finally(then),
   }
 }
 

@@ -23,6 +23,7 @@ import {
 } from '../model/index.js'
 import { ArtifactStore } from './artifacts.js'
 import type { DeviceSession } from './device-session.js'
+import { ProgressChannel, TestProgress } from './progress.js'
 import { EnergyRun, RepeatedEnergyRun } from './run.js'
 import { failedResult, type OpenWindow, type WindowBaseline, type WindowOutcome } from './window.js'
 
@@ -56,7 +57,7 @@ export interface TestIdentity {
   readonly filePath: string
   /** The test file relative to the project root (the raw data's folder). */
   readonly file: string
-  /** The test's own name: the label of its automatic window and of its progress lines. */
+  /** The test's own name: the label of its automatic window and of its plain progress lines. */
   readonly name: string
   /**
    * The name budgets and raw data are kept under: describe blocks and test, as the runner joins
@@ -69,6 +70,8 @@ export interface TestIdentity {
 export interface TestEnergyOptions {
   /** True in update mode (`-u`, VITEST_ENERGY_UPDATE=1): budgets are written, not checked. */
   readonly updateBudgets: () => boolean
+  /** The test's progress (the one its lease was taken with). @default plain lines on stderr */
+  readonly progress?: TestProgress
 }
 
 export class TestEnergy {
@@ -78,7 +81,7 @@ export class TestEnergy {
   readonly limits: LimitCheck[] = []
   /** What the test calls. */
   readonly api: EnergyApi
-  private readonly progress: (message: string) => void
+  private readonly progress: TestProgress
   private auto: OpenWindow | undefined
   private testBaseline: Baseline | undefined
   /** Raw data of this test's windows, kept at the end when `artifacts` says so. */
@@ -93,7 +96,13 @@ export class TestEnergy {
     private readonly test: TestIdentity,
     private readonly options: TestEnergyOptions,
   ) {
-    this.progress = progressLine(test.name)
+    this.progress =
+      options.progress ??
+      new TestProgress(ProgressChannel.for(undefined), {
+        phone: device.serial,
+        file: test.file,
+        name: test.name,
+      })
     this.kept =
       device.options.artifacts === 'never'
         ? undefined
@@ -227,10 +236,10 @@ export class TestEnergy {
       .keep({ dir: options.artifactsDir, testFile: this.test.file, testName: this.test.fullName })
       .then((folder) => {
         const shown = relative(process.cwd(), folder)
-        this.progress(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)
+        this.progress.note(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)
       })
       .catch((error: unknown) =>
-        this.progress(`could not keep all the raw data: ${(error as Error).message}`),
+        this.progress.note(`could not keep all the raw data: ${(error as Error).message}`),
       )
   }
 
@@ -279,10 +288,15 @@ export class TestEnergy {
         await this.dropAuto()
         for (let i = 0; i < (options.warmup ?? 1); i++) await fn()
         const runs: MeasuredEnergyResult[] = []
-        for (let i = 0; i < count; i++) {
-          if (count > 1) this.progress(`repetition ${i + 1}/${count}`)
-          await sleep(options.settleMs ?? 1000)
-          runs.push(await measured(`${label} #${i + 1}`, fn))
+        try {
+          for (let i = 0; i < count; i++) {
+            const repetition = `repetition ${i + 1}/${count}`
+            if (count > 1) this.progress.within(repetition, repetition)
+            await sleep(options.settleMs ?? 1000)
+            runs.push(await measured(`${label} #${i + 1}`, fn))
+          }
+        } finally {
+          this.progress.within(undefined)
         }
         return new RepeatedEnergyRun(runs)
       },
@@ -302,11 +316,6 @@ export class TestEnergy {
       },
     }
   }
-}
-
-/** The progress line of a test: what it waits for or works on, on stderr. */
-export function progressLine(testName: string): (message: string) => void {
-  return (message) => void process.stderr.write(`  ⋯ ${testName}: ${message}\n`)
 }
 
 function sleep(ms: number): Promise<void> {

@@ -9,8 +9,14 @@ declare module 'vitest' {
     vitestEnergyOptions: ProvidedEnergyOptions
     /** Set by the global setup. */
     vitestEnergyTarget: DeviceTarget
+    /**
+     * Set by the energy reporter when it draws a live status line: the loopback port where test
+     * processes send their progress (src/model/progress.ts).
+     */
+    vitestEnergyProgress?: { readonly port: number }
   }
 }
 
 export const OPTIONS_KEY = 'vitestEnergyOptions'
 export const TARGET_KEY = 'vitestEnergyTarget'
+export { PROGRESS_PROVIDE_KEY as PROGRESS_KEY } from '../model/progress.js'

@@ -22,8 +22,9 @@ import type { Lease } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
-import { TestEnergy, progressLine, type EnergyApi } from '../session/test-energy.js'
-import { OPTIONS_KEY, TARGET_KEY } from './context.js'
+import { ProgressChannel, TestProgress } from '../session/progress.js'
+import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
+import { OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
 
 interface WorkerFixtures {
   device: DeviceSession
@@ -39,6 +40,9 @@ interface TestFixtures {
    */
   phone: Lease
 }
+
+/** Each test's progress, made with its lease by `phone`, for its `energy`. */
+const testProgress = new WeakMap<object, TestProgress>()
 
 export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
   device: [
@@ -72,8 +76,14 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
   ],
   phone: [
     async ({ device, task }, use) => {
+      const progress = new TestProgress(ProgressChannel.for(inject(PROGRESS_KEY)?.port), {
+        phone: device.serial,
+        file: task.file.name,
+        name: task.name,
+      })
+      testProgress.set(task, progress)
       // Taken in the setup file's aroundEach (no timeout): waiting here never fails the test.
-      const lease = await device.lease(`${task.file.name} › ${task.name}`, progressLine(task.name))
+      const lease = await device.lease(`${task.file.name} › ${task.name}`, progress)
       try {
         await use(lease)
       } finally {
@@ -92,7 +102,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         name: task.name,
         fullName: task.fullTestName ?? task.name,
       },
-      { updateBudgets: budgetUpdateMode },
+      { updateBudgets: budgetUpdateMode, progress: testProgress.get(task) },
     )
     let failed = false
     try {

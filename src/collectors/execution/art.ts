@@ -10,6 +10,7 @@
 import { pull, shell, statFile } from '../../device/index.js'
 import { parseArtTrace, readArtCallTrace } from '../../formats/art-trace/index.js'
 import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { SLOW_STEP_LINE_MS } from '../../model/progress.js'
 import { removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
@@ -79,9 +80,19 @@ export function artTracingCollector(options: ArtTracingOptions = {}): ExecutionC
       })
     }
     await waitForStableFile(context, path, options.stopTimeoutMs ?? 30_000)
+    let pulledMB = '0.0'
+    const step = (): void =>
+      context.progress?.step('pulling the method trace', {
+        detail: `${pulledMB} MB`,
+        line: () => `pulling method trace: ${pulledMB} MB so far`,
+        lineAfterMs: SLOW_STEP_LINE_MS,
+      })
+    step()
     const bytes = await pull(context.device, path, {
-      onProgress: (p) =>
-        context.onProgress?.(`pulling method trace: ${(p.bytes / 1e6).toFixed(1)} MB`),
+      onProgress: (p) => {
+        pulledMB = (p.bytes / 1e6).toFixed(1)
+        step()
+      },
     })
     context.keepArtifact?.('method-trace.trace', bytes)
     const trace = readArtCallTrace(parseArtTrace(bytes), {

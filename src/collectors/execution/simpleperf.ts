@@ -15,12 +15,11 @@ import {
   type SimpleperfClockId,
 } from '../../formats/simpleperf/index.js'
 import { EnergyError, type EnergyWarning } from '../../model/index.js'
+import { SLOW_STEP_LINE_MS } from '../../model/progress.js'
 import { killProcess, PID_LINE, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, ExecutionCollector, ExecutionData } from '../types.js'
 
-/** A step that runs longer than this is announced on the progress line. */
-const SLOW_STEP_NOTICE_MS = 1000
 export interface SimpleperfOptions {
   /**
    * Samples per second of on-CPU time per thread (`record -f`; the plugin's `samplingHz`).
@@ -159,13 +158,13 @@ export function simpleperfCollector(options: SimpleperfOptions = {}): ExecutionC
       })
     }
     const recorderOutput = r.output.join('')
-    // Said only when it is slow (a long recording on a phone): a quick conversion after every
-    // window would be noise on the progress line.
-    const notice = setTimeout(
-      () => context.onProgress?.('converting simpleperf samples on the device'),
-      SLOW_STEP_NOTICE_MS,
-    )
-    const report = await converted.finally(() => clearTimeout(notice))
+    // A plain line only when it is slow (a long recording on a phone): a quick conversion after
+    // every window would be noise in a log.
+    context.progress?.step('converting samples', {
+      line: 'converting simpleperf samples on the device',
+      lineAfterMs: SLOW_STEP_LINE_MS,
+    })
+    const report = await converted
     context.keepArtifact?.('simpleperf-report-sample.txt', report.stdout)
     if (report.exitCode !== 0) {
       throw new EnergyError({
