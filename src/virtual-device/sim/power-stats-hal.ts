@@ -126,7 +126,7 @@ export class PowerStatsHal {
   /**
    * The HAL's readEnergyMeter at `tNs`: a binder hop, then each meter in turn. The driver stamps a
    * refresh when it starts and latches the PMIC's accumulators during it, which takes 1–2 ms on
-   * average (odpm.c), so the energy runs a little past the stamp; the second PMIC is latched after
+   * average (odpm.c), so the energy runs a little past the stamp; the second PMIC is refreshed after
    * the first. Both carry the first refresh's stamp (a simplification: a Pixel's two IIO devices
    * stamp their own refreshes, a ms or two apart).
    */
@@ -139,9 +139,12 @@ export class PowerStatsHal {
       return last.readings.map((r) => ({ ...r, cached: true }))
     }
     const stampNs = Math.floor(t / 1e6) * 1e6
-    let latchedNs = t
+    let refreshNs = t
     const readings = this.meters.map((rails, m): MeterReading => {
-      latchedNs += 1e6 + uniform(this.seed, key, 6 + m) * 1e6
+      // Latched at some point of this PMIC's refresh, which takes 1–2 ms.
+      const takesNs = 1e6 + uniform(this.seed, key, 6 + m) * 1e6
+      const latchedNs = refreshNs + uniform(this.seed, key, 8 + m) * takesNs
+      refreshNs += takesNs
       const { rails: energy } = this.sim.energySinceBoot(latchedNs)
       const energyUws = new Map<string, number>()
       for (const r of rails) energyUws.set(r, Math.floor((energy[r] ?? 0) * 1e6))
