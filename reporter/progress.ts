@@ -120,7 +120,7 @@ function phoneSegment(phone: string, entries: readonly StatusEntry[], nowMs: num
 }
 
 function shorten(text: string, columns: number): string {
-  return text.length <= columns ? text : `${text.slice(0, Math.max(0, columns - 1))}…`
+  return text.length <= columns ? text : `${text.slice(0, Math.max(0, columns - 1)).trimEnd()}…`
 }
 
 /** A line still too wide (many phones on a narrow terminal) is cut, uncoloured. */
