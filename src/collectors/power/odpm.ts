@@ -27,6 +27,7 @@ import { EnergyError, isEnergyError, type EnergyWarning } from '../../model/inde
 import { endProcess, killProcess, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
+import { withoutRepeats } from './rail-repeats.js'
 
 export interface OdpmOptions {
   /** How often the rails and battery counters are polled, ms (perfetto's minimum is 100). @default 100 */
@@ -166,7 +167,8 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       const bytes = await stopAndRead(context, s, options.stopTimeoutMs ?? 20_000)
       context.keepArtifact?.('power-rails.pftrace', bytes)
       const trace = decodePowerTrace(bytes)
-      if (trace.rails.length === 0) {
+      const rails = withoutRepeats(trace.rails)
+      if (rails.length === 0) {
         throw new EnergyError({
           code: CollectorErrors.NO_POWER_DATA,
           message: `the perfetto trace has no power-rail data (${trace.packetCount} packets: ${JSON.stringify(trace.packetKinds)})`,
@@ -181,7 +183,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       }))
       const mapping = options.pollPhase?.hostToBoottime
       if (mapping !== undefined && !extrapolate) {
-        const gap = uncoveredEndMs(trace.rails, endHostNs, mapping)
+        const gap = uncoveredEndMs(rails, endHostNs, mapping)
         if (gap !== undefined) {
           const why =
             options.pollPhase?.monotonicToBoottimeNs === undefined
@@ -198,10 +200,10 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       const offsets =
         monotonicToBoottimeNs === undefined
           ? undefined
-          : readingOffsetsNs(trace.rails, monotonicToBoottimeNs, pollMs)
+          : readingOffsetsNs(rails, monotonicToBoottimeNs, pollMs)
       return {
         kind: 'rails',
-        rails: trace.rails,
+        rails,
         ...(trace.schedule === undefined ? {} : { schedule: trace.schedule }),
         ...(monotonicToBoottimeNs === undefined ? {} : { monotonicToBoottimeNs }),
         ...(offsets === undefined ? {} : { readingOffsetsNs: offsets }),
