@@ -1,6 +1,8 @@
 /**
- * Reporter benchmark (issue 6): 10,000 tests with energy meta (one window each, 20 methods, 4 rails,
- * a budget for every test) → build the report, render terminal + JSON + markdown.
+ * Reporter benchmark (issue 6): 10,000 tests with energy meta (one 2 s window each, 20 methods,
+ * 4 rails, a budget for every test; each window's timeline — ODPM read every 100 ms, thinned, 8
+ * activity lanes — and call tree built by the fixture's own code from synthetic readings and 1 kHz
+ * stack samples) → build the report, render terminal + JSON + markdown.
  * Target: ≤ 1 s. Run: npx tsx bench/reporter.ts
  *
  * HTML report (issue 14): the same report rendered to HTML (target ≤ 1 s, file ≤ 25 MB), then,
@@ -13,51 +15,120 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
+import { DETAIL_BUDGET_BYTES, htmlData } from '../reporter/html/data.js'
 import { renderHtml } from '../reporter/html/index.js'
 import { renderJson } from '../reporter/index.js'
 import { renderMarkdown } from '../reporter/markdown.js'
 import { buildEnergyReport, type ReportEntry } from '../reporter/report.js'
 import { plainScreen } from '../reporter/screen.js'
 import { renderTerminal } from '../reporter/terminal.js'
-import { measuredResult, methodEnergy, parseTestEnergyMeta, summarize } from '../src/model/index.js'
+import {
+  measuredResult,
+  methodEnergy,
+  parseTestEnergyMeta,
+  summarize,
+  type CallTreeNode,
+  type MeasuredEnergyResult,
+} from '../src/model/index.js'
 import type { BudgetFile } from '../src/budgets/index.js'
+import { windowDetail } from '../test/reporter/html/project/_energy.js'
 
 const TESTS = 10_000
 const TARGET_S = 1
+/** Distinct timelines and call trees (built once each), scaled to each test's energy. */
+const SHAPES = 50
+
+/** Callers of method m: the looper, then one of four screens and, for some, a helper between. */
+function callers(m: number): string[] {
+  const screen = `com.example.trails.ui.Screen${m % 4}.onFrame`
+  return m % 3 === 0
+    ? ['android.app.ActivityThread.main', 'android.os.Looper.loop', screen]
+    : [
+        'android.app.ActivityThread.main',
+        'android.os.Looper.loop',
+        screen,
+        `com.example.trails.ui.Helper${m % 5}.run`,
+      ]
+}
+
+const scaleTree = (n: CallTreeNode, k: number): CallTreeNode => ({
+  ...n,
+  selfEnergyJ: n.selfEnergyJ * k,
+  inclusiveEnergyJ: n.inclusiveEnergyJ * k,
+  ...(n.children === undefined ? {} : { children: n.children.map((c) => scaleTree(c, k)) }),
+})
+
+const shapes = new Map<
+  number,
+  { readonly grossJ: number; readonly detail: Pick<MeasuredEnergyResult, 'timeline' | 'callTree'> }
+>()
+
+/**
+ * The window's timeline and call tree: its shape's (built from the first window of that shape),
+ * scaled to its own energy — every figure of a shape's windows is proportional to its gross.
+ */
+function detail(w: MeasuredEnergyResult, shape: number) {
+  let built = shapes.get(shape)
+  if (built === undefined) {
+    const names = w.methods.map((m) => m.method)
+    built = {
+      grossJ: w.grossEnergyJ,
+      detail: windowDetail(w, {
+        callers: Object.fromEntries(names.map((name, m) => [name, callers(m + shape)])),
+      }),
+    }
+    shapes.set(shape, built)
+  }
+  const k = w.grossEnergyJ / built.grossJ
+  const { timeline: t, callTree } = built.detail
+  return {
+    ...(t === undefined
+      ? {}
+      : {
+          timeline: {
+            ...t,
+            series: t.series.map((s) => ({ ...s, powerW: s.powerW.map((p) => p * k) })),
+          },
+        }),
+    ...(callTree === undefined ? {} : { callTree: scaleTree(callTree, k) }),
+  }
+}
 
 function entries(): ReportEntry[] {
   const out: ReportEntry[] = []
   for (let i = 0; i < TESTS; i++) {
     const gross = 1 + (i % 97) / 10
-    const meta = summarize([
+    const shape = i % SHAPES
+    const window = (g: number): MeasuredEnergyResult =>
       measuredResult({
         label: `test ${i}`,
         window: { clock: 'boottime', startNs: 0, endNs: 2_000_000_000 },
-        grossEnergyJ: gross,
+        grossEnergyJ: g,
         baselinePowerW: 0.25,
-        netIntervalJ: { low: gross - 0.6, high: gross - 0.4, level: 0.95 },
-        components: [{ component: 'cpu', energyJ: gross * 0.6 }],
+        netIntervalJ: { low: g - 0.6, high: g - 0.4, level: 0.95 },
+        components: [{ component: 'cpu', energyJ: g * 0.6 }],
         rails: ['CPUCL0', 'CPUCL1', 'DISPLAY', 'WLANBT'].map((rail, k) => ({
           rail: `S${k}M_VDD_${rail}`,
           subsystem: rail,
-          energyJ: gross * 0.1 * (k + 1),
+          energyJ: g * 0.1 * (k + 1),
         })),
         methods: Array.from({ length: 20 }, (_, m) =>
           methodEnergy({
             method: `com.example.trails.pkg${m % 4}.Class${m}.method${m}`,
             attribution: 'sampling',
-            localEnergyJ: gross / (m + 10),
+            localEnergyJ: g / (m + 10 + ((m * shape) % 7)),
             nonLocalEnergyJ: 0,
             color: m % 3 === 0 ? 'red' : m % 3 === 1 ? 'yellow' : 'green',
           }),
         ),
-        sources: { power: 'odpm', execution: 'simpleperf', sampleCount: 200, sensorRateHz: 100 },
+        sources: { power: 'odpm', execution: 'simpleperf', sampleCount: 20, sensorRateHz: 10 },
         warnings:
           i % 50 === 0
             ? [{ code: 'W_UNDERSAMPLED', severity: 'warning', message: 'few samples' }]
             : [],
-      }),
-    ])
+      })
+    const w = window(gross)
+    const meta = summarize([{ ...w, ...detail(w, shape) }])
     // The reporter receives meta as JSON (blob round trip / RPC): include the parse.
     const results = parseTestEnergyMeta(JSON.parse(JSON.stringify(meta))).results
     out.push({
@@ -106,7 +177,9 @@ for (let round = 0; round < 7; round++) {
 }
 times.sort((a, b) => a - b)
 const median = times[Math.floor(times.length / 2)] ?? Number.NaN
-console.log(`reporter: ${TESTS} tests (20 methods, 4 rails, a budget each)`)
+console.log(
+  `reporter: ${TESTS} tests (20 methods, 4 rails, a budget each; timelines and call trees of ${SHAPES} shapes)`,
+)
 console.log(
   `  build + terminal + JSON + markdown: median ${median.toFixed(3)} s (min ${times[0]?.toFixed(3)} s, max ${times.at(-1)?.toFixed(3)} s, 7 rounds)`,
 )
@@ -139,6 +212,11 @@ for (let round = 0; round < 7; round++) {
 htmlTimes.sort((a, b) => a - b)
 const htmlMedian = htmlTimes[Math.floor(htmlTimes.length / 2)] ?? Number.NaN
 const htmlBytes = Buffer.byteLength(html)
+const embedded = htmlData(report).tests.flatMap((t) => t.windows)
+const detailed = embedded.filter((w) => w.status === 'measured' && w.timeline !== undefined).length
+console.log(
+  `  timelines and call trees embedded for ${detailed} of ${embedded.length} windows (the HTML's detail budget, ${DETAIL_BUDGET_BYTES / 1e6} MB); the JSON report has all`,
+)
 console.log(`HTML report: ${TESTS} tests`)
 console.log(
   `  render: median ${htmlMedian.toFixed(3)} s (min ${htmlTimes[0]?.toFixed(3)} s, max ${htmlTimes.at(-1)?.toFixed(3)} s, 7 rounds; first call ${cold.toFixed(3)} s, reading the libraries and the page script)`,

@@ -6,10 +6,10 @@ import type { BaselineReport } from './report.js'
 
 /**
  * Report versions a baseline may have. Version 1 listed only tests with energy windows, version 3
- * added the matchers' limits; the comparison reads the fields every version has (file, name,
- * netEnergyJ, results).
+ * added the matchers' limits, version 4 each window's timeline and call tree; the comparison reads
+ * the fields every version has (file, name, netEnergyJ, results).
  */
-const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3]
+const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4]
 
 /** Reads and parses the baseline report at `path`; any failure is an E_REPORT_BASELINE_INVALID. */
 export function readBaselineReport(path: string): BaselineReport {
@@ -42,7 +42,7 @@ export function parseBaselineReport(text: string, source: string): BaselineRepor
   if (!READABLE_VERSIONS.includes(record['schemaVersion'])) {
     throw invalid(
       source,
-      `schemaVersion ${JSON.stringify(record['schemaVersion'])} is not supported (this build reads ${READABLE_VERSIONS.join(' and ')})`,
+      `schemaVersion ${JSON.stringify(record['schemaVersion'])} is not supported (this build reads ${READABLE_VERSIONS.join(', ')})`,
     )
   }
   const tests = record['tests']

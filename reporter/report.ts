@@ -30,8 +30,10 @@ import type { ReportClassification } from './classification.js'
  * later, a test's `budgetFigure`.
  * 3: a test's `limits`, what its energy matchers checked (a report of version 2 validates
  * against a schema that forbids unknown fields, so a new field bumps the version).
+ * 4: each measured window's `timeline` (the sensor's power thinned, method activity lanes,
+ * asynchronous energy carried in) and `callTree` (its method energy by callers).
  */
-export const REPORT_SCHEMA_VERSION = 3 as const
+export const REPORT_SCHEMA_VERSION = 4 as const
 
 /**
  * A test's outcome: Vitest's result state, with `todo` told apart from `skipped`. `pending` only

@@ -3,10 +3,18 @@
  * `JSON.parse`. Every test keeps its figures, windows, rails and methods; repeated strings
  * (method, rail and file names, warning messages) are stored once in `strings` and referred to by
  * index, per-method figures are tuples, and figures keep 6 significant digits (the page shows 3;
- * the JSON report keeps full precision). Version 1, read only by `client/app.ts` of the same build.
+ * the JSON report keeps full precision), timelines' powers 4. Windows' timelines and call trees
+ * are embedded within `DETAIL_BUDGET_BYTES`. Version 2 (1 had no timelines or trees), read only by
+ * `client/app.ts` of the same build.
  */
 import type { BudgetFile } from '../../src/budgets/index.js'
-import { limitUse, type EnergyResult, type MethodColor } from '../../src/model/index.js'
+import {
+  limitUse,
+  type CallTreeNode,
+  type EnergyResult,
+  type MethodColor,
+  type PowerTimeline,
+} from '../../src/model/index.js'
 import { describeLimit, limitBound, limitQualifier, primaryLimit } from '../limits.js'
 import type {
   EnergyReport,
@@ -19,7 +27,7 @@ import type {
   ReportedTest,
 } from '../report.js'
 
-export const HTML_DATA_VERSION = 1 as const
+export const HTML_DATA_VERSION = 2 as const
 
 /** An index into `HtmlData.strings`. */
 export type StringRef = number
@@ -121,7 +129,45 @@ export interface HtmlMeasuredWindow {
   readonly device?: StringRef
   readonly battery?: { readonly percentOfCapacity: number; readonly percentPerHour: number }
   readonly warnings: readonly HtmlWarning[]
+  /** The sensor's power over the window, thinned, and its method activity (`PowerTimeline`). */
+  readonly timeline?: HtmlTimeline
+  /** The window's call tree (`CallTreeNode`). */
+  readonly tree?: HtmlTreeNode
+  /** The JSON report has a timeline or tree this file left out to stay small (`DETAIL_BUDGET_BYTES`). */
+  readonly detailOmitted?: true
 }
+
+export interface HtmlTimeline {
+  /** Bucket edges, seconds from the window's start. */
+  readonly edgesS: readonly number[]
+  /** Average power per bucket, W, 4 significant digits. */
+  readonly series: readonly (readonly [
+    name: StringRef,
+    subsystem: StringRef | null,
+    powerW: readonly number[],
+  ])[]
+  /** Threads running the method, on average per bucket, to 0.01. */
+  readonly lanes?: readonly (readonly [method: StringRef, busy: readonly number[]])[]
+  readonly carriedIn?: readonly HtmlCarriedIn[]
+}
+
+/** Asynchronous energy carried in from an earlier window (`CarriedInEnergy`). */
+export type HtmlCarriedIn = readonly [
+  component: StringRef,
+  rail: StringRef,
+  energyJ: number,
+  untilS: number,
+  method: StringRef | null,
+  window: StringRef | null,
+]
+
+/** Name, kind (`root`, `thread`, `method`, `async`, `other`), self energy, children. */
+export type HtmlTreeNode = readonly [
+  name: StringRef,
+  kind: StringRef,
+  selfJ: number,
+  children?: readonly HtmlTreeNode[],
+]
 
 export interface HtmlSkippedWindow {
   readonly status: 'skipped'
@@ -228,14 +274,28 @@ export interface HtmlDataOptions {
   /** Raw data kept per test, by index into `report.tests`. */
   readonly artifacts?: ReadonlyMap<number, readonly HtmlArtifact[]>
   readonly createdAt?: string
+  /** @default DETAIL_BUDGET_BYTES */
+  readonly detailBudgetBytes?: number
 }
 
 /** Significant digits kept for figures (the page shows 3). */
 const DIGITS = 6
 
-function round(x: number): number {
-  return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(DIGITS)) : x
+/** `x` to `digits` significant digits, by arithmetic (toPrecision's string round trip is slower). */
+function round(x: number, digits = DIGITS): number {
+  if (!Number.isFinite(x) || x === 0) return x
+  const k = digits - 1 - Math.floor(Math.log10(Math.abs(x)))
+  // Dividing an integer by a power of ten gives the double nearest the decimal, which prints short.
+  return k >= 0 ? Math.round(x * 10 ** k) / 10 ** k : Math.round(x / 10 ** -k) * 10 ** -k
 }
+
+/**
+ * Bytes of timelines and call trees the page embeds, at most: with the rest of a 10,000-test
+ * report this keeps the file under 25 MB. Tests get theirs in the order a reviewer opens them —
+ * failed, over a budget or a matcher limit, regressed, then by net energy — until it is used up;
+ * the others say the JSON report has it.
+ */
+export const DETAIL_BUDGET_BYTES = 8_000_000
 
 class StringTable {
   readonly strings: string[] = []
@@ -254,7 +314,10 @@ class StringTable {
 
 export function htmlData(report: EnergyReport, options: HtmlDataOptions = {}): HtmlData {
   const table = new StringTable()
-  const tests = report.tests.map((t, i) => htmlTest(t, table, options.artifacts?.get(i)))
+  const detailed = detailedTests(report, table, options.detailBudgetBytes ?? DETAIL_BUDGET_BYTES)
+  const tests = report.tests.map((t, i) =>
+    htmlTest(t, table, options.artifacts?.get(i), detailed.get(i)),
+  )
   const byName = new Map(report.tests.map((t, i) => [`${t.file}\u0000${t.name}`, i]))
   const indexOf = (file: string, name: string): number | undefined =>
     byName.get(`${file}\u0000${name}`)
@@ -304,6 +367,7 @@ function htmlTest(
   t: ReportedTest,
   table: StringTable,
   artifacts: readonly HtmlArtifact[] | undefined,
+  detail: ReadonlyMap<EnergyResult, WindowDetail> | undefined,
 ): HtmlTest {
   const measured = t.results.filter((r) => r.status === 'measured')
   const origin = measured.length > 0 ? Math.min(...measured.map((r) => r.window.startNs)) : 0
@@ -336,7 +400,7 @@ function htmlTest(
     ...(limits.length === 0 ? {} : { limits: limits.map(htmlLimit) }),
     ...(primary === undefined ? {} : { limit: limits.indexOf(primary) }),
     ...(t.baseline === undefined ? {} : { baseline: t.baseline }),
-    windows: t.results.map((r) => htmlWindow(r, table, origin)),
+    windows: t.results.map((r) => htmlWindow(r, table, origin, detail)),
     ...(artifacts === undefined || artifacts.length === 0 ? {} : { artifacts }),
   }
 }
@@ -362,7 +426,12 @@ function htmlLimit(check: NonNullable<ReportedTest['limits']>[number]): HtmlLimi
   }
 }
 
-function htmlWindow(r: EnergyResult, table: StringTable, originNs: number): HtmlWindow {
+function htmlWindow(
+  r: EnergyResult,
+  table: StringTable,
+  originNs: number,
+  detail: ReadonlyMap<EnergyResult, WindowDetail> | undefined,
+): HtmlWindow {
   const warning = (w: { code: string; severity: string; message: string }): HtmlWarning => [
     table.ref(w.code),
     table.ref(w.severity),
@@ -426,7 +495,120 @@ function htmlWindow(r: EnergyResult, table: StringTable, originNs: number): Html
           },
         }),
     warnings: r.warnings.map(warning),
+    ...(detail?.get(r) ??
+      (r.timeline === undefined && r.callTree === undefined ? {} : { detailOmitted: true })),
   }
+}
+
+type WindowDetail = Pick<HtmlMeasuredWindow, 'timeline' | 'tree'>
+
+/**
+ * The timelines and trees the page embeds, by test index and window, within `budgetBytes`
+ * (`DETAIL_BUDGET_BYTES`): tests in the order a reviewer opens them until the budget is used.
+ */
+function detailedTests(
+  report: EnergyReport,
+  table: StringTable,
+  budgetBytes: number,
+): Map<number, Map<EnergyResult, WindowDetail>> {
+  const rank = (t: ReportedTest): number =>
+    t.state === 'failed'
+      ? 0
+      : t.budget?.verdict === 'over' || t.limits?.some((l) => !l.passed) === true
+        ? 1
+        : t.baseline?.verdict === 'worse'
+          ? 2
+          : 3
+  const order = [...report.tests.keys()]
+    .filter((i) =>
+      report.tests[i]?.results.some(
+        (r) => r.status === 'measured' && (r.timeline !== undefined || r.callTree !== undefined),
+      ),
+    )
+    .sort((a, b) => {
+      const x = report.tests[a] as ReportedTest
+      const y = report.tests[b] as ReportedTest
+      return rank(x) - rank(y) || y.netEnergyJ - x.netEnergyJ || a - b
+    })
+  const out = new Map<number, Map<EnergyResult, WindowDetail>>()
+  let usedBytes = 0
+  for (const i of order) {
+    const t = report.tests[i] as ReportedTest
+    const windows = new Map<EnergyResult, WindowDetail>()
+    let bytes = 0
+    for (const r of t.results) {
+      if (r.status !== 'measured') continue
+      const d: WindowDetail = {
+        ...(r.timeline === undefined ? {} : { timeline: htmlTimeline(r.timeline, table) }),
+        ...(r.callTree === undefined ? {} : { tree: htmlTree(r.callTree, table) }),
+      }
+      bytes += detailBytes(d)
+      windows.set(r, d)
+    }
+    if (usedBytes + bytes > budgetBytes) break
+    usedBytes += bytes
+    out.set(i, windows)
+  }
+  return out
+}
+
+/**
+ * What `d` adds to the embedded JSON, from above without serialising every window twice: a power
+ * (4 significant digits) ≤ 9 bytes with its comma, an edge (6) ≤ 10, a lane's activity (to 0.01)
+ * ≤ 5, a string reference ≤ 7, a tree node ≤ 24 plus its name's reference.
+ */
+function detailBytes(d: WindowDetail): number {
+  const t = d.timeline
+  let bytes = 60
+  if (t !== undefined) {
+    bytes += 10 * t.edgesS.length
+    for (const s of t.series) bytes += 9 * s[2].length + 20
+    for (const l of t.lanes ?? []) bytes += 5 * l[1].length + 12
+    bytes += 60 * (t.carriedIn?.length ?? 0)
+  }
+  const nodes = (n: HtmlTreeNode): number => 1 + (n[3] ?? []).reduce((sum, c) => sum + nodes(c), 0)
+  return bytes + (d.tree === undefined ? 0 : 31 * nodes(d.tree))
+}
+
+function htmlTimeline(t: PowerTimeline, table: StringTable): HtmlTimeline {
+  return {
+    edgesS: t.edgesS.map((x) => round(x)),
+    series: t.series.map(
+      (s) =>
+        [
+          table.ref(s.name),
+          s.subsystem === undefined ? null : table.ref(s.subsystem),
+          s.powerW.map((p) => round(p, 4)),
+        ] as const,
+    ),
+    ...(t.lanes === undefined
+      ? {}
+      : {
+          lanes: t.lanes.map(
+            (l) => [table.ref(l.method), l.busy.map((b) => Math.round(b * 100) / 100)] as const,
+          ),
+        }),
+    ...(t.carriedIn === undefined
+      ? {}
+      : {
+          carriedIn: t.carriedIn.map(
+            (c) =>
+              [
+                table.ref(c.component),
+                table.ref(c.rail),
+                round(c.energyJ),
+                round(c.untilS),
+                c.method === undefined ? null : table.ref(c.method),
+                c.window === undefined ? null : table.ref(c.window),
+              ] as const,
+          ),
+        }),
+  }
+}
+
+function htmlTree(n: CallTreeNode, table: StringTable): HtmlTreeNode {
+  const head = [table.ref(n.name), table.ref(n.kind), round(n.selfEnergyJ)] as const
+  return n.children === undefined ? head : [...head, n.children.map((c) => htmlTree(c, table))]
 }
 
 /**

@@ -80,4 +80,13 @@ td code { font-size: 11.5px; }
 .legend-dot { display: inline-block; width: .7em; height: .7em; border-radius: 2px; margin-right: .25em; vertical-align: baseline; }
 .empty { color: var(--muted); font-style: italic; }
 .uplot { font-family: inherit; }
+.lanes { margin: .1rem 0 .4rem; }
+.lane { display: flex; align-items: center; height: 16px; margin: 2px 0; font-size: 11.5px; }
+.lane-label { flex: none; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; text-align: right; padding-right: 6px; color: var(--muted); }
+.lane-track { position: relative; height: 100%; background: var(--panel); }
+.lane-track > span { position: absolute; top: 0; bottom: 0; }
+.lane .busy { background: #6f95c9; }
+.lane.red .busy { background: var(--red); } .lane.yellow .busy { background: var(--yellow); } .lane.green .busy { background: var(--green); }
+.lane.platform .busy { background: #8a94a3; } .lane.native .busy { background: #a8865a; }
+.lane .carried { background: repeating-linear-gradient(45deg, #c9a227, #c9a227 4px, #f3e3a6 4px, #f3e3a6 8px); }
 `

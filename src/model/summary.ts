@@ -1,10 +1,12 @@
 /**
  * The JSON-safe form of a test's energy that travels through Vitest's `task.meta.energy` (and the
- * Jest reporter's side files). Method lists are trimmed so a large suite's meta stays small.
+ * Jest reporter's side files). Method lists are trimmed and each window's timeline and call tree
+ * stored to the digits they mean, so a large suite's meta stays small.
  */
 import { EnergyError } from './errors.js'
-import { SCHEMA_VERSION, type EnergyResult } from './energy.js'
+import { SCHEMA_VERSION, type EnergyResult, type MeasuredEnergyResult } from './energy.js'
 import { invalidLimitChecks, type LimitCheck } from './limits.js'
+import type { CallTreeNode, PowerTimeline } from './timeline.js'
 
 export interface TestEnergyMeta {
   readonly schemaVersion: typeof SCHEMA_VERSION
@@ -31,14 +33,50 @@ export function summarize(
   const topMethods = options.topMethods ?? 20
   return {
     schemaVersion: SCHEMA_VERSION,
-    results: results.map((r) =>
-      r.status === 'measured' && r.methods.length > topMethods
-        ? { ...r, methods: r.methods.slice(0, topMethods) }
-        : r,
-    ),
+    results: results.map((r) => (r.status === 'measured' ? summarizeWindow(r, topMethods) : r)),
     ...(options.limits === undefined || options.limits.length === 0
       ? {}
       : { limits: options.limits }),
+  }
+}
+
+function summarizeWindow(r: MeasuredEnergyResult, topMethods: number): MeasuredEnergyResult {
+  if (r.methods.length <= topMethods && r.timeline === undefined && r.callTree === undefined)
+    return r
+  return {
+    ...r,
+    methods: r.methods.slice(0, topMethods),
+    ...(r.timeline === undefined ? {} : { timeline: compactTimeline(r.timeline) }),
+    ...(r.callTree === undefined ? {} : { callTree: compactTree(r.callTree) }),
+  }
+}
+
+/** Significant digits of powers and energies in timelines and trees: ≤ 5 · 10⁻⁷ of each value. */
+const DIGITS = 6
+
+const digits = (x: number): number =>
+  Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(DIGITS)) : x
+/** Bucket edges to the nanosecond they were read at; activity to a thousandth of a thread. */
+const nano = (s: number): number => Math.round(s * 1e9) / 1e9
+const milli = (x: number): number => Math.round(x * 1e3) / 1e3
+
+function compactTimeline(t: PowerTimeline): PowerTimeline {
+  return {
+    ...t,
+    edgesS: t.edgesS.map(nano),
+    series: t.series.map((s) => ({ ...s, powerW: s.powerW.map(digits) })),
+    ...(t.lanes === undefined
+      ? {}
+      : { lanes: t.lanes.map((l) => ({ ...l, busy: l.busy.map(milli) })) }),
+  }
+}
+
+function compactTree(n: CallTreeNode): CallTreeNode {
+  return {
+    ...n,
+    selfEnergyJ: digits(n.selfEnergyJ),
+    inclusiveEnergyJ: digits(n.inclusiveEnergyJ),
+    ...(n.children === undefined ? {} : { children: n.children.map(compactTree) }),
   }
 }
 

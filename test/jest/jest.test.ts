@@ -70,10 +70,10 @@ test.skipIf(!hasBuild)(
           'utf8',
         ),
       ) as object
-      // The schema of the Vitest reporter's JSON (schemaVersion 3, every test with its state).
+      // The schema of the Vitest reporter's JSON (schemaVersion 4, every test with its state).
       const validate = new Ajv({ allErrors: true, strict: true }).compile(schema)
       expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
-      expect(report.schemaVersion).toBe(3)
+      expect(report.schemaVersion).toBe(4)
       const byName = new Map(report.tests.map((t) => [t.name, t]))
       // Every test Jest reported, like the Vitest reporter: with its state and why it has no energy.
       expect([...byName.keys()].sort()).toEqual([

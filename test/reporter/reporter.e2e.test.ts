@@ -64,7 +64,7 @@ describe('energy reporter in a real Vitest run', () => {
   })
 
   test('writes the JSON report with the same figures', () => {
-    expect(report.schemaVersion).toBe(3)
+    expect(report.schemaVersion).toBe(4)
     expect(report.summary.totalNetEnergyJ).toBeCloseTo(11, 10)
     expect(report.tests.map((t) => [t.name, t.state])).toEqual([
       ['opening the feed', 'passed'],

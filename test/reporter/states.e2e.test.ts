@@ -39,7 +39,7 @@ describe('every test of a run, with its state and reason', () => {
     const ajv = new Ajv({ allErrors: true, strict: true })
     const validate = ajv.compile(JSON.parse(await readFile(schemaPath, 'utf8')) as object)
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true)
-    expect(report.schemaVersion).toBe(3)
+    expect(report.schemaVersion).toBe(4)
     expect(Object.fromEntries(report.tests.map((t) => [t.name, t.state]))).toEqual({
       'measured and passed': 'passed',
       'a method that did not run': 'failed',

@@ -1114,19 +1114,20 @@ function testView(root: HTMLElement): void {
           ['Sources', sourcesOf(t)],
         ]),
       ),
-      h('h3', null, 'Power over the test’s windows'),
     )
-    const chart = h('div', { class: 'chart', id: 'timeline' })
-    root.append(
-      chart,
-      h(
-        'p',
-        { class: 'caption' },
-        'Average power of each rail over each energy window (stacked), the idle level subtracted for net energy (dashed), window edges marked. ' +
-          'The report holds each window’s energies, not the sensor’s samples: the raw trace is among the kept artifacts when there are any.',
-      ),
-    )
-    timeline(chart, windows, w)
+    if (windows.length > 1 || windows.some((x) => x.timeline === undefined)) {
+      const chart = h('div', { class: 'chart', id: 'timeline' })
+      root.append(
+        h('h3', null, 'Power over the test’s windows'),
+        chart,
+        h(
+          'p',
+          { class: 'caption' },
+          'Average power of each rail over each energy window (stacked), the idle level subtracted for net energy (dashed), window edges marked; each window’s own timeline is in its panel below.',
+        ),
+      )
+      timeline(chart, windows, w)
+    }
   }
 
   if (t.windows.length > 1) {
@@ -1236,6 +1237,7 @@ function windowPanel(w: HtmlWindow): HTMLElement {
           ],
     ]),
   )
+  panel.append(windowTimeline(w))
   const columns = h('div', { class: 'columns' })
   const railTotal = Math.max(w.grossEnergyJ, ...w.rails.map((r) => r[2]))
   columns.append(
@@ -1269,7 +1271,20 @@ function windowPanel(w: HtmlWindow): HTMLElement {
   )
   append(panel, [columns, warningList(w)])
   panel.append(h('h3', null, 'Where the net energy went: methods'))
-  if (w.methods.length === 0) {
+  if (w.tree !== undefined) {
+    const chart = h('div', { id: 'flame' })
+    panel.append(
+      chart,
+      h(
+        'p',
+        { class: 'caption' },
+        'Icicle of the window’s call tree: its net energy split by thread → caller → callee, widths inclusive energy (self energy is what is not under a box’s callees); asynchronous energy (radio and GPS tails) by the method that caused it; what no method was charged with apart. Small calls are folded into “other”. ' +
+          'Colours: the classifier’s red/yellow/green when it ran, else app code blue, platform grey, native tan.',
+      ),
+      methodTable(w),
+    )
+    requestAnimationFrame(() => callerIcicle(chart, w))
+  } else if (w.methods.length === 0) {
     panel.append(
       empty(
         `No methods: execution source ${w.execution === undefined ? 'none' : str(w.execution)}.`,
@@ -1378,6 +1393,25 @@ const PALETTE = [
   '#bab0ac',
 ]
 
+const IDLE_SERIES: UPlot.Series = {
+  label: 'idle level',
+  stroke: '#1d2430',
+  dash: [6, 4],
+  width: 1.5,
+  points: { show: false },
+  value: (_u, v) => (v === null ? '—' : watts(v)),
+}
+const POWER_SCALES: UPlot.Scales = {
+  x: { time: false },
+  y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+}
+const secondsAxis = (label: string): UPlot.Axis => ({
+  label,
+  values: (_u, splits) => splits.map((v) => `${+v.toPrecision(4)}`),
+})
+const chartWidth = (container: HTMLElement): number =>
+  Math.max(320, Math.min(container.clientWidth || 900, 1400))
+
 /** Stacked per-rail average power over the test's windows, the idle level and the window edges. */
 function timeline(
   container: HTMLElement,
@@ -1456,26 +1490,15 @@ function timeline(
         return v === null ? '—' : watts(v)
       },
     })),
-    {
-      label: 'idle level',
-      stroke: '#1d2430',
-      dash: [6, 4],
-      width: 1.5,
-      points: { show: false },
-      value: (_u, v) => (v === null ? '—' : watts(v)),
-    },
+    IDLE_SERIES,
   ]
-  const width = Math.max(320, Math.min(container.clientWidth || 900, 1400))
   const plot = new uPlot(
     {
-      width,
+      width: chartWidth(container),
       height: 280,
-      scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+      scales: POWER_SCALES,
       axes: [
-        {
-          label: 'seconds from the first window',
-          values: (_u, splits) => splits.map((v) => `${+v.toPrecision(4)}`),
-        },
+        secondsAxis('seconds from the first window'),
         { label: 'power', size: 70, values: (_u, splits) => splits.map((v) => watts(v)) },
       ],
       series,
@@ -1706,6 +1729,285 @@ function icicle(container: HTMLElement, w: HtmlMeasuredWindow): void {
     },
     1,
   )
+}
+
+// ─── one window: the sensor's power, method activity, call tree ───────────────────────────────
+
+/** The window's timeline: its rails' thinned power over its buckets, and its methods' lanes. */
+function windowTimeline(w: HtmlMeasuredWindow): HTMLElement {
+  const section = h('section', { id: 'window-timeline' }, h('h3', null, 'Power over the window'))
+  const t = w.timeline
+  if (t === undefined) {
+    section.append(
+      empty(
+        w.detailOmitted
+          ? 'This file left the window’s timeline out to stay small; the JSON report has it (`timeline`).'
+          : 'The report has no timeline for this window (written by an older version).',
+      ),
+    )
+    return section
+  }
+  const chart = h('div', { class: 'chart', id: 'power-timeline' })
+  const lanes = h('div', { class: 'lanes', id: 'lanes' })
+  section.append(
+    chart,
+    lanes,
+    h(
+      'p',
+      { class: 'caption' },
+      `Each rail’s power as the sensor measured it (stacked; ${plural(t.edgesS.length - 1, 'bucket')}, each the energy of its stretch over its length, so the area is the energy), the idle level dashed, the window’s edges marked and the context outside it shaded. ` +
+        'Below, when the window’s busiest methods (by self energy) were running: how many threads had each on their stack; and asynchronous energy an earlier window left running.',
+    ),
+  )
+  // The lanes need the chart's scales, which uPlot sets once it is ready.
+  requestAnimationFrame(() => powerPlot(chart, w, t, (plot) => methodLanes(lanes, w, t, plot)))
+  return section
+}
+
+/** Stacked steps of each rail's bucket averages, the idle level and the window's edges. */
+function powerPlot(
+  container: HTMLElement,
+  w: HtmlMeasuredWindow,
+  t: NonNullable<HtmlMeasuredWindow['timeline']>,
+  onReady: (plot: UPlot) => void,
+): void {
+  const x = [...t.edgesS]
+  const n = x.length - 1
+  // A step per bucket: the last edge repeats the last bucket's value.
+  const stepped = (values: readonly number[]): number[] => [...values, values[n - 1] ?? 0]
+  const layers = t.series.map((s) => stepped(s[2]))
+  const stacked = layers.map((_, i) =>
+    x.map((_, j) => layers.slice(0, i + 1).reduce((sum, l) => sum + (l[j] ?? 0), 0)),
+  )
+  const names = t.series.map(([rail, subsystem]) =>
+    subsystem === null ? str(rail) : `${str(subsystem)} (${str(rail)})`,
+  )
+  const order = [...names.keys()].reverse()
+  const steps = uPlot.paths.stepped?.({ align: 1 })
+  const series: UPlot.Series[] = [
+    { label: 'time', value: (_u, v) => (v === null ? '—' : seconds(v)) },
+    ...order.map((i) => ({
+      label: names[i] ?? '',
+      stroke: PALETTE[i % PALETTE.length] ?? '#888',
+      fill: PALETTE[i % PALETTE.length] ?? '#888',
+      width: 1,
+      points: { show: false },
+      ...(steps === undefined ? {} : { paths: steps }),
+      value: (_u: UPlot, _v: number | null, _s: number, idx: number | null) =>
+        idx === null ? '—' : watts(layers[i]?.[idx] ?? 0),
+    })),
+    IDLE_SERIES,
+  ]
+  const plot = new uPlot(
+    {
+      width: chartWidth(container),
+      height: 260,
+      scales: POWER_SCALES,
+      axes: [
+        secondsAxis('seconds from the window’s start'),
+        {
+          label: 'power',
+          // Room for the lanes' method names under it.
+          size: t.lanes === undefined && t.carriedIn === undefined ? 70 : 150,
+          values: (_u, splits) => splits.map((v) => watts(v)),
+        },
+      ],
+      series,
+      legend: { live: true },
+      hooks: { draw: [(u) => windowEdges(u, w.durationS)], ready: [onReady] },
+    },
+    [x, ...order.map((i) => stacked[i] ?? []), x.map(() => w.baselinePowerW)],
+    container,
+  )
+  // What the chart holds, for readers and tests: buckets drawn, and the area inside the window.
+  const top = plot.data[1] ?? []
+  let areaJ = 0
+  for (let j = 0; j < n; j++) {
+    const a = x[j] as number
+    const b = x[j + 1] as number
+    if (a >= 0 && b <= w.durationS * (1 + 1e-9)) areaJ += (top[j] ?? 0) * (b - a)
+  }
+  container.dataset['buckets'] = String(n)
+  container.dataset['series'] = String(t.series.length)
+  container.dataset['areaJ'] = String(areaJ)
+  container.setAttribute('role', 'img')
+  container.setAttribute(
+    'aria-label',
+    `Power over the window “${w.label}”, ${n} buckets: ${names.join(', ')}; ${joules(areaJ)} inside the window`,
+  )
+  disposers.push(() => plot.destroy())
+}
+
+/** The window's edges as lines, and the context outside it shaded. */
+function windowEdges(u: UPlot, durationS: number): void {
+  const ctx = u.ctx
+  const ratio = window.devicePixelRatio || 1
+  const left = u.bbox.left
+  const right = u.bbox.left + u.bbox.width
+  const x0 = Math.max(left, u.valToPos(0, 'x', true))
+  const x1 = Math.min(right, u.valToPos(durationS, 'x', true))
+  ctx.save()
+  ctx.fillStyle = 'rgba(91, 101, 115, 0.12)'
+  if (x0 > left) ctx.fillRect(left, u.bbox.top, x0 - left, u.bbox.height)
+  if (x1 < right) ctx.fillRect(x1, u.bbox.top, right - x1, u.bbox.height)
+  ctx.strokeStyle = '#5b6573'
+  ctx.setLineDash([3 * ratio, 3 * ratio])
+  ctx.lineWidth = ratio
+  for (const px of [x0, x1]) {
+    ctx.beginPath()
+    ctx.moveTo(px, u.bbox.top)
+    ctx.lineTo(px, u.bbox.top + u.bbox.height)
+    ctx.stroke()
+  }
+  ctx.restore()
+}
+
+/** One row per method (and per carried-in component) aligned with the power chart's x axis. */
+function methodLanes(
+  container: HTMLElement,
+  w: HtmlMeasuredWindow,
+  t: NonNullable<HtmlMeasuredWindow['timeline']>,
+  plot: UPlot,
+): void {
+  const ratio = window.devicePixelRatio || 1
+  const offset = plot.bbox.left / ratio
+  const pos = (s: number): number => plot.valToPos(s, 'x')
+  const colorOf = new Map(w.methods.map((m) => [m[0], m[4]]))
+  const rows: HTMLElement[] = []
+  const row = (label: string, title: string, cells: HTMLElement[], tone: string): HTMLElement =>
+    h(
+      'div',
+      { class: `lane ${tone}`, title },
+      h('span', { class: 'lane-label', style: `width:${offset}px` }, label),
+      h('div', { class: 'lane-track', style: `width:${plot.bbox.width / ratio}px` }, cells),
+    )
+  for (const [method, busy] of t.lanes ?? []) {
+    const name = str(method)
+    const cells: HTMLElement[] = []
+    let peak = 0
+    busy.forEach((b, i) => {
+      peak = Math.max(peak, b)
+      if (!(b > 0)) return
+      const a = pos(t.edgesS[i] as number)
+      const z = pos(t.edgesS[i + 1] as number)
+      cells.push(
+        h('span', {
+          class: 'busy',
+          style: `left:${a}px;width:${Math.max(1, z - a)}px;opacity:${Math.min(1, 0.15 + 0.85 * b)}`,
+        }),
+      )
+    })
+    const short = name.slice(name.lastIndexOf('.', name.lastIndexOf('.') - 1) + 1)
+    rows.push(
+      row(
+        short,
+        `${name}: at most ${peak.toFixed(2)} threads running it in a bucket`,
+        cells,
+        colorOf.get(method) ?? originTone(name),
+      ),
+    )
+  }
+  for (const [component, rail, energyJ, untilS, method, from] of t.carriedIn ?? []) {
+    const a = pos(0)
+    const z = pos(untilS)
+    const who =
+      method === null
+        ? 'already on when the window opened (started before it, by whom is not known)'
+        : `left on by ${str(method)} in “${str(from)}”`
+    rows.push(
+      row(
+        `${str(component)} carried in`,
+        `${str(component)} (${str(rail)}) ${who}: ${joules(energyJ)} in this window`,
+        [h('span', { class: 'carried', style: `left:${a}px;width:${Math.max(1, z - a)}px` })],
+        'carried-in',
+      ),
+    )
+  }
+  if (rows.length === 0) {
+    container.append(
+      empty(
+        `No method activity: execution source ${w.execution === undefined ? 'none' : str(w.execution)}.`,
+      ),
+    )
+    return
+  }
+  container.append(...rows)
+}
+
+/** The call tree, under a root of the window's net energy with what no method got beside it. */
+function callerIcicle(container: HTMLElement, w: HtmlMeasuredWindow): void {
+  const colorOf = new Map(w.methods.map((m) => [str(m[0]), m[4]]))
+  const convert = (node: NonNullable<HtmlMeasuredWindow['tree']>): Tree => {
+    const [name, kind, selfJ, children] = node
+    const label = str(name)
+    const k = str(kind)
+    const parts = k === 'method' ? splitName(label) : undefined
+    return {
+      name: label,
+      label: parts ? label.slice(parts[1].lastIndexOf('.') + 1) : label,
+      kind: k === 'other' ? 'rest' : k === 'method' ? 'method' : 'group',
+      tone:
+        k === 'other'
+          ? 'rest'
+          : k === 'method'
+            ? (colorOf.get(label) ??
+              (parts === undefined ? undefined : classColor.get(parts[1])) ??
+              originTone(label))
+            : 'group',
+      value: Math.max(0, selfJ),
+      ...(children === undefined ? {} : { children: children.map(convert) }),
+    }
+  }
+  const tree = convert(w.tree as NonNullable<HtmlMeasuredWindow['tree']>)
+  const chargedJ = sumTree(w.tree as NonNullable<HtmlMeasuredWindow['tree']>)
+  const rest = w.netEnergyJ - chargedJ
+  const root: Tree = {
+    name: 'net energy',
+    label: 'net energy',
+    kind: 'root',
+    tone: 'group',
+    children: [
+      ...(tree.children ?? []),
+      ...(rest > 1e-9 * Math.abs(w.netEnergyJ)
+        ? [
+            {
+              name: 'not attributed',
+              label: 'not attributed to a method',
+              kind: 'rest' as const,
+              tone: 'rest',
+              value: rest,
+            },
+          ]
+        : []),
+    ],
+  }
+  const laid = d3
+    .hierarchy<Tree>(root)
+    .sum((d) => d.value ?? 0)
+    .sort((a, b) => (b.value ?? 0) - (a.value ?? 0))
+  const rows = laid.height + 1
+  const rowPx = rows > 16 ? 18 : 24
+  const width = Math.max(320, container.clientWidth || 900)
+  const parted = d3.partition<Tree>().size([width, rows * rowPx])(laid)
+  const total = laid.value ?? 0
+  container.dataset['rootJ'] = String(total)
+  drawBoxes(
+    container,
+    parted.descendants(),
+    rows * rowPx,
+    (node) => {
+      const d = node.data
+      const inclusive = node.value ?? 0
+      const share = total > 0 ? ` · ${percent((100 * inclusive) / total)} of the net energy` : ''
+      const self = d.kind === 'method' ? ` · self ${joules(d.value ?? 0)}` : ''
+      return `${d.name}: ${d.kind === 'method' ? 'inclusive ' : ''}${joules(inclusive)}${self}${share}${d.tone === 'red' || d.tone === 'yellow' || d.tone === 'green' ? ` · ${d.tone}` : ''}`
+    },
+    1,
+  )
+}
+
+function sumTree(node: NonNullable<HtmlMeasuredWindow['tree']>): number {
+  return node[2] + (node[3] ?? []).reduce((s, c) => s + sumTree(c), 0)
 }
 
 // ─── methods ─────────────────────────────────────────────────────────────────────────────────

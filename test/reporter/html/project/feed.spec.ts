@@ -2,6 +2,9 @@ import { describe, test } from 'vitest'
 import { PIXEL_RAILS, meta, method, window } from './_energy.js'
 
 const FEED = 'com.example.trails.FeedAdapter'
+const LOOPER = ['android.app.ActivityThread.main', 'android.os.Looper.loop']
+const CHOREOGRAPHER = 'android.view.Choreographer.doFrame'
+const RECYCLER = 'androidx.recyclerview.widget.RecyclerView.onLayout'
 
 describe('feed', () => {
   test('opening the feed', ({ task }) => {
@@ -13,13 +16,37 @@ describe('feed', () => {
         grossEnergyJ: 2.5,
         intervalJ: 0.05,
         rails: PIXEL_RAILS,
+        callers: {
+          [`${FEED}.onBindViewHolder`]: [...LOOPER, CHOREOGRAPHER, RECYCLER],
+          [`${FEED}.bind`]: [...LOOPER, CHOREOGRAPHER, RECYCLER, `${FEED}.onBindViewHolder`],
+          'com.example.trails.image.ImageLoader.decode': [
+            ...LOOPER,
+            CHOREOGRAPHER,
+            RECYCLER,
+            `${FEED}.onBindViewHolder`,
+            `${FEED}.bind`,
+          ],
+          [CHOREOGRAPHER]: LOOPER,
+          [RECYCLER]: [...LOOPER, CHOREOGRAPHER],
+        },
+        // A Wi-Fi tail the sync test left on, still drawing for the first 0.6 s.
+        carriedIn: [
+          {
+            component: 'wifi',
+            rail: 'S9M_VDD_WLAN',
+            energyJ: 0.05,
+            untilS: 0.6,
+            method: 'com.example.trails.sync.SyncService.run',
+            window: 'syncing in the background',
+          },
+        ],
         methods: [
           method(`${FEED}.onBindViewHolder`, 0.12, 0.63),
           method(`${FEED}.bind`, 0.45, 0.18),
           method('com.example.trails.image.ImageLoader.decode', 0.18),
           method('com.example.trails.db.FeedDao.query', 0.11),
-          method('android.view.Choreographer.doFrame', 0.09, 0.4),
-          method('androidx.recyclerview.widget.RecyclerView.onLayout', 0.07, 0.2),
+          method(CHOREOGRAPHER, 0.09, 0.4),
+          method(RECYCLER, 0.07, 0.2),
           method('art_quick_invoke_stub', 0.04),
         ],
       }),
