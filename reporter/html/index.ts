@@ -27,7 +27,9 @@ export interface HtmlReportOptions extends HtmlDataOptions {
 export function renderHtml(report: EnergyReport, options: HtmlReportOptions = {}): string {
   const assets = options.assets ?? htmlAssets()
   const json = JSON.stringify(htmlData(report, options)).replace(/</g, '\\u003c')
-  const scripts = [assets.uplotJs, assets.d3HierarchyJs, assets.appJs].map(closingSafe)
+  const scripts = [LOCALE_GUARD + assets.uplotJs, assets.d3HierarchyJs, assets.appJs].map(
+    closingSafe,
+  )
   const [uplot, d3, app] = scripts
   const css = `${assets.uplotCss}\n${PAGE_CSS}`
   const csp = [
@@ -59,6 +61,17 @@ export function renderHtml(report: EnergyReport, options: HtmlReportOptions = {}
 </html>
 `
 }
+
+/**
+ * Runs before uPlot, which formats numbers with `new Intl.NumberFormat(navigator.language)` as it
+ * loads. WebKitGTK under the POSIX locale (LANG=C.UTF-8, common on servers and in containers)
+ * reports `navigator.language` as "C", which Intl rejects: uPlot never loads and no chart draws.
+ * There the page uses the engine's own default locale instead.
+ */
+const LOCALE_GUARD = `try { new Intl.NumberFormat(navigator.language) } catch {
+  Object.defineProperty(navigator, 'language', { value: new Intl.NumberFormat().resolvedOptions().locale })
+}
+`
 
 /** Library code never contains `</script` or `</style` today; if a version ever does, break it. */
 function closingSafe(code: string): string {
