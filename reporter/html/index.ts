@@ -68,7 +68,7 @@ export function renderHtml(report: EnergyReport, options: HtmlReportOptions = {}
  * reports `navigator.language` as "C", which Intl rejects: uPlot never loads and no chart draws.
  * There the page uses the engine's own default locale instead.
  */
-const LOCALE_GUARD = `try { new Intl.NumberFormat(navigator.language) } catch {
+export const LOCALE_GUARD = `try { new Intl.NumberFormat(navigator.language) } catch {
   Object.defineProperty(navigator, 'language', { value: new Intl.NumberFormat().resolvedOptions().locale })
 }
 `

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto'
 import { describe, expect, test } from 'vitest'
 import { htmlData, type HtmlData, type HtmlMeasuredWindow } from '../../../reporter/html/data.js'
-import { renderHtml } from '../../../reporter/html/index.js'
+import { LOCALE_GUARD, renderHtml } from '../../../reporter/html/index.js'
 import { buildEnergyReport, type ReportEntry } from '../../../reporter/report.js'
 import type { BudgetFile } from '../../../src/budgets/index.js'
 import { measuredResult, methodEnergy } from '../../../src/model/index.js'
@@ -95,6 +95,21 @@ describe('renderHtml', () => {
       expect(csp, 'each script is allowed by its hash').toContain(`'sha256-${hash}'`)
     }
     expect(csp).not.toContain("script-src 'unsafe-inline'")
+  })
+
+  test('uPlot gets a language Intl accepts where WebKitGTK reports the POSIX locale as "C"', () => {
+    const html = renderHtml(buildEnergyReport([entry(0)]))
+    expect(html).toContain(`<script>${LOCALE_GUARD}`) // before uPlot, in its script element
+    expect(() => new Intl.NumberFormat('C')).toThrow(RangeError)
+    for (const [language, after] of [
+      ['C', new Intl.NumberFormat().resolvedOptions().locale],
+      ['de-CH', 'de-CH'],
+    ]) {
+      const navigator = { language }
+      new Function('navigator', LOCALE_GUARD)(navigator)
+      expect(navigator.language).toBe(after)
+      expect(() => new Intl.NumberFormat(navigator.language)).not.toThrow()
+    }
   })
 
   test('10,000 tests (20 methods, 4 rails each) fit in 25 MB', () => {
