@@ -1,13 +1,15 @@
-// The HTML report of a real Vitest run (test/reporter/html/project) opened in Debian's Chromium
-// through playwright-core: every view draws without console errors, its figures are the JSON
-// report's, a hostile test name is text, tabs and sortable headers work from the keyboard.
-// Skips with a notice without Chromium (apt-get install chromium; or set CHROMIUM); in CI it must
-// run. UPDATE_SCREENSHOTS=1 keeps a screenshot of each view in docs/screenshots/.
+// The HTML report of a real Vitest run (test/reporter/html/project) opened in Chromium, Firefox
+// and WebKit from Debian's packages (_browsers.ts): every view draws without console errors, its
+// figures are the JSON report's, a hostile test name is text, tabs and sortable headers work from
+// the keyboard. The same checks run in each browser, one browser started per describe; a browser
+// missing here is skipped with a notice naming its package, and in CI it must run. Each view's
+// screenshot per browser is kept in test/.scratch/html-browser/<browser>/; UPDATE_SCREENSHOTS=1
+// also refreshes docs/screenshots/ (every view in Chromium, the overview in Firefox and WebKit).
 import { existsSync } from 'node:fs'
-import { mkdir } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { copyFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport, ReportedTest } from '../../../reporter/report.js'
 import {
@@ -17,41 +19,53 @@ import {
   type MeasuredEnergyResult,
 } from '../../../src/model/index.js'
 import { primaryLimit } from '../../../reporter/limits.js'
+import { ENGINES, type Browser, type Engine } from './_browsers.js'
+import type { Page } from './_page.js'
 import { runProject, type ProjectRun } from './_project.js'
 import { HOSTILE } from './project/_energy.js'
 
-const executable = [process.env['CHROMIUM'], '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (p): p is string => p !== undefined && p !== '' && existsSync(p),
-)
 const ci = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== '0'
-if (executable === undefined && !ci) {
-  console.warn(
-    'NOTICE: no Chromium at /usr/bin/chromium (or $CHROMIUM); the HTML report browser tests are skipped (apt-get install chromium)',
-  )
-}
+for (const engine of ENGINES)
+  if (engine.missing !== undefined && !ci)
+    console.warn(`NOTICE: the HTML report's ${engine.name} tests are skipped: ${engine.missing}`)
 const screenshots = process.env['UPDATE_SCREENSHOTS'] === '1'
 const SHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
+const OUTPUT = fileURLToPath(new URL('../../.scratch/html-browser/', import.meta.url))
 
 const measured = (t: ReportedTest): MeasuredEnergyResult[] =>
   t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
 
-describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', () => {
+// The two runs of the project, made once for every browser.
+let runs: Promise<{ check: ProjectRun; update: ProjectRun }> | undefined
+const projectRuns = (): Promise<{ check: ProjectRun; update: ProjectRun }> =>
+  (runs ??= (async () => ({ check: await runProject(false), update: await runProject(true) }))())
+afterAll(async () => {
+  const done = await runs
+  await done?.check.cleanup()
+  await done?.update.cleanup()
+})
+
+for (const engine of ENGINES)
+  describe.skipIf(engine.missing !== undefined && !ci)(`the HTML report in ${engine.name}`, () =>
+    reportChecks(engine),
+  )
+
+function reportChecks(engine: Engine): void {
   let browser: Browser
   let check: ProjectRun
   let update: ProjectRun
+  const output = `${OUTPUT}${engine.name.toLowerCase()}/`
 
   beforeAll(async () => {
-    if (executable === undefined)
-      throw new Error('CI needs Chromium for the HTML report tests: apt-get install chromium')
-    check = await runProject(false)
-    update = await runProject(true)
-    browser = await chromium.launch({ executablePath: executable })
+    if (engine.missing !== undefined)
+      throw new Error(`CI needs ${engine.name} for the HTML report tests: ${engine.missing}`)
+    ;({ check, update } = await projectRuns())
+    browser = await engine.launch()
+    await mkdir(output, { recursive: true })
     if (screenshots) await mkdir(SHOTS, { recursive: true })
   }, 120_000)
   afterAll(async () => {
     await browser?.close()
-    await check?.cleanup()
-    await update?.cleanup()
   })
 
   /** Opens a view; every console error or warning and page error fails the test at `done()`. */
@@ -59,27 +73,29 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
     run: ProjectRun,
     hash: string,
   ): Promise<{ page: Page; done: () => Promise<void> }> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
-    const problems: string[] = []
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`)
-    })
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+    const page = await browser.newPage()
     await page.goto(`${pathToFileURL(run.html).href}${hash}`)
     await page.waitForSelector('html[data-ready=true]')
     return {
       page,
       done: async () => {
-        expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined()
+        expect(await page.evaluate(() => '__pwned' in window)).toBe(false)
         expect(await page.locator('img').count(), 'no element came from data').toBe(0)
+        const problems = await page.problems()
         await page.close()
         expect(problems).toEqual([])
       },
     }
   }
 
+  /** Keeps the view's screenshot in the test's output; Chromium's views and the others' overview in the docs. */
   async function shoot(page: Page, name: string): Promise<void> {
-    if (screenshots) await page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true })
+    const file = `${output}${name}.png`
+    await page.screenshot(file)
+    if (!screenshots) return
+    if (engine.name === 'Chromium') await copyFile(file, `${SHOTS}${name}.png`)
+    else if (name === 'html-overview')
+      await copyFile(file, `${SHOTS}${name}-${engine.name.toLowerCase()}.png`)
   }
 
   const indexOf = (report: EnergyReport, name: string): number =>
@@ -281,25 +297,62 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
     await done()
   })
 
-  test('one test: power timeline, rails, icicle and methods of its window', async () => {
+  test('one test: power timeline, lanes, rails, call-tree icicle and methods of its window', async () => {
     const r = check.report
     const index = indexOf(r, 'feed > opening the feed')
     const t = r.tests[index] as ReportedTest
     const w = measured(t)[0] as MeasuredEnergyResult
+    const timeline = w.timeline
+    const tree = w.callTree
+    if (timeline === undefined || tree === undefined) throw new Error('no timeline or call tree')
     const { page, done } = await open(check, `#test/${index}`)
     expect(await page.locator('#test-name').innerText()).toBe(t.name)
-    expect(await page.locator('#timeline canvas').count()).toBeGreaterThan(0)
-    const legend = await page.locator('#timeline .u-legend').innerText()
+    // One window: its own timeline, no average-per-window chart.
+    expect(await page.locator('#timeline').count()).toBe(0)
+    await page.waitForSelector('#power-timeline canvas')
+    const legend = await page.locator('#power-timeline .u-legend').innerText()
     for (const rail of w.rails) expect(legend).toContain(`${rail.subsystem} (${rail.rail})`)
     expect(legend).toContain('idle level')
+    // The chart draws the summary's samples: as many buckets per rail, and the area under the
+    // stacked rails inside the window (from uPlot's own data) is the rails' energy in the JSON.
+    const chart = await page
+      .locator('#power-timeline')
+      .evaluate((el) => ({ ...(el as HTMLElement).dataset }))
+    expect(Number(chart['buckets'])).toBe(timeline.series[0]?.powerW.length)
+    expect(Number(chart['buckets'])).toBe(timeline.edgesS.length - 1)
+    expect(Number(chart['series'])).toBe(timeline.series.length)
+    const railsJ = w.rails.reduce((sum, rail) => sum + rail.energyJ, 0)
+    expect(Math.abs(Number(chart['areaJ']) - railsJ) / railsJ).toBeLessThan(1e-3)
+    // A lane per top method and per carried-in component, named by the data.
+    const lanes = await page
+      .locator('#lanes .lane')
+      .evaluateAll((rows) => rows.map((x) => x.getAttribute('title') ?? ''))
+    expect(lanes).toHaveLength((timeline.lanes?.length ?? 0) + (timeline.carriedIn?.length ?? 0))
+    timeline.lanes?.forEach((l, i) => expect(lanes[i]).toContain(l.method))
+    const carried = timeline.carriedIn?.[0]
+    expect(lanes.at(-1)).toContain(`left on by ${carried?.method} in “${carried?.window}”`)
     const rails = await page.locator('#rails').innerText()
     for (const rail of w.rails) expect(rails).toContain(formatJoules(rail.energyJ))
-    // The icicle has a box per method (and its class and package), named by the data.
+    // The icicle is the call tree under the window's net energy: its root is the net energy, and
+    // every method of the window and its callers have a box.
     await page.waitForSelector('#flame .node')
+    const rootJ = await page
+      .locator('#flame')
+      .evaluate((el) => (el as HTMLElement).dataset['rootJ'])
+    expect(Math.abs(Number(rootJ) - w.netEnergyJ) / w.netEnergyJ).toBeLessThan(1e-5)
+    expect(await page.locator('#flame .node[data-name="net energy"]').getAttribute('title')).toBe(
+      `net energy: ${formatJoules(w.netEnergyJ)} · 100% of the net energy`,
+    )
     const boxes = await page
       .locator('#flame .node')
       .evaluateAll((nodes) => nodes.map((n) => (n as HTMLElement).dataset['name']))
     for (const m of w.methods) expect(boxes).toContain(m.method)
+    expect(boxes).toContain('android.os.Looper.loop')
+    const bind = await page
+      .locator('#flame .node[data-name="com.example.trails.FeedAdapter.bind"]')
+      .getAttribute('title')
+    const bindJ = w.methods.find((m) => m.method === 'com.example.trails.FeedAdapter.bind')
+    expect(bind).toContain(`self ${formatJoules(bindJ?.localEnergyJ ?? NaN)}`)
     const methodRows = await page
       .locator('#methods-table tbody tr')
       .evaluateAll((trs) =>
@@ -324,10 +377,21 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
         (x) => `${x.label} · ${formatJoules(x.netEnergyJ)}`,
       ),
     )
+    // Several windows: the average-per-window chart, and the chosen window's own timeline.
+    expect(await again.page.locator('#timeline canvas').count()).toBeGreaterThan(0)
     await again.page.locator('.windows button').nth(2).click()
     expect(await again.page.locator('#window h3').first().innerText()).toBe(
       'Window “scrolling the feed #3”',
     )
+    const third = measured(r.tests[repeated] as ReportedTest)[2]
+    await again.page.waitForSelector('#power-timeline canvas')
+    expect(
+      Number(
+        await again.page
+          .locator('#power-timeline')
+          .evaluate((el) => (el as HTMLElement).dataset['buckets']),
+      ),
+    ).toBe(third?.timeline?.series[0]?.powerW.length)
     await shoot(again.page, 'html-test-repeated')
     await again.done()
   })
@@ -424,4 +488,28 @@ describe.skipIf(executable === undefined && !ci)('the HTML report in Chromium', 
     await shoot(page, 'html-budgets')
     await done()
   })
-})
+
+  test('the checks see what a page reports: console errors and warnings, uncaught errors, CSP', async () => {
+    const script = `console.error('an error'); console.warn('a warning'); setTimeout(() => { throw new Error('uncaught') })`
+    const hash = createHash('sha256').update(script, 'utf8').digest('base64')
+    const file = `${output}problems.html`
+    await writeFile(
+      file,
+      `<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-${hash}'"></head>` +
+        `<body><script>${script}</script><script>window.blocked = false</script></body></html>`,
+    )
+    const page = await browser.newPage()
+    await page.goto(pathToFileURL(file).href)
+    await expect.poll(async () => (await page.problems()).length).toBeGreaterThanOrEqual(4)
+    const problems = await page.problems()
+    await page.close()
+    expect(
+      problems.find((p) => /^error: .*an error/.test(p)),
+      problems.join('\n'),
+    ).toBeDefined()
+    expect(problems.find((p) => /^warn(ing)?: .*a warning/.test(p))).toBeDefined()
+    // WebKit's file: pages hide an uncaught error's message ("Script error."), not the error.
+    expect(problems.find((p) => p.startsWith('page error: '))).toBeDefined()
+    expect(problems.find((p) => /Content[- ]Security[- ]Policy|^CSP: /.test(p))).toBeDefined()
+  })
+}
