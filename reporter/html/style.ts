@@ -74,6 +74,7 @@ button.link { font: inherit; background: none; border: 0; padding: 0; cursor: po
 .test-name { min-width: 14rem; }
 td code { font-size: 11.5px; }
 .budget, .delta { white-space: nowrap; }
+td.num .figure, .budget .small { white-space: normal; }
 .node.rest { background: repeating-linear-gradient(45deg, #e3e6ea, #e3e6ea 4px, #f1f3f5 4px, #f1f3f5 8px); color: var(--muted); }
 .node:focus-visible { outline: 2px solid var(--accent); z-index: 2; }
 .details { min-height: 1.5em; margin: .3rem 0; font-size: 12.5px; }
