@@ -68,7 +68,7 @@ export function statusLine(
     `${s.phone} › ${test === '' ? '' : `${test} · `}${s.state} ${s.elapsed}${s.waiting > 0 ? ` · ${s.waiting} waiting` : ''}`
   const length = (format: (s: PhoneSegment) => string): number =>
     segments.reduce(
-      (n, s) => n + text(s, format(s)).length,
+      (n, s) => n + columnsOf(text(s, format(s))),
       SEPARATOR.length * (segments.length - 1),
     )
   // The test names: with their files, else alone, else shortened alike to fit.
@@ -119,14 +119,57 @@ function phoneSegment(phone: string, entries: readonly StatusEntry[], nowMs: num
   }
 }
 
+/** `text` cut to `columns` with an ellipsis. */
 function shorten(text: string, columns: number): string {
-  return text.length <= columns ? text : `${text.slice(0, Math.max(0, columns - 1)).trimEnd()}…`
+  if (columnsOf(text) <= columns) return text
+  let out = ''
+  let used = 0
+  for (const ch of text) {
+    const w = columnsOf(ch)
+    if (used + w > columns - 1) break
+    out += ch
+    used += w
+  }
+  return `${out.trimEnd()}…`
 }
 
 /** A line still too wide (many phones on a narrow terminal) is cut, uncoloured. */
 function fitWidth(line: string, width: number): string {
   const plain = stripVTControlCharacters(line)
-  return plain.length <= width ? line : shorten(plain, width)
+  return columnsOf(plain) <= width ? line : shorten(plain, width)
+}
+
+/**
+ * Columns `text` takes in a terminal: East Asian wide characters and emoji take two. A line that
+ * wrapped could not be erased in place, so this errs wide.
+ */
+function columnsOf(text: string): number {
+  let n = 0
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0
+    const wide =
+      (c >= 0x1100 && c <= 0x115f) ||
+      (c >= 0x2e80 && c <= 0xa4cf) ||
+      (c >= 0xac00 && c <= 0xd7a3) ||
+      (c >= 0xf900 && c <= 0xfaff) ||
+      (c >= 0xfe30 && c <= 0xfe4f) ||
+      (c >= 0xff00 && c <= 0xff60) ||
+      (c >= 0xffe0 && c <= 0xffe6) ||
+      (c >= 0x1f300 && c <= 0x1faff) ||
+      (c >= 0x20000 && c <= 0x3fffd)
+    n += wide ? 2 : 1
+  }
+  return n
+}
+
+/** Control characters (a newline or an escape in a test name) would break the line: spaces. */
+function printable(text: string): string {
+  let out = ''
+  for (const ch of text) {
+    const c = ch.codePointAt(0) ?? 0
+    out += c < 0x20 || (c >= 0x7f && c <= 0x9f) ? ' ' : ch
+  }
+  return out
 }
 
 /** Where the line is drawn: a terminal's stream (process.stdout). */
@@ -196,11 +239,11 @@ export class LiveStatus {
       case 'phase': {
         const before = this.entries.get(key)
         this.entries.set(key, {
-          phone: event.test.phone,
-          file: event.test.file,
-          name: event.test.name,
+          phone: printable(event.test.phone),
+          file: printable(event.test.file),
+          name: printable(event.test.name),
           phase: event.phase,
-          ...(event.detail === undefined ? {} : { detail: event.detail }),
+          ...(event.detail === undefined ? {} : { detail: printable(event.detail) }),
           sinceMs: before?.phase === event.phase ? before.sinceMs : this.nowMs(),
         })
         return
@@ -209,7 +252,7 @@ export class LiveStatus {
         this.entries.delete(key)
         return
       case 'note':
-        this.print(`  ⋯ ${event.test.name}: ${event.text}\n`)
+        this.print(`  ⋯ ${printable(event.test.name)}: ${printable(event.text)}\n`)
         return
     }
   }

@@ -87,6 +87,23 @@ describe('statusLine', () => {
     )
   })
 
+  test('wide characters count two columns; control characters in names become spaces', () => {
+    const wide = statusLine([entry('vdev-0001', 'フィード スクロール', 'recording')], 0, 44, c)
+    // 44 columns less 30 for the rest: 14 for the name, its last one for '…' (each kana is 2).
+    expect(wide).toBe('vdev-0001 › フィード スク… · recording 0.0 s')
+    const { stream, log } = fakeTerminal()
+    const status = new LiveStatus({ terminal: stream, intercept: [], colors: c })
+    status.start()
+    status.receive(1, {
+      kind: 'phase',
+      test: { id: 1, phone: 'vdev-0001', file: 'a.test.ts', name: 'two\nlines\x1b[2J' },
+      phase: 'recording',
+    })
+    status.draw()
+    status.stop()
+    expect(log[0]).toBe('vdev-0001 › a.test.ts › two lines [2J · recording 0.0 s')
+  })
+
   test('nothing to show: no line', () => {
     expect(statusLine([], 0, 80, c)).toBe('')
   })
