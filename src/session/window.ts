@@ -6,6 +6,8 @@
 import { randomBytes } from 'node:crypto'
 import {
   attributeTest,
+  CallTreeBuilder,
+  reportDetail,
   netEnergyIntervalJ,
   netNoiseHalfWidthJ,
   type IdleNoise,
@@ -14,6 +16,7 @@ import {
   findInitiators,
   type Baseline,
   type ExecutionInput,
+  type IntervalAttribution,
   type TailInvocation,
 } from '../attribution/index.js'
 import type {
@@ -29,11 +32,14 @@ import {
   isEnergyError,
   shiftCallTrace,
   units,
+  type CarriedInEnergy,
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
   type RailSeries,
+  type StackSample,
 } from '../model/index.js'
+import type { Progress } from '../model/progress.js'
 
 /** The idle window's level of one rail, for a measured baseline kept per rail. */
 export interface RailBaseline {
@@ -78,7 +84,8 @@ export interface WindowPlan {
   readonly debuggable?: boolean
   /** @default '/data/local/tmp/vitest-energy' */
   readonly deviceDir?: string
-  readonly onProgress?: (message: string) => void
+  /** The test's progress: the collectors' slow steps, and attributing. */
+  readonly progress?: Progress
   /** Raw data the collectors pulled, per window label (kept as test artifacts). */
   readonly onArtifact?: (window: string, name: string, data: Uint8Array | string) => void
   /**
@@ -140,7 +147,7 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
     app: plan.app,
     deviceDir: plan.deviceDir ?? '/data/local/tmp/vitest-energy',
     windowId: `w${Date.now().toString(36)}${randomBytes(3).toString('hex')}`,
-    ...(plan.onProgress === undefined ? {} : { onProgress: plan.onProgress }),
+    ...(plan.progress === undefined ? {} : { progress: plan.progress }),
     ...(plan.onArtifact === undefined
       ? {}
       : {
@@ -198,6 +205,7 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       }
       if (powerStop.status === 'rejected') throw powerStop.reason
       const power: PowerData = powerStop.value
+      plan.progress?.step('attributing')
       const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
       return {
         result:
@@ -261,10 +269,10 @@ function attributeWindow(
               ? radioAwareBaselineW(plan.baseline.rails, power.rails, window, plan.railFloorsW)
               : plan.baseline.powerW,
         }
-  const tails =
+  const { tails, carriedIn } =
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
-      : []
+      : { tails: [], carriedIn: [] }
   const methodPower =
     power.kind === 'rails'
       ? cpuMethodPower(power.rails, window, plan.railFloorsW, plan.cpuClusters)
@@ -288,7 +296,16 @@ function attributeWindow(
   const noise = plan.baseline.kind === 'measured' ? plan.baseline.noise : undefined
   const durationS = (window.endNs - window.startNs) / units.NS_PER_S
   const noiseJ = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
-  const result = attributeTest({
+  // The call tree for reports: each stack sample's energy as attribution computes it.
+  const tree = new CallTreeBuilder()
+  const methodInput =
+    executionInput?.kind === 'samples'
+      ? {
+          ...executionInput,
+          onSampleEnergy: (s: StackSample, j: number) => tree.addSample(s, j),
+        }
+      : executionInput
+  const attribution = attributeTest({
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
@@ -299,7 +316,7 @@ function attributeWindow(
     edges: 'hold',
     baseline,
     ...(plan.batteryCapacityJ === undefined ? {} : { batteryCapacityJ: plan.batteryCapacityJ }),
-    ...(executionInput === undefined ? {} : { execution: executionInput }),
+    ...(methodInput === undefined ? {} : { execution: methodInput }),
     afterWindow: 'clip',
     sourceNames: {
       power: plan.power.name,
@@ -315,8 +332,34 @@ function attributeWindow(
     },
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
-  }).result
-  return { ...result, netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ) }
+  })
+  const result = attribution.result
+  return {
+    ...result,
+    netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ),
+    ...windowDetail(result, power, methodInput, tree, attribution.interval, carriedIn),
+  }
+}
+
+/** The window's timeline and call tree for reports, from the data it was attributed with. */
+function windowDetail(
+  result: MeasuredEnergyResult,
+  power: PowerData,
+  execution: ExecutionInput | undefined,
+  tree: CallTreeBuilder,
+  interval: IntervalAttribution | undefined,
+  carriedIn: readonly CarriedInEnergy[],
+): Pick<MeasuredEnergyResult, 'timeline' | 'callTree'> {
+  if (execution?.kind === 'trace' && interval !== undefined)
+    tree.addCalls(execution.trace, interval.calls)
+  const activity = execution?.kind === 'trace' ? execution.trace : execution?.samples
+  return reportDetail({
+    result,
+    power: power.kind === 'series' ? power.series : power.rails,
+    tree,
+    carriedIn,
+    ...(activity === undefined ? {} : { activity }),
+  })
 }
 
 /**
@@ -356,7 +399,7 @@ function asyncTails(
   rails: Parameters<typeof findInitiators>[0],
   execution: ExecutionInput | undefined,
   warnings: EnergyWarning[],
-): TailInvocation[] {
+): { tails: TailInvocation[]; carriedIn: CarriedInEnergy[] } {
   const prefix = `${plan.app}.`
   const found = findInitiators(
     rails,
@@ -375,8 +418,16 @@ function asyncTails(
   const tails: TailInvocation[] = [...found.invocations]
   const stillOn = new Map<string, AsyncOrigin>()
   const ended: string[] = []
+  const carriedIn: CarriedInEnergy[] = []
   for (const burst of found.ongoing) {
     const origin = plan.carriedOver?.get(burst.component)
+    carriedIn.push({
+      component: burst.component,
+      rail: burst.rail,
+      energyJ: burst.energyJ,
+      untilS: (burst.endNs - window.startNs) / units.NS_PER_S,
+      ...(origin === undefined ? {} : { method: origin.method, window: origin.label }),
+    })
     if (burst.stillActiveAtEnd && origin !== undefined) stillOn.set(burst.component, origin)
     if (!burst.stillActiveAtEnd) ended.push(burst.component)
     if (origin === undefined) {
@@ -418,7 +469,7 @@ function asyncTails(
     if (lowest !== undefined) lowestW.set(rail.rail, lowest)
   }
   plan.onAsyncState?.(stillOn, ended, lowestW)
-  return tails
+  return { tails, carriedIn }
 }
 
 function closedTwice(label: string): EnergyError {

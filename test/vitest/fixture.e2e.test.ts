@@ -105,6 +105,42 @@ describe('one virtual phone shared by two workers', () => {
     expect(bind?.inclusiveEnergyJ).toBeGreaterThan(0)
   })
 
+  test("carries each window's power timeline (its rails' energy), lanes and call tree", () => {
+    for (const w of windows(run.report)) {
+      const t = w.timeline
+      if (t === undefined) throw new Error(`${w.label}: no timeline`)
+      expect(t.edgesS.length - 1, w.label).toBeLessThanOrEqual(200)
+      expect(t.edgesS, w.label).toContain(0)
+      for (const rail of w.rails) {
+        const powerW = t.series.find((s) => s.name === rail.rail)?.powerW ?? []
+        let insideJ = 0
+        powerW.forEach((p, i) => {
+          const a = t.edgesS[i] as number
+          const b = t.edgesS[i + 1] as number
+          if (a >= 0 && b <= w.durationS + 1e-9) insideJ += p * (b - a)
+        })
+        expect(Math.abs(insideJ - rail.energyJ), `${w.label} ${rail.rail}`).toBeLessThanOrEqual(
+          1e-5 * Math.abs(rail.energyJ) + 1e-9,
+        )
+      }
+    }
+    const scroll = windows(run.report).find((w) => w.label === 'scrolling the feed')
+    expect(scroll?.timeline?.lanes?.map((l) => l.method)).toContain(
+      'com.example.trails.FeedAdapter.bind',
+    )
+    const tree = scroll?.callTree
+    expect(tree?.kind).toBe('root')
+    const attributedJ = scroll?.attributedEnergyJ ?? NaN
+    expect(Math.abs((tree?.inclusiveEnergyJ ?? NaN) - attributedJ)).toBeLessThanOrEqual(
+      1e-4 * Math.abs(attributedJ) + 1e-9,
+    )
+    const names = (n: NonNullable<typeof tree>): string[] => [
+      n.name,
+      ...(n.children ?? []).flatMap(names),
+    ]
+    expect(tree === undefined ? [] : names(tree)).toContain('com.example.trails.FeedAdapter.bind')
+  })
+
   test('flags the wake lock the export leaves held', () => {
     const exporting = windows(run.report).find((w) => w.label === 'exporting a track')
     expect(exporting?.warnings.map((w) => w.code)).toContain('W_WAKELOCK_HELD')
