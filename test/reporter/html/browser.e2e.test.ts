@@ -4,7 +4,7 @@
 // the keyboard. The same checks run in each browser, one browser started per describe; a browser
 // missing here is skipped with a notice naming its package, and in CI it must run. Each view's
 // screenshot per browser is kept in test/.scratch/html-browser/<browser>/; UPDATE_SCREENSHOTS=1
-// also refreshes docs/screenshots/ (every view in Chromium, the overview in Firefox and WebKit).
+// also refreshes Chromium's in docs/screenshots/.
 import { existsSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { copyFile, mkdir, writeFile } from 'node:fs/promises'
@@ -88,14 +88,11 @@ function reportChecks(engine: Engine): void {
     }
   }
 
-  /** Keeps the view's screenshot in the test's output; Chromium's views and the others' overview in the docs. */
+  /** Keeps the view's screenshot in the test's output (and Chromium's in the docs, if asked). */
   async function shoot(page: Page, name: string): Promise<void> {
     const file = `${output}${name}.png`
     await page.screenshot(file)
-    if (!screenshots) return
-    if (engine.name === 'Chromium') await copyFile(file, `${SHOTS}${name}.png`)
-    else if (name === 'html-overview')
-      await copyFile(file, `${SHOTS}${name}-${engine.name.toLowerCase()}.png`)
+    if (screenshots && engine.name === 'Chromium') await copyFile(file, `${SHOTS}${name}.png`)
   }
 
   const indexOf = (report: EnergyReport, name: string): number =>
