@@ -19,6 +19,14 @@ export interface PowerPart {
    * the work on every CPU (memory, interconnect).
    */
   readonly cpus?: readonly number[]
+  /**
+   * A shared domain (no `cpus`) whose power follows the cores' power rather than how many of them
+   * run: memory traffic grows with CPU throughput, so a big core at its top frequency causes more
+   * of it than a little core at its bottom. With a CPU schedule and cluster parts, each sensor
+   * interval's energy is then shared among the clusters as their rails' net energy in it, and
+   * within a cluster as that cluster's rail is. @default false (1/N among what runs)
+   */
+  readonly followsCorePower?: boolean
 }
 
 /** A part's net energy over [a, b): the curve's energy minus its baseline and modelled tails, J. */
@@ -174,32 +182,136 @@ export function scheduleThreadMatcher(
   }
 }
 
+/** What ran on a part's CPUs in each of its sensor intervals, and what running there is worth. */
+export interface PartRunning {
+  /** The intervals (the first and last may reach outside the window, see `partRunning`). */
+  readonly bounds: Float64Array
+  /** Each interval's net energy, J. */
+  readonly energyJ: Float64Array
+  /** The part's net energy inside the window (edges interpolated), J. */
+  readonly insideJ: number
+  /** The schedule's slices on the part's CPUs. */
+  readonly slices: readonly CpuSlice[]
+  /** The share of interval j's energy that running on `cpu` over [a, b) (inside interval j) earns. */
+  readonly shareOf: (cpu: number, a: number, b: number, j: number) => number
+  /** The same per ns at the instant `tNs` of interval j. */
+  readonly rateAt: (cpu: number, tNs: number, j: number) => number
+}
+
+/** Weighted running time per interval of `slices`, with `weight`, over the intervals `bounds`. */
+function runningPerInterval(
+  slices: readonly CpuSlice[],
+  weight: RunningWeight,
+  bounds: Float64Array,
+): Float64Array {
+  const running = new Float64Array(bounds.length - 1)
+  const from = bounds[0] as number
+  const to = bounds[bounds.length - 1] as number
+  for (const slice of slices) {
+    const a = Math.max(slice.startNs, from)
+    const b = Math.min(slice.endNs, to)
+    if (!(b > a)) continue
+    forEachInterval(bounds, a, b, (j, overlap) => {
+      const start = Math.max(a, bounds[j] as number)
+      running[j] = (running[j] as number) + weight.between(start, start + overlap)
+    })
+  }
+  return running
+}
+
 /**
- * What ran on a part's CPUs in each sensor interval: the schedule's slices on those CPUs, their
- * weight (`runningWeight`), and Σ weight per interval — what each interval's energy is divided by.
+ * A part's sensor intervals for splitting by the CPU schedule, and what running on its CPUs in
+ * each is worth: a cluster's rail by (frequency-weighted) running time on its CPUs, a shared
+ * domain 1/N among what runs (`runningWeight`) or, when it `followsCorePower`, cluster by cluster
+ * as the `clusterParts`' rails drew in the interval.
+ *
+ * A sensor interval cut by the window's edge is taken whole: the counter tells only how much energy
+ * the interval held, and the schedule tells when the work was, so the window keeps the share of the
+ * interval's running time that lies inside it (a burst that starts with the window gets its whole
+ * interval's energy, where a linear cut of the counter gives it the window's fraction of the
+ * interval's time). This needs the schedule to cover the power readings around the window, as when
+ * one Perfetto session records both (the ODPM collector); an idle CPU has no slices, so a schedule
+ * that starts late cannot be told from an idle phone. Without a reading beyond an edge, that edge
+ * interval stays cut as `partIntervals` cuts it. Callers charge only running time inside the
+ * window; the rest of an edge interval is nobody's.
  */
 export function partRunning(
   part: PowerPart,
   schedule: CpuSchedule,
   window: EnergyWindow,
-  bounds: Float64Array,
-): {
-  readonly slices: readonly CpuSlice[]
-  readonly weight: RunningWeight
-  readonly running: Float64Array
-} {
+  clusterParts: readonly PowerPart[] = [],
+): PartRunning {
+  const inside = partIntervals(part, window)
+  let insideJ = 0
+  for (const e of inside.energyJ) insideJ += e
+  const bounds = inside.bounds.slice()
+  const energyJ = inside.energyJ.slice()
+  const before = part.curve.readingTimesIn(part.curve.firstNs, window.startNs).at(-1)
+  if (before !== undefined && before < window.startNs) {
+    bounds[0] = before
+    energyJ[0] = netEnergyJ(part, before, bounds[1] as number)
+  }
+  const after = part.curve.readingTimesIn(window.endNs, part.curve.lastNs)[0]
+  const last = bounds.length - 1
+  if (after !== undefined && after > window.endNs) {
+    bounds[last] = after
+    energyJ[last - 1] = netEnergyJ(part, bounds[last - 1] as number, after)
+  }
   const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
   const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
   const weight = runningWeight(part, slices, schedule.frequencies)
-  const running = new Float64Array(bounds.length - 1)
-  for (const slice of slices) {
-    const a = Math.max(slice.startNs, window.startNs)
-    const b = Math.min(slice.endNs, window.endNs)
-    if (!(b > a)) continue
-    forEachInterval(bounds, a, b, (j, overlap) => {
-      const from = Math.max(a, bounds[j] as number)
-      running[j] = (running[j] as number) + weight.between(from, from + overlap)
-    })
+  const running = runningPerInterval(slices, weight, bounds)
+  const plain = {
+    shareOf: (_cpu: number, a: number, b: number, j: number): number =>
+      weight.between(a, b) / (running[j] as number),
+    rateAt: (_cpu: number, tNs: number, j: number): number =>
+      weight.at(tNs) / (running[j] as number),
   }
-  return { slices, weight, running }
+  const clusters = clusterParts.filter((c) => c.cpus !== undefined)
+  if (part.cpus !== undefined || part.followsCorePower !== true || clusters.length === 0) {
+    return { bounds, energyJ, insideJ, slices, ...plain }
+  }
+  // Each cluster's rail energy in each of this part's intervals, its running and its weight.
+  const byCpu = new Map<number, number>()
+  const share: Float64Array[] = []
+  const cluster = clusters.map((c, k) => {
+    for (const cpu of c.cpus ?? []) byCpu.set(cpu, k)
+    const own = slices.filter((x) => c.cpus?.includes(x.cpu))
+    const w = runningWeight(c, own, schedule.frequencies)
+    const drawn = new Float64Array(bounds.length - 1)
+    for (let j = 0; j < drawn.length; j++) {
+      drawn[j] = Math.max(0, netEnergyJ(c, bounds[j] as number, bounds[j + 1] as number))
+    }
+    share.push(drawn)
+    return { weight: w, running: runningPerInterval(own, w, bounds) }
+  })
+  const total = new Float64Array(bounds.length - 1)
+  for (const drawn of share) {
+    for (let j = 0; j < total.length; j++) total[j] = (total[j] as number) + (drawn[j] as number)
+  }
+  // Where the clusters drew nothing above their floors, the rule falls back to 1/N.
+  const follows = (cpu: number, j: number): number | undefined => {
+    const t = total[j] as number
+    if (!(t > 0)) return undefined
+    const k = byCpu.get(cpu)
+    if (k === undefined) return 0
+    const r = cluster[k]?.running[j] as number
+    return r > 0 ? (share[k]?.[j] as number) / t / r : 0
+  }
+  return {
+    bounds,
+    energyJ,
+    insideJ,
+    slices,
+    shareOf: (cpu, a, b, j) => {
+      const f = follows(cpu, j)
+      if (f === undefined) return plain.shareOf(cpu, a, b, j)
+      return f === 0 ? 0 : f * (cluster[byCpu.get(cpu) as number]?.weight.between(a, b) ?? 0)
+    },
+    rateAt: (cpu, tNs, j) => {
+      const f = follows(cpu, j)
+      if (f === undefined) return plain.rateAt(cpu, tNs, j)
+      return f === 0 ? 0 : f * (cluster[byCpu.get(cpu) as number]?.weight.at(tNs) ?? 0)
+    },
+  }
 }

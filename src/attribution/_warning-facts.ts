@@ -10,7 +10,7 @@ import { MAD_TO_SD, medianAbsoluteDeviation, toSamples } from '../stats/index.js
 import { componentOfRail } from './components.js'
 import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
-import { forEachInterval, partIntervals, partRunning, type PowerPart } from './_parts.js'
+import { forEachInterval, partRunning, type PowerPart } from './_parts.js'
 import type { TailCharge } from './tails.js'
 import type { UnchargedEnergy } from './warnings.js'
 
@@ -126,8 +126,7 @@ export function otherThreadsEnergy(
 ): UnchargedEnergy[] {
   const byComm = new Map<string, number>()
   for (const part of parts) {
-    const { bounds, energyJ } = partIntervals(part, window)
-    const { slices, weight, running } = partRunning(part, schedule, window, bounds)
+    const { bounds, energyJ, slices, shareOf } = partRunning(part, schedule, window, parts)
     for (const slice of slices) {
       if (isMethodThread(slice)) continue
       const a = Math.max(slice.startNs, window.startNs)
@@ -136,8 +135,7 @@ export function otherThreadsEnergy(
       const name = slice.comm ?? `tid ${slice.tid}`
       forEachInterval(bounds, a, b, (j, overlap) => {
         const from = Math.max(a, bounds[j] as number)
-        const share =
-          ((energyJ[j] as number) * weight.between(from, from + overlap)) / (running[j] as number)
+        const share = (energyJ[j] as number) * shareOf(slice.cpu, from, from + overlap, j)
         if (Number.isFinite(share)) byComm.set(name, (byComm.get(name) ?? 0) + share)
       })
     }

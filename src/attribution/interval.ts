@@ -309,7 +309,7 @@ export function attributeIntervals(
       idleEnergyJ +=
         schedule === undefined
           ? splitByActivity(part, window, nodes, seg)
-          : splitBySchedule(part, window, nodes, seg, schedule, threadNames)
+          : splitBySchedule(part, window, nodes, seg, schedule, threadNames, parts)
     }
   }
 
@@ -449,8 +449,8 @@ function splitBySchedule(
   seg: Segments,
   schedule: CpuSchedule,
   threadNames: ReadonlyMap<number, string | undefined>,
+  clusterParts: readonly PowerPart[],
 ): number {
-  const { bounds, energyJ } = partIntervals(part, window)
   // Each traced thread's timeline: segments [t0, t1) with its innermost open call.
   const timeline = new Map<number, { t0: number[]; t1: number[]; node: number[] }>()
   for (let g = 0; g < seg.t0.length; g++) {
@@ -469,8 +469,13 @@ function splitBySchedule(
   }
   const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
   const threadOf = scheduleThreadMatcher(threadNames)
-  const { slices, weight, running } = partRunning(part, schedule, window, bounds)
-  const pieces: Array<{ node: number; t0: number; t1: number }> = []
+  const { bounds, energyJ, insideJ, slices, shareOf } = partRunning(
+    part,
+    schedule,
+    window,
+    clusterParts,
+  )
+  const pieces: Array<{ node: number; cpu: number; t0: number; t1: number }> = []
   for (const slice of slices) {
     const a = Math.max(slice.startNs, window.startNs)
     const b = Math.min(slice.endNs, window.endNs)
@@ -483,22 +488,19 @@ function splitBySchedule(
     for (; k < line.t0.length && (line.t0[k] as number) < b; k++) {
       const t0 = Math.max(a, line.t0[k] as number)
       const t1 = Math.min(b, line.t1[k] as number)
-      if (t1 > t0) pieces.push({ node: line.node[k] as number, t0, t1 })
+      if (t1 > t0) pieces.push({ node: line.node[k] as number, cpu: slice.cpu, t0, t1 })
     }
   }
   let attributedJ = 0
   for (const p of pieces) {
     forEachInterval(bounds, p.t0, p.t1, (j, overlap) => {
       const from = Math.max(p.t0, bounds[j] as number)
-      const share =
-        ((energyJ[j] as number) * weight.between(from, from + overlap)) / (running[j] as number)
+      const share = (energyJ[j] as number) * shareOf(p.cpu, from, from + overlap, j)
       ;(nodes[p.node] as Node).exclusiveJ += share
       attributedJ += share
     })
   }
-  let totalJ = 0
-  for (const e of energyJ) totalJ += e
-  return totalJ - attributedJ
+  return insideJ - attributedJ
 }
 
 /**

@@ -90,6 +90,8 @@ export function cpuMethodPower(
       curve: railCurve(rail, { edges: 'hold' }),
       baselinePowerW: floorW,
       ...(cpus === undefined ? {} : { cpus }),
+      // Memory traffic follows what the cores draw, not how many of them run.
+      ...(componentOfRail(rail) === 'memory' ? { followsCorePower: true } : {}),
     })
   }
   // Memory traffic follows the GPU as well as the CPUs: the part of a memory rail that goes with

@@ -16,7 +16,7 @@ import { methodEnergy } from '../model/build.js'
 import type { CpuSchedule, CpuSlice, StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
-import { netEnergyJ, partIntervals, partRunning, type PowerPart } from './_parts.js'
+import { netEnergyJ, partRunning, type PowerPart } from './_parts.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
@@ -433,9 +433,8 @@ function scheduleSplit(
     cpuOf[k] = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2) ?? -1
   }
   parts.forEach((part, index) => {
-    const { bounds, energyJ } = partIntervals(part, window)
     const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
-    const { weight, running } = partRunning(part, schedule, window, bounds)
+    const { bounds, energyJ, rateAt } = partRunning(part, schedule, window, parts)
     for (let k = 0; k < n; k++) {
       const s = at(k)
       if (s === undefined || s.frames.length === 0) continue
@@ -445,11 +444,10 @@ function scheduleSplit(
         const cpu = cpuOf[k] as number
         if (cpu < 0 || !cpus.has(cpu)) continue
       }
-      const r = running[j] as number
       // Energy per second of (weighted) running time on the part, W.
-      if (r > 0) {
-        powerW[k] =
-          (powerW[k] as number) + ((energyJ[j] as number) * weight.at(s.tNs) * NS_PER_S) / r
+      const rate = rateAt(cpuOf[k] as number, s.tNs, j)
+      if (Number.isFinite(rate) && rate > 0) {
+        powerW[k] = (powerW[k] as number) + (energyJ[j] as number) * rate * NS_PER_S
       }
     }
   })

@@ -293,6 +293,100 @@ describe('split by a CPU schedule (sched_switch)', () => {
   })
 })
 
+describe('split by a CPU schedule: window edges and memory', () => {
+  const oneCluster = (j: number) =>
+    railCurve(
+      rail('CPUCL2', [
+        [0, 0],
+        [100 * MS, j],
+        [200 * MS, j],
+      ]),
+    )
+  const sched = (slices: Array<{ cpu: number; tid: number; startNs: number; endNs: number }>) => ({
+    source: 'test',
+    clock: 'boottime' as const,
+    cpus: [6, 7],
+    lostEvents: false,
+    slices,
+  })
+
+  test("a sensor interval cut by the window's start is taken whole: a burst that starts with the window gets all of it", () => {
+    // The counter holds 1 J in [0, 100 ms); the window opens at 50 ms and the call runs 50–60 ms.
+    const big = { curve: oneCluster(1), baselinePowerW: 0, cpus: [6, 7] }
+    const r = attributeIntervals(trace([call(100, 'bind', 50 * MS, 60 * MS)]), big.curve, {
+      window: win(50 * MS, 200 * MS),
+      parts: [big],
+      schedule: sched([{ cpu: 6, tid: 100, startNs: 50 * MS, endNs: 60 * MS }]),
+    })
+    // A linear cut of the counter would give the window (and bind) 0.5 J.
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(1, 12)
+    // What the window's (interpolated) energy does not cover is negative idle: the identity holds.
+    expect(r.attributedEnergyJ + r.idleEnergyJ).toBeCloseTo(0.5, 12)
+  })
+
+  test('…and keeps only the share of its running time inside the window', () => {
+    // Another process ran 10–20 ms on the same cluster, before the window opened at 50 ms.
+    const big = { curve: oneCluster(1), baselinePowerW: 0, cpus: [6, 7] }
+    const slices = [
+      { cpu: 7, tid: 500, startNs: 10 * MS, endNs: 20 * MS },
+      { cpu: 6, tid: 100, startNs: 50 * MS, endNs: 60 * MS },
+    ]
+    const r = attributeIntervals(trace([call(100, 'bind', 50 * MS, 60 * MS)]), big.curve, {
+      window: win(50 * MS, 200 * MS),
+      parts: [big],
+      schedule: sched(slices),
+    })
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.5, 12)
+  })
+
+  test("the window's end: the interval past it is taken whole too", () => {
+    const big = { curve: oneCluster(1), baselinePowerW: 0, cpus: [6, 7] }
+    // The call runs 40–60 ms; the window ends at 60 ms, the reading comes at 100 ms.
+    const r = attributeIntervals(trace([call(100, 'bind', 40 * MS, 60 * MS)]), big.curve, {
+      window: win(0, 60 * MS),
+      parts: [big],
+      schedule: sched([{ cpu: 6, tid: 100, startNs: 40 * MS, endNs: 60 * MS }]),
+    })
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(1, 12)
+  })
+
+  test('a memory rail that follows core power is shared as the cluster rails drew, not 1/N', () => {
+    const counter = (name: string, j: number) =>
+      railCurve(
+        rail(name, [
+          [0, 0],
+          [100 * MS, j],
+        ]),
+      )
+    const little = { curve: counter('CPUCL0', 0.1), baselinePowerW: 0, cpus: [0, 1, 2, 3] }
+    const big = { curve: counter('CPUCL2', 0.3), baselinePowerW: 0, cpus: [6, 7] }
+    const memory = { curve: counter('MIF', 0.2), baselinePowerW: 0, followsCorePower: true }
+    const calls = trace([call(100, 'bind', 0, 100 * MS), call(101, 'decode', 0, 100 * MS)])
+    const schedule = {
+      ...sched([
+        { cpu: 1, tid: 101, startNs: 0, endNs: 100 * MS },
+        { cpu: 6, tid: 100, startNs: 0, endNs: 100 * MS },
+      ]),
+      cpus: [0, 1, 2, 3, 6, 7],
+    }
+    const r = attributeIntervals(calls, counter('sum', 0.6), {
+      window: win(0, 100 * MS),
+      parts: [little, big, memory],
+      schedule,
+    })
+    // The big cluster drew 3/4 of the cores' energy: bind gets 3/4 of the memory rail.
+    expect(byName(r, 'bind').localEnergyJ).toBeCloseTo(0.3 + 0.2 * 0.75, 12)
+    expect(byName(r, 'decode').localEnergyJ).toBeCloseTo(0.1 + 0.2 * 0.25, 12)
+    // Without the flag the same rail is shared 1/N.
+    const plain = attributeIntervals(calls, counter('sum', 0.6), {
+      window: win(0, 100 * MS),
+      parts: [little, big, { ...memory, followsCorePower: false }],
+      schedule,
+    })
+    expect(byName(plain, 'bind').localEnergyJ).toBeCloseTo(0.3 + 0.1, 12)
+  })
+})
+
 describe('matching the schedule to the trace’s threads', () => {
   const counter = railCurve(
     rail('CPUCL2', [
