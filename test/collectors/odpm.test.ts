@@ -19,7 +19,7 @@ import {
 } from '../../src/device/index.js'
 import { isEnergyError, type RailSeries } from '../../src/model/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
-import { adbDevice, contextFor } from './_vdev.js'
+import { adbDevice, contextFor, run, TAP } from './_vdev.js'
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -226,6 +226,19 @@ describe('on the virtual device (real time)', () => {
         expect(last, r.rail).toBeGreaterThanOrEqual(endBootNs - boottime.uncertaintyNs - 1e6)
       }
     }
+  })
+
+  test("the session records sched_switch and cpu_frequency: the schedule carries the governor's frequency changes", async () => {
+    await run(device, 'am start -W -n com.example.trails/.MainActivity')
+    const collector = odpmCollector({ endReading: 'extrapolate' })
+    await collector.start(contextFor(device, 'freq'))
+    await run(device, `${TAP.refresh}; sleep 0.4`)
+    const data = await collector.stop(contextFor(device, 'freq'))
+    if (data.kind !== 'rails') throw new Error('expected rails')
+    expect(data.schedule?.slices.length).toBeGreaterThan(0)
+    const changes = data.schedule?.frequencies ?? []
+    expect(changes.length).toBeGreaterThan(0)
+    expect(new Set(changes.map((c) => c.cpu)).size).toBeGreaterThan(1)
   })
 
   test("endReading: 'extrapolate' stops at once: the last reading usually precedes the end, and that is not warned about", async () => {

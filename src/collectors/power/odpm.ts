@@ -37,8 +37,9 @@ export interface OdpmOptions {
   /** How long to wait for perfetto to flush after SIGTERM. @default 20 000 ms */
   readonly stopTimeoutMs?: number
   /**
-   * Also record the scheduler's `sched_switch` events (`linux.ftrace`, compact form) in the same
-   * session, so per-method attribution knows which CPU cluster each thread ran on. @default true
+   * Also record the scheduler's `sched_switch` and cpufreq's `cpu_frequency` events (`linux.ftrace`,
+   * compact form) in the same session, so per-method attribution knows which CPU cluster each thread
+   * ran on and at what frequency. @default true
    */
   readonly schedule?: boolean
   /**
@@ -126,7 +127,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
                 {
                   name: 'linux.ftrace',
                   ftraceConfig: {
-                    ftraceEvents: ['sched/sched_switch'],
+                    ftraceEvents: ['sched/sched_switch', 'power/cpu_frequency'],
                     atraceCategories: [],
                     compactSched: true,
                     unknownFields: [],

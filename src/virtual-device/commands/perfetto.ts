@@ -14,6 +14,7 @@ import {
   parsePerfettoTextConfig,
   requestsSchedSwitch,
   type BatteryCounterReading,
+  type FtraceConfig,
   type PerfettoTraceConfig,
   type PowerTraceSchedule,
 } from '../../formats/perfetto/index.js'
@@ -112,11 +113,26 @@ function scheduleOf(
       requestsSchedSwitch(d.ftraceConfig),
   )?.ftraceConfig
   if (ftrace === undefined) return undefined
+  // traced_probes enables only the events its config lists: no cpu_frequency unless asked.
+  const { frequencies, ...schedule } = cpuScheduleOf(phone.sim, startNs, stopNs)
   return {
-    ...cpuScheduleOf(phone.sim, startNs, stopNs),
+    ...schedule,
+    ...(frequencies !== undefined && requestsCpuFrequency(ftrace) ? { frequencies } : {}),
     compact: ftrace.compactSched ?? true,
     endNs: stopNs,
   }
+}
+
+/**
+ * Whether an ftrace config records `power/cpu_frequency`: the event by name, the `power/*` group,
+ * or the atrace `freq` category (which perfetto expands to the cpufreq events).
+ */
+function requestsCpuFrequency(config: FtraceConfig): boolean {
+  return (
+    config.ftraceEvents.some(
+      (e) => e === 'power/cpu_frequency' || e === 'cpu_frequency' || e === 'power/*',
+    ) || config.atraceCategories.includes('freq')
+  )
 }
 
 /** Builds the trace bytes of an android.power / linux.ftrace session over [startNs, stopNs]. */

@@ -10,6 +10,7 @@ import { TraceType } from '../../../src/formats/perfetto/_schema.js'
 import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import type { CpuSlice } from '../../../src/model/samples.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
+import { frequencyChanges } from '../../../src/virtual-device/sim/cpu-schedule.js'
 import type { GroundTruth, Simulation } from '../../../src/virtual-device/sim/simulation.js'
 import { centerOf, harness } from './_harness.js'
 
@@ -144,6 +145,41 @@ describe('perfetto linux.ftrace sched_switch (shell harness)', () => {
     const worker = slices?.filter((s) => s.comm === 'SyncWorker')
     // syncAll at the tap, then SyncManager.poll every 4 s
     expect(worker?.map((s) => Math.round((s.startNs - tapNs) / 1e9))).toEqual([0, 4, 8])
+  })
+
+  test("power/cpu_frequency only when the config lists it (phone physics): the governor's changes, per CPU", async () => {
+    const record = async (
+      events: string[],
+    ): Promise<{ trace: Uint8Array; from: number; to: number }> => {
+      const h = harness({ physics: 'phone' })
+      await h.sh('am start -W -n com.example.trails/.MainActivity')
+      const text = SCHED.replace(
+        'ftrace_events: "sched/sched_switch"',
+        events.map((e) => `ftrace_events: "${e}"`).join('\n      '),
+      ).replace('COMPACT', '')
+      const from = h.clock.nowNs('boottime')
+      const pid = (
+        await h.sh('perfetto -c - --txt -o /data/local/tmp/f.pftrace --background', text)
+      ).out.trim()
+      await h.sh(`input tap ${centerOf(h.phone, 'refresh')}; sleep 1; kill ${pid}`)
+      const to = h.clock.nowNs('boottime')
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+      expect(frequencyChanges(h.phone.sim, from, to).length).toBeGreaterThan(0)
+      return { trace: h.device.fs.readFile('/data/local/tmp/f.pftrace'), from, to }
+    }
+    const without = await record(['sched/sched_switch'])
+    const schedule = decodePowerTrace(without.trace).schedule
+    expect(schedule?.slices.length).toBeGreaterThan(0)
+    expect(schedule?.frequencies, 'sched_switch alone: no cpu_frequency events').toBeUndefined()
+    for (const events of [
+      ['sched/sched_switch', 'power/cpu_frequency'],
+      ['sched/sched_switch', 'power/*'],
+    ]) {
+      const withIt = await record(events)
+      const decoded = decodePowerTrace(withIt.trace).schedule?.frequencies ?? []
+      expect(decoded.length, events.join(' ')).toBeGreaterThan(0)
+      expect(decoded.every((c) => c.tNs >= withIt.from && c.tNs < withIt.to)).toBe(true)
+    }
   })
 
   test('a thread already running when the session starts gets a switch at the start', async () => {
