@@ -118,12 +118,11 @@ describe.skipIf(!hasScript || !hasBuild)('in a terminal', () => {
     expectTable(run.screen)
   }, 300_000)
 
+  const jestCommand = (config: string): string =>
+    `exec ${JSON.stringify(process.execPath)} --experimental-vm-modules ${JSON.stringify(jestBin)} --config ${config} --cacheDirectory=${JSON.stringify(join(dir, 'jest-cache'))}`
+
   test('Jest with the energy reporter alone: the same live line, gone before the table', async () => {
-    const run = await inTerminal(
-      'jest',
-      `exec ${JSON.stringify(process.execPath)} --experimental-vm-modules ${JSON.stringify(jestBin)} --cacheDirectory=${JSON.stringify(join(dir, 'jest-cache'))}`,
-      join(root, 'jest'),
-    )
+    const run = await inTerminal('jest', jestCommand('jest.config.mjs'), join(root, 'jest'))
     const raw = stripVTControlCharacters(run.raw)
     expect(run.code, run.screen.join('\n')).toBe(0)
     const phases = new Set(
@@ -138,6 +137,23 @@ describe.skipIf(!hasScript || !hasBuild)('in a terminal', () => {
     const table = run.screen.slice(run.screen.findIndex((l) => l.startsWith(' ENERGY ')))
     for (const name of ['scrolls the feed', 'syncs in the background'])
       expect(table.some((l) => l.includes(name) && / net \(/.test(l))).toBe(true)
+  }, 300_000)
+
+  test('beside Jest’s default reporter: plain lines above its status, no live line', async () => {
+    const run = await inTerminal(
+      'jest-default',
+      jestCommand('jest.default.config.mjs'),
+      join(root, 'jest'),
+    )
+    expect(run.code, run.screen.join('\n')).toBe(0)
+    expect(stripVTControlCharacters(run.raw).search(STATUS)).toBe(-1)
+    const once = (text: string): string[] => run.screen.filter((l) => l.includes(text))
+    expect(once('measuring the idle baseline of vdev-0001 (1000 ms, once per phone)')).toHaveLength(
+      1,
+    )
+    expect(once('scrolls the feed: repetition 2/2')).toHaveLength(1)
+    expect(run.screen.some((l) => /^Tests: +2 passed, 2 total/.test(l))).toBe(true)
+    expect(run.screen.some((l) => l.startsWith(' ENERGY '))).toBe(true)
   }, 300_000)
 })
 
