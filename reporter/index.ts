@@ -37,7 +37,7 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
-import { listenForProgress, LiveStatus, liveStatusWanted } from './progress.js'
+import { liveProgress, liveStatusWanted, type LiveStatus } from './progress.js'
 import {
   buildRunReport,
   describeProblem,
@@ -129,17 +129,14 @@ export default class EnergyReporter implements Reporter {
       liveStatusWanted(process.stdout, process.env) &&
       !anotherDrawsInTerminal(vitest.config.reporters)
     ) {
-      const status = new LiveStatus({
-        terminal: process.stdout,
-        colors: (this.options.screen ?? terminalScreen()).colors,
-      })
-      const server = await listenForProgress(status)
+      const live = await liveProgress((this.options.screen ?? terminalScreen()).colors)
+      if (live === undefined) return
       // Test processes read it with inject() (src/vitest/fixtures.ts) and send their phases.
-      vitest.provide(PROGRESS_PROVIDE_KEY as never, { port: server.port } as never)
-      this.status = status
+      vitest.provide(PROGRESS_PROVIDE_KEY as never, { port: live.server.port } as never)
+      this.status = live.status
       vitest.onClose(async () => {
-        status.stop()
-        await server.close()
+        live.status.stop()
+        await live.server.close()
       })
     }
   }

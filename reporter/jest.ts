@@ -25,7 +25,7 @@ import {
   type ReportedState,
   type ReportedSuiteFailure,
 } from './report.js'
-import { listenForProgress, LiveStatus, liveStatusWanted, type ProgressServer } from './progress.js'
+import { liveProgress, liveStatusWanted, type LiveProgress } from './progress.js'
 import {
   buildRunReport,
   optionSettings,
@@ -115,7 +115,7 @@ export default class JestEnergyReporter {
   private readonly removeDir = (): void => rmSync(this.dir, { recursive: true, force: true })
   private readonly jestReporters: JestGlobalConfig['reporters']
   /** The live status line and its socket, when this terminal gets one (reporter/progress.ts). */
-  private live: { readonly status: LiveStatus; readonly server: ProgressServer } | undefined
+  private live: LiveProgress | undefined
 
   constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir
@@ -143,14 +143,11 @@ export default class JestEnergyReporter {
       drawsStatus(this.jestReporters)
     )
       return
-    const status = new LiveStatus({
-      terminal: process.stdout,
-      colors: (this.options.screen ?? terminalScreen()).colors,
-    })
-    const server = await listenForProgress(status)
-    process.env[PROGRESS_PORT_ENV] = String(server.port)
-    this.live = { status, server }
-    status.start()
+    const live = await liveProgress((this.options.screen ?? terminalScreen()).colors)
+    if (live === undefined) return
+    process.env[PROGRESS_PORT_ENV] = String(live.server.port)
+    this.live = live
+    live.status.start()
   }
 
   async onRunComplete(

@@ -374,6 +374,25 @@ export async function listenForProgress(status: LiveStatus): Promise<ProgressSer
   }
 }
 
+/** A live status line on stdout and the socket feeding it. */
+export interface LiveProgress {
+  readonly status: LiveStatus
+  readonly server: ProgressServer
+}
+
+/**
+ * The live line on this process's stdout, listening for test processes; none when no loopback
+ * port can be had (progress then stays plain lines: not a reason to fail a run).
+ */
+export async function liveProgress(colors: Screen['colors']): Promise<LiveProgress | undefined> {
+  const status = new LiveStatus({ terminal: process.stdout, colors })
+  try {
+    return { status, server: await listenForProgress(status) }
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * A live line is drawn only on a terminal that is not CI's (`CI` and the usual CI variables), and
  * not `TERM=dumb`; elsewhere progress stays plain lines.
