@@ -3,7 +3,10 @@
 import type { Reporter, TestModule } from 'vitest/node'
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<unknown>,
+  ): void {
     let passed = 0
     let failed = 0
     let skipped = 0
@@ -14,8 +17,12 @@ export default class SummaryReporter implements Reporter {
         else if (state === 'failed') failed++
         else skipped++
       }
-      if (module.state() === 'failed' && [...module.children.allTests()].length === 0) failed++
+      // A file that failed outside its tests (collection, a beforeAll hook: its tests are then
+      // skipped) counts as one failure, so the line never says 0 failed when Vitest fails the run.
+      const anyFailed = [...module.children.allTests()].some((t) => t.result().state === 'failed')
+      if (module.state() === 'failed' && !anyFailed) failed++
     }
+    failed += unhandledErrors.length
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`)
   }
 }
