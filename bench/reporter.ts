@@ -232,16 +232,23 @@ const chromiumPath = process.env['CHROMIUM'] ?? '/usr/bin/chromium'
 if (!existsSync(chromiumPath)) {
   console.log(`  time to interactive: skipped, no Chromium at ${chromiumPath} (set CHROMIUM)`)
 } else {
-  const { chromium } = await import('playwright-core')
+  const { default: puppeteer } = await import('puppeteer-core')
   const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-bench-html-'))
   const path = join(dir, 'index.html')
   await writeFile(path, html)
-  const browser = await chromium.launch({ executablePath: chromiumPath })
+  // The sandbox needs user namespaces that containers and root lack; the page is our own report.
+  const browser = await puppeteer.launch({
+    browser: 'chrome',
+    executablePath: chromiumPath,
+    headless: true,
+    args: ['--no-sandbox'],
+    defaultViewport: { width: 1280, height: 900 },
+  })
   try {
     const ready: number[] = []
     const table: number[] = []
     for (let round = 0; round < 5; round++) {
-      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+      const page = await browser.newPage()
       const t0 = performance.now()
       await page.goto(pathToFileURL(path).href)
       await page.waitForSelector('html[data-ready=true]', { timeout: 60_000 })
