@@ -104,6 +104,23 @@ describe('readings stamped off the poll grid', () => {
     expect(widerOffsets(undefined, o)).toBe(o)
   })
 
+  test('readingOffsetsNs: a stalled poll (tens of ms late, or nearer the next grid point) is not planned for', () => {
+    const off = 5e9
+    // Steady 1–2 ms late; one poll 60 ms late (−40 ms from the next point), one 30 ms late.
+    const steady = [5_100 + 1, 5_200 + 2, 5_300 + 1, 5_400 + 2]
+    const o = readingOffsetsNs(
+      [rail('A', 5_000.037, ...steady, 5_500 + 60, 5_700 + 30, 5_800 + 1)],
+      off,
+      100,
+    )
+    expect(o?.minNs).toBeCloseTo(1e6, 0)
+    expect(o?.maxNs).toBeCloseTo(2e6, 0)
+    // A systematic shift is kept: every reading 30 ms late is the steady state, not a stall.
+    const shifted = readingOffsetsNs([rail('A', 5_000.037, 5_130, 5_231, 5_330, 5_432)], off, 100)
+    expect(shifted?.minNs).toBeCloseTo(30e6, 0)
+    expect(shifted?.maxNs).toBeCloseTo(32e6, 0)
+  })
+
   test('property: the wait reaches the first poll whose reading is stamped at or after the end, as late as readings run', () => {
     fc.assert(
       fc.property(

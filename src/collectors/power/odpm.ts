@@ -261,6 +261,13 @@ export interface ReadingOffsets {
  * Where this session's rail readings fell relative to the poll grid (multiples of the period on
  * CLOCK_MONOTONIC), from their own stamps and the trace's clock snapshot; the first reading of
  * each rail (the session's start, off the grid) is left out. Offsets are within ± half a period.
+ *
+ * Only offsets within a quarter period of the session's median count: they are the HAL's steady
+ * latency (whole-ms stamps, a driver that stamps its refresh, ms-granular wake-ups), which every
+ * later window's end wait plans for. A poll that stalled under load lands tens of ms off (or
+ * nearer the next grid point, as a large negative offset); counted, it would lengthen every
+ * later wait by as much, for a stall the next window is unlikely to meet again — and if it does,
+ * that window's end is extrapolated and says so (W_ODPM_END_UNCOVERED).
  */
 export function readingOffsetsNs(
   rails: ReturnType<typeof decodePowerTrace>['rails'],
@@ -268,17 +275,18 @@ export function readingOffsetsNs(
   pollMs: number,
 ): ReadingOffsets | undefined {
   const pollNs = pollMs * 1e6
-  let minNs = Infinity
-  let maxNs = -Infinity
+  const offsets: number[] = []
   for (const rail of rails) {
     for (let i = 1; i < rail.readings.length; i++) {
       const monoNs = (rail.readings[i]?.tNs ?? 0) - monotonicToBoottimeNs
-      const offsetNs = monoNs - Math.round(monoNs / pollNs) * pollNs
-      minNs = Math.min(minNs, offsetNs)
-      maxNs = Math.max(maxNs, offsetNs)
+      offsets.push(monoNs - Math.round(monoNs / pollNs) * pollNs)
     }
   }
-  return minNs === Infinity ? undefined : { minNs, maxNs }
+  if (offsets.length === 0) return undefined
+  offsets.sort((a, b) => a - b)
+  const medianNs = offsets[offsets.length >> 1] ?? 0
+  const steady = offsets.filter((o) => Math.abs(o - medianNs) <= pollNs / 4)
+  return { minNs: steady[0] ?? medianNs, maxNs: steady.at(-1) ?? medianNs }
 }
 
 /** The widest of two sets of offsets (what a device session has seen so far). */
