@@ -30,6 +30,10 @@ export default async function globalSetup(
   globalConfig: JestGlobalConfig,
   projectConfig: JestProjectConfig,
 ): Promise<void> {
+  // In a terminal Jest leaves "Determining test suites to run..." on the line without a newline:
+  // what the run prints (the virtual device's notice) starts on a line of its own.
+  if (process.stdout.isTTY && process.env['CI'] === undefined && process.env['TERM'] !== 'dumb')
+    process.stdout.write('\n')
   let run: StartedRun
   try {
     run = await startRun(jestEnergyOptions(projectConfig))

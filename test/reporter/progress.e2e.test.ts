@@ -154,6 +154,9 @@ describe.skipIf(!hasScript || !hasBuild)('in a terminal', () => {
     expect(once('scrolls the feed: repetition 2/2')).toHaveLength(1)
     expect(run.screen.some((l) => /^Tests: +2 passed, 2 total/.test(l))).toBe(true)
     expect(run.screen.some((l) => l.startsWith(' ENERGY '))).toBe(true)
+    // The global setup's notice starts a line of its own, not after Jest's pre-run message.
+    expect(run.screen.some((l) => l.startsWith('vitest-energy: '))).toBe(true)
+    expect(run.screen.some((l) => /\.\.\.vitest-energy/.test(l))).toBe(false)
   }, 300_000)
 })
 
