@@ -229,7 +229,9 @@ async function main(): Promise<void> {
   })
 
   // 3. Regression detection.
-  log(`regression detection: ${config.regressionTrials} trial(s) × (30 A + 30 B + 30 A')…`)
+  log(
+    `regression detection: ${config.regressionTrials} trial(s), each one phone with 30 A + 30 B + 30 A' windows interleaved in random order…`,
+  )
   const reg = await regressionDetection(config.regressionTrials, 30, 0.01, 4.4, seed)
   const power = reg.detected / reg.trials
   const fpr = reg.falsePositives / reg.trials

@@ -106,8 +106,29 @@ export const ACCEL_METHOD = `${ACCEL_PACKAGE}.SensorLogger.onSensorChanged`
 /**
  * EDATA's accelerometer case as an app: tapping `~record` registers the accelerometer for 2 s and
  * processes 100 readings on the main thread; `costMs` is one reading's CPU cost (the build knob).
+ * With `costBMs`, a second widget (`~record-b`, tapped with `ACCEL_TAP_B`) runs the same code at
+ * build B's cost, so both builds can be measured on one phone, interleaved (as an A/B run
+ * alternates builds on one device): the two widgets' calls differ only in that cost.
  */
-export function accelerometerApp(costMs: number): AppModel {
+export function accelerometerApp(costMs: number, costBMs?: number): AppModel {
+  const record = (contentDesc: string, top: number, cost: number): Widget => ({
+    contentDesc,
+    className: 'android.widget.Button',
+    bounds: [100, top, 980, top + 200],
+    clickable: true,
+    actions: {
+      tap: {
+        calls: [
+          {
+            method: `${ACCEL_PACKAGE}.SensorLogger.start`,
+            selfCpuMs: 2,
+            hardware: [{ kind: 'sensor', name: 'accelerometer', durationMs: 2000 }],
+            children: [{ method: ACCEL_METHOD, selfCpuMs: cost, repeat: 100 }],
+          },
+        ],
+      },
+    },
+  })
   return {
     package: ACCEL_PACKAGE,
     launcherActivity: `${ACCEL_PACKAGE}/.MainActivity`,
@@ -118,24 +139,8 @@ export function accelerometerApp(costMs: number): AppModel {
         id: 'main',
         activity: '.MainActivity',
         widgets: [
-          {
-            contentDesc: 'record',
-            className: 'android.widget.Button',
-            bounds: [100, 1000, 980, 1200],
-            clickable: true,
-            actions: {
-              tap: {
-                calls: [
-                  {
-                    method: `${ACCEL_PACKAGE}.SensorLogger.start`,
-                    selfCpuMs: 2,
-                    hardware: [{ kind: 'sensor', name: 'accelerometer', durationMs: 2000 }],
-                    children: [{ method: ACCEL_METHOD, selfCpuMs: costMs, repeat: 100 }],
-                  },
-                ],
-              },
-            },
-          },
+          record('record', 1000, costMs),
+          ...(costBMs === undefined ? [] : [record('record-b', 1400, costBMs)]),
         ],
       },
     ],
@@ -143,3 +148,5 @@ export function accelerometerApp(costMs: number): AppModel {
 }
 
 export const ACCEL_TAP = 'input tap 540 1100'
+/** Taps build B's widget of `accelerometerApp(costA, costB)`. */
+export const ACCEL_TAP_B = 'input tap 540 1500'

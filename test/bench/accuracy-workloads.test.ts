@@ -4,6 +4,8 @@ import { describe, expect, test } from 'vitest'
 import fc from 'fast-check'
 import {
   ACCEL_METHOD,
+  ACCEL_TAP,
+  ACCEL_TAP_B,
   EDATA_CLASSES,
   accelerometerApp,
   edataMethod,
@@ -66,4 +68,25 @@ test('accelerometer builds differ only in the reading cost', () => {
   expect(child(a)?.method).toBe(ACCEL_METHOD)
   expect(child(b)?.selfCpuMs).toBe(4.4)
   expect({ ...a, screens: [] }).toEqual({ ...b, screens: [] })
+})
+
+test('both builds on one phone: ACCEL_TAP runs build A, ACCEL_TAP_B build B (simple physics)', async () => {
+  useBenchPhysics('simple')
+  const phone = await startFastPhone({ app: accelerometerApp(4, 6), seed: 3, cpuJitter: 0 })
+  try {
+    const selfCpuMs = async (tap: string): Promise<number | undefined> => {
+      const from = await phone.nowNs()
+      await phone.sh(`${tap}; sleep 2.5`)
+      const truth = await phone.groundTruth(from, await phone.nowNs())
+      const m = truth.methods.find((t) => t.method === ACCEL_METHOD)
+      expect(m?.calls).toBe(100)
+      return m === undefined ? undefined : m.selfCpuNs / 1e6 / 100
+    }
+    expect(await selfCpuMs(ACCEL_TAP)).toBeCloseTo(4, 6)
+    expect(await selfCpuMs(ACCEL_TAP_B)).toBeCloseTo(6, 6)
+    expect(await selfCpuMs(ACCEL_TAP)).toBeCloseTo(4, 6)
+  } finally {
+    await phone.close()
+    useBenchPhysics(undefined)
+  }
 })
