@@ -24,8 +24,10 @@ export interface EnergyMatcherSettings {
    */
   readonly budgetsFile?: string
   /**
-   * Update mode: `toStayWithinBudget()` passes and the reporter writes budgets from measurements.
-   * @default true when VITEST_ENERGY_UPDATE=1 or the runner updates snapshots (`-u`)
+   * `true`: update mode, `toStayWithinBudget()` passes and the reporter writes budgets from
+   * measurements (as `-u`); `false`: a missing budget fails (as in CI). @default the runner's
+   * snapshot update mode: `-u` or VITEST_ENERGY_UPDATE=1 update; `new` (outside CI) passes a test
+   * without a budget and the reporter writes it; `none` (CI) fails it
    */
   readonly updateBudgets?: boolean
 }

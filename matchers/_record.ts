@@ -9,6 +9,9 @@
  * `expect`). So the registry holds only the tests running now in this worker, each under its own
  * name; a matcher outside such a test (a plain EnergyResult in a unit test, another worker's
  * test) finds no entry and records nothing.
+ *
+ * `toStayWithinBudget()` also says that its test asks for a budget (`recordBudgetRequest`), which
+ * the reporter writes in the runner's `new` mode when the test has none (docs/budgets.md).
  */
 import type { LimitCheck } from '../src/model/index.js'
 
@@ -35,22 +38,32 @@ interface MatcherTestState {
   readonly currentTestName?: unknown
 }
 
-const running = new Map<string, LimitSink>()
+interface Recorder {
+  readonly sink: LimitSink
+  readonly onBudgetRequest: (() => void) | undefined
+}
+
+const running = new Map<string, Recorder>()
 
 function keyOf(testPath: string, testName: string): string {
   return `${testPath}\u0000${testName}`
 }
 
 /**
- * Sends the checks of matchers run in `test` to `sink` until the returned function is called (when
- * the test ends). A later registration of the same test (a retry) replaces it; undoing an old
- * one then leaves the new one in place.
+ * Sends the checks of matchers run in `test` to `sink`, and budget requests to `onBudgetRequest`,
+ * until the returned function is called (when the test ends). A later registration of the same
+ * test (a retry) replaces it; undoing an old one then leaves the new one in place.
  */
-export function recordLimitsFor(test: RecordedTest, sink: LimitSink): () => void {
+export function recordLimitsFor(
+  test: RecordedTest,
+  sink: LimitSink,
+  onBudgetRequest?: () => void,
+): () => void {
   const key = keyOf(test.testPath, test.testName)
-  running.set(key, sink)
+  const recorder: Recorder = { sink, onBudgetRequest }
+  running.set(key, recorder)
   return () => {
-    if (running.get(key) === sink) running.delete(key)
+    if (running.get(key) === recorder) running.delete(key)
   }
 }
 
@@ -60,7 +73,16 @@ export function recordLimit(
   check: LimitCheck,
   judged: readonly object[] = [],
 ): void {
+  recorderOf(state)?.sink(check, judged)
+}
+
+/** Says that the test the `expect` runs in asks for a budget; nothing outside a measured test. */
+export function recordBudgetRequest(state: MatcherTestState): void {
+  recorderOf(state)?.onBudgetRequest?.()
+}
+
+function recorderOf(state: MatcherTestState): Recorder | undefined {
   const { testPath, currentTestName } = state
-  if (typeof testPath !== 'string' || typeof currentTestName !== 'string') return
-  running.get(keyOf(testPath, currentTestName))?.(check, judged)
+  if (typeof testPath !== 'string' || typeof currentTestName !== 'string') return undefined
+  return running.get(keyOf(testPath, currentTestName))
 }

@@ -1,13 +1,15 @@
 /**
  * `expect(run).toStayWithinBudget()`: the run's net energy at or below the current test's budget
- * in `energy-budgets.json` (looked up by test file, full test name and device model). In update
- * mode (`vitest -u`, VITEST_ENERGY_UPDATE=1) it passes: the reporter writes the budgets.
+ * in `energy-budgets.json` (looked up by test file, full test name and device model). Budgets
+ * follow the runner's snapshot update mode: with `-u` (or VITEST_ENERGY_UPDATE=1) it passes and
+ * the reporter rewrites the budgets; in `new` mode (the default outside CI) a test without a
+ * budget passes and the reporter writes its budget; in `none` (CI) a missing budget fails.
  */
 import { formatJoules } from '../src/model/index.js'
 import {
   ANY_DEVICE,
   budgetFileKey,
-  isUpdateRequested,
+  budgetUpdateMode,
   lookupBudget,
   readBudgetFile,
   resolveBudgetsFile,
@@ -15,6 +17,7 @@ import {
 } from '../src/budgets/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import { matcherSettings, type BudgetOptions } from './_options.js'
+import { recordBudgetRequest } from './_record.js'
 import { energyFigure, isUnjudgeable, resolveSubject, type Subject } from './_subject.js'
 
 /** What Vitest's and Jest's matcher state offer about the current test. */
@@ -23,7 +26,10 @@ interface TestState extends MatcherContext {
   readonly currentTestName?: string
 }
 
-/** Both runners keep the `-u` mode in the snapshot state's (private) `_updateSnapshot` field. */
+/**
+ * Both runners keep their snapshot update mode (`all` with `-u`, `new`, `none` in CI) in the
+ * snapshot state's (private) `_updateSnapshot` field.
+ */
 function snapshotUpdateMode(state: object): string | undefined {
   const snapshot = (state as { snapshotState?: { _updateSnapshot?: unknown } }).snapshotState
   const mode = snapshot?._updateSnapshot
@@ -47,16 +53,15 @@ export function toStayWithinBudget(
     )
   }
   const settings = matcherSettings()
-  const update =
-    settings.updateBudgets ?? (isUpdateRequested(process.env) || snapshotUpdateMode(this) === 'all')
+  const mode = budgetUpdateMode(process.env, snapshotUpdateMode(this), settings.updateBudgets)
   const subject = resolveSubject(received)
   if (isUnjudgeable(subject)) return fail(subject.reason)
-  if (update) {
-    return {
-      pass: !this.isNot,
-      message: () => `${hint}\n\nupdate mode: the reporter writes this test's budget`,
-    }
-  }
+  recordBudgetRequest(this)
+  const passes = (why: string): MatcherResult => ({
+    pass: !this.isNot,
+    message: () => `${hint}\n\n${why}`,
+  })
+  if (mode === 'all') return passes("update mode: the reporter writes this test's budget")
   const budgetsPath = resolveBudgetsFile(testPath, settings.budgetsFile)
   let budgets
   try {
@@ -73,6 +78,11 @@ export function toStayWithinBudget(
   const found = lookupBudget(budgets, key)
   const where = `${key.file} › ${key.name}${device === undefined ? '' : ` [${device}]`}`
   if (found === undefined) {
+    if (mode === 'new') {
+      return passes(
+        `no budget for ${where} in ${budgetsPath} yet: the reporter writes one from this measurement (a new budget, as for a new snapshot).`,
+      )
+    }
     return fail(
       `no budget for ${where} in ${budgetsPath}.\nRun \`${updateCommand(process.env)}\` (or VITEST_ENERGY_UPDATE=1) to write one from this measurement, then review and commit the file.`,
     )

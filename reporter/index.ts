@@ -23,7 +23,7 @@ import type {
   Vitest,
 } from 'vitest/node'
 import { DefaultReporter, DotReporter } from 'vitest/node'
-import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
+import { DEFAULT_BUDGETS_FILE, budgetUpdateMode } from '../src/budgets/index.js'
 import { parseTestEnergyMeta, type EnergyResult, type LimitCheck } from '../src/model/index.js'
 import { PROGRESS_PROVIDE_KEY } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
@@ -72,8 +72,9 @@ export interface EnergyReporterOptions {
   /** Headroom added to measurements when writing budgets, percent. @default the plugin's, else 10 */
   readonly budgetHeadroomPct?: number
   /**
-   * Write budgets from this run's measurements. @default true with `vitest -u` or
-   * VITEST_ENERGY_UPDATE=1
+   * `true`: write budgets from this run's measurements (as `vitest -u`); `false`: only check them.
+   * @default VITEST_ENERGY_UPDATE=1 or Vitest's snapshot update mode: all with `-u`, the missing
+   * budgets of tests that asked for one by default, none when `CI` is set (docs/budgets.md)
    */
   readonly updateBudgets?: boolean
   /** A previous JSON report to compare with (per-test delta, regressions). */
@@ -219,10 +220,11 @@ export default class EnergyReporter implements Reporter {
         root,
         budgetsPath: resolve(root, this.options.budgets ?? plugin.budgets ?? DEFAULT_BUDGETS_FILE),
         headroomPct: this.options.budgetHeadroomPct ?? plugin.budgetHeadroomPct ?? 10,
-        update:
-          this.options.updateBudgets ??
-          (isUpdateRequested(process.env) ||
-            this.vitest?.config.snapshotOptions.updateSnapshot === 'all'),
+        update: budgetUpdateMode(
+          process.env,
+          this.vitest?.config.snapshotOptions.updateSnapshot,
+          this.options.updateBudgets,
+        ),
         ...(this.options.baseline === undefined ? {} : { baseline: this.options.baseline }),
         ...(this.options.baselineMaxPct === undefined
           ? {}
@@ -332,9 +334,10 @@ export function collectEntries(
       const raw: unknown = test.meta().energy
       let results: readonly EnergyResult[] = []
       let limits: readonly LimitCheck[] | undefined
+      let budgetRequested: boolean | undefined
       if (raw !== undefined) {
         try {
-          ;({ results, limits } = parseTestEnergyMeta(raw))
+          ;({ results, limits, budgetRequested } = parseTestEnergyMeta(raw))
         } catch (error) {
           problems.push(`${file} › ${test.fullName}: ${describeProblem(error)}`)
         }
@@ -357,6 +360,7 @@ export function collectEntries(
         ...(test.options.fails === true ? { expectedToFail: true } : {}),
         results,
         ...(limits === undefined ? {} : { limits }),
+        ...(budgetRequested === true ? { budgetRequested } : {}),
         errors: errors.map(failureMessage),
         ...(failure === undefined ? {} : { failure }),
       }

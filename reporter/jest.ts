@@ -12,7 +12,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
-import { DEFAULT_BUDGETS_FILE, isUpdateRequested } from '../src/budgets/index.js'
+import {
+  DEFAULT_BUDGETS_FILE,
+  budgetUpdateMode,
+  type BudgetUpdateMode,
+} from '../src/budgets/index.js'
 import type { EnergyResult, LimitCheck } from '../src/model/index.js'
 import { PROGRESS_PORT_ENV } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
@@ -50,7 +54,11 @@ export interface JestEnergyReporterOptions {
   readonly budgets?: string
   /** Headroom when writing budgets, percent. @default the test environment's, else 10 */
   readonly budgetHeadroomPct?: number
-  /** Write budgets from this run. @default true with `jest -u` or VITEST_ENERGY_UPDATE=1 */
+  /**
+   * `true`: write budgets from this run (as `jest -u`); `false`: only check them. @default
+   * VITEST_ENERGY_UPDATE=1 or Jest's snapshot update mode: all with `-u`, the missing budgets of
+   * tests that asked for one by default, none with `--ci` (Jest's default in CI)
+   */
   readonly updateBudgets?: boolean
   /** A previous JSON report to compare with (per-test delta, regressions), relative to rootDir. */
   readonly baseline?: string
@@ -108,7 +116,7 @@ interface JestAggregatedResult {
 
 export default class JestEnergyReporter {
   private readonly rootDir: string
-  private readonly update: boolean
+  private readonly update: BudgetUpdateMode
   private readonly options: JestEnergyReporterOptions
   private readonly dir: string
   /** A run that ends without onRunComplete (Ctrl-C) leaves no side files behind. */
@@ -120,9 +128,7 @@ export default class JestEnergyReporter {
   constructor(globalConfig: JestGlobalConfig, options: JestEnergyReporterOptions = {}) {
     this.rootDir = globalConfig.rootDir
     this.jestReporters = globalConfig.reporters
-    this.update =
-      options.updateBudgets ??
-      (isUpdateRequested(process.env) || globalConfig.updateSnapshot === 'all')
+    this.update = budgetUpdateMode(process.env, globalConfig.updateSnapshot, options.updateBudgets)
     this.options = options
     this.dir = mkdtempSync(join(tmpdir(), 'vitest-energy-jest-'))
     // Workers are started after reporters are constructed and inherit this.
@@ -224,6 +230,7 @@ export default class JestEnergyReporter {
   private entries(aggregated: JestAggregatedResult, problems: string[]): ReportEntry[] {
     const energy = new Map<string, EnergyResult[]>()
     const limits = new Map<string, LimitCheck[]>()
+    const requested = new Set<string>()
     // A retried test (jest.retryTimes) reports the energy of its last attempt only.
     const lastAttempt = new Map<string, number>()
     const records = readSideFiles(this.dir, problems)
@@ -237,6 +244,7 @@ export default class JestEnergyReporter {
       energy.set(key, [...(energy.get(key) ?? []), ...record.meta.results])
       if (record.meta.limits !== undefined)
         limits.set(key, [...(limits.get(key) ?? []), ...record.meta.limits])
+      if (record.meta.budgetRequested === true) requested.add(key)
     }
     const entries: ReportEntry[] = []
     for (const file of aggregated.testResults) {
@@ -259,6 +267,9 @@ export default class JestEnergyReporter {
           ...(t.failing === true ? { expectedToFail: true } : {}),
           results,
           ...(checked === undefined ? {} : { limits: checked }),
+          ...(requested.has(`${file.testFilePath}\u0000${t.fullName}`)
+            ? { budgetRequested: true }
+            : {}),
           errors: failures.map((f) => f.message),
           ...(state === 'failed' && first !== undefined ? { failure: first } : {}),
         }

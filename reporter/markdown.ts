@@ -81,7 +81,7 @@ export function renderMarkdown(report: EnergyReport): string {
     lines.push(
       b.updated
         ? `Budgets written to \`${b.file}\`: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed.`
-        : `Budgets (\`${b.file}\`): ${b.within} within, ${b.over} over, ${b.inconclusive} inconclusive, ${b.missing} without a budget, ${b.obsolete.length} obsolete.`,
+        : `Budgets (\`${b.file}\`): ${b.added.length > 0 ? `**${b.added.length} written (new)**: review and commit the file; ` : ''}${b.within} within, ${b.over} over, ${b.inconclusive} inconclusive, ${b.missing} without a budget, ${b.obsolete.length} obsolete.`,
       '',
     )
   }

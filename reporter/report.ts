@@ -77,6 +77,11 @@ export interface ReportEntry {
    * others with a limit); absent when none ran in a measured test.
    */
   readonly limits?: readonly LimitCheck[]
+  /**
+   * The test asked for a budget (`toStayWithinBudget()`, or `checkBudgets`): the runner's `new`
+   * mode writes one when it has none. Read from the test's meta; not part of the JSON report.
+   */
+  readonly budgetRequested?: boolean
   /** Whole message of each error the test itself threw (no stack trace). */
   readonly errors: readonly string[]
   /** Why it failed, or did not run: its first error, or the error of the suite around it. */
@@ -186,16 +191,20 @@ export interface EnergyReport {
 export interface ReportBudgets {
   /** Budget file path, relative to the project root. */
   readonly file: string
-  /** True when this run wrote budgets (`-u`, VITEST_ENERGY_UPDATE=1). */
+  /**
+   * True when this run rewrote budgets (`-u`, VITEST_ENERGY_UPDATE=1). False when it checked them,
+   * and wrote only the missing budgets of tests that asked for one (`added`) in the runner's `new`
+   * mode.
+   */
   readonly updated: boolean
   readonly within: number
   readonly over: number
   readonly inconclusive: number
-  /** Measured tests without a budget. */
+  /** Measured tests without a budget (after this run wrote the new ones). */
   readonly missing: number
   /** Entries whose test no longer exists in a file that ran (removed when updating). */
   readonly obsolete: readonly BudgetRef[]
-  /** Written by this run (update mode). */
+  /** New entries this run wrote (update mode, or the missing ones in `new` mode). */
   readonly added: readonly BudgetRef[]
   readonly changed: readonly BudgetRef[]
 }
@@ -224,8 +233,12 @@ export interface ReportContext {
     readonly path: string
     /** Maps a report file key (root-relative) to the budget file's key. @default identity */
     readonly fileKey?: (file: string) => string
-    /** Set when this run wrote budgets. */
+    /**
+     * Set when this run wrote budgets: `all` (default), every measured test's (`file` is the file
+     * written); `new`, only `added` (`file` is the file before, which the run checked).
+     */
     readonly update?: {
+      readonly mode?: 'all' | 'new'
       readonly added: readonly BudgetRef[]
       readonly changed: readonly BudgetRef[]
       readonly removed: readonly BudgetRef[]
@@ -274,7 +287,7 @@ export function buildEnergyReport(
     const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
     const windows = measuredWindows({ results })
     const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
-    const { noEnergyReason: given, ...entry } = e
+    const { noEnergyReason: given, budgetRequested: _, ...entry } = e
     const reason = windows.length > 0 ? undefined : (given ?? noEnergyReason(e))
     const test: ReportedTest = {
       ...entry,
@@ -380,15 +393,19 @@ export function buildEnergyReport(
   if (context.budgets) {
     const observations = budgetObservations(entries, context.budgets.fileKey ?? identity)
     const update = context.budgets.update
+    const updated = update !== undefined && update.mode !== 'new'
+    // In `new` mode the tests whose budget was just written were counted as missing.
+    const written = new Set(update?.added.map((r) => `${r.file}\u0000${r.name}`))
     extra.budgets = {
       file: context.budgets.path,
-      updated: update !== undefined,
+      updated,
       within,
       over,
       inconclusive,
-      missing: update === undefined ? missing : 0,
-      obsolete:
-        update === undefined ? obsoleteBudgets(context.budgets.file, observations) : update.removed,
+      missing: updated
+        ? 0
+        : missing - observations.filter((o) => written.has(`${o.file}\u0000${o.name}`)).length,
+      obsolete: updated ? update.removed : obsoleteBudgets(context.budgets.file, observations),
       added: update?.added ?? [],
       changed: update?.changed ?? [],
     }
@@ -428,6 +445,7 @@ export function budgetObservations(
       ...(figure === undefined ? {} : { valueJ: figure.valueJ }),
       ...(figure?.intervalJ === undefined ? {} : { lowJ: figure.intervalJ.low }),
       ...(figure?.device === undefined ? {} : { device: figure.device }),
+      ...(e.budgetRequested === true ? { requested: true } : {}),
     }
   })
 }

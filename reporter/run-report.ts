@@ -1,6 +1,7 @@
 /**
  * What both reporters (Vitest's `energy`, and Jest's) do with a run's tests once they have them as
- * report entries: build the report with budgets (checked, or written in update mode), the
+ * report entries: build the report with budgets (checked, written in update mode, the missing ones
+ * written in the runner's `new` mode), the
  * comparison with a baseline report and the classifier; then write the JSON report, the sunburst
  * hierarchy, the markdown summary and the HTML report. File I/O happens here; a problem (a bad
  * path, a broken baseline) is collected for the caller to print, and never stops the other
@@ -9,10 +10,12 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, relative, resolve } from 'node:path'
 import {
+  addMissingBudgets,
   budgetFileKey,
   readBudgetFile,
   updateBudgets,
   writeBudgetFile,
+  type BudgetUpdateMode,
 } from '../src/budgets/index.js'
 import type { HierarchyNode } from '../src/classify/index.js'
 import { EnergyError, isEnergyError } from '../src/model/index.js'
@@ -39,8 +42,12 @@ export interface RunReportSettings {
   readonly budgetsPath: string
   /** Headroom added to measurements when writing budgets, percent. */
   readonly headroomPct: number
-  /** Write budgets from this run's measurements (`-u`, VITEST_ENERGY_UPDATE=1). */
-  readonly update: boolean
+  /**
+   * `all`: write budgets from this run's measurements (`-u`, VITEST_ENERGY_UPDATE=1); `new`: only
+   * the missing budgets of tests that asked for one (the runner's default outside CI); `none`:
+   * check only (CI).
+   */
+  readonly update: BudgetUpdateMode
   /** A previous JSON report to compare with, relative to the root. */
   readonly baseline?: string
   /** Smallest increase over the baseline that counts as a regression, percent. */
@@ -71,21 +78,33 @@ export function buildRunReport(
   let hierarchy: HierarchyNode | undefined
   let budgetReview: BudgetReview | undefined
 
-  const update = run.interrupted !== true && settings.update
+  const update = run.interrupted === true ? 'none' : settings.update
   try {
     const fileKey = (file: string): string => budgetFileKey(budgetsPath, resolve(root, file))
     const budgets = readBudgetFile(budgetsPath)
     const shownPath = relative(root, budgetsPath).split('\\').join('/')
     const observations = budgetObservations(entries, fileKey)
-    if (update && observations.some((o) => o.valueJ !== undefined)) {
-      const result = updateBudgets(budgets, observations, settings.headroomPct)
+    const result =
+      update === 'all' && observations.some((o) => o.valueJ !== undefined)
+        ? updateBudgets(budgets, observations, settings.headroomPct)
+        : update === 'new'
+          ? addMissingBudgets(budgets, observations, settings.headroomPct)
+          : undefined
+    // `new` mode leaves the file alone (not even rewritten) unless a budget is missing.
+    if (result !== undefined && (update === 'all' || result.added.length > 0)) {
       writeBudgetFile(budgetsPath, result.file)
       budgetReview = { before: budgets, after: result.file, fileKey }
       context.budgets = {
-        file: result.file,
+        // `new` mode checks the rest against the file as it was: a budget written now is no verdict.
+        file: update === 'all' ? result.file : budgets,
         path: shownPath,
         fileKey,
-        update: { added: result.added, changed: result.changed, removed: result.removed },
+        update: {
+          mode: update === 'all' ? 'all' : 'new',
+          added: result.added,
+          changed: result.changed,
+          removed: result.removed,
+        },
       }
     } else if (Object.keys(budgets.tests).length > 0) {
       context.budgets = { file: budgets, path: shownPath, fileKey }

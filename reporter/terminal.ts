@@ -478,7 +478,10 @@ function renderBudgets(report: EnergyReport, screen: Screen, updateCommand: stri
       `wrote ${b.file}: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed`,
     )
   } else {
-    parts.push(c.green(`${b.within} within`))
+    // The runner's `new` mode wrote the missing budgets of tests that asked for one.
+    if (b.added.length > 0)
+      parts.push(c.yellow(`${b.added.length} written (new) — review ${b.file} and commit it`))
+    if (b.within > 0 || b.added.length === 0) parts.push(c.green(`${b.within} within`))
     if (b.over > 0) parts.push(c.red(`${b.over} over`))
     if (b.inconclusive > 0) parts.push(c.yellow(`${b.inconclusive} inconclusive`))
     if (b.missing > 0)

@@ -20,13 +20,15 @@ export type { BudgetFigure } from './figure.js'
 export {
   DEFAULT_BUDGETS_FILE,
   budgetFileKey,
+  budgetUpdateMode,
   isUpdateRequested,
   readBudgetFile,
   resolveBudgetsFile,
   updateCommand,
   writeBudgetFile,
 } from './load.js'
-export { obsoleteBudgets, updateBudgets } from './update.js'
+export type { BudgetUpdateMode } from './load.js'
+export { addMissingBudgets, obsoleteBudgets, updateBudgets } from './update.js'
 export type { BudgetObservation, BudgetRef, BudgetUpdate } from './update.js'
 export { decide, moreRepetitionsToDecide } from './verdict.js'
 export type { Decision, Verdict } from './verdict.js'

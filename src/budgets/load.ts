@@ -109,3 +109,25 @@ export function isUpdateRequested(env: Readonly<Record<string, string | undefine
   const v = env['VITEST_ENERGY_UPDATE']
   return v === '1' || v === 'true'
 }
+
+/**
+ * When budgets are written, as the runner writes snapshots: `all` rewrites every measured test's
+ * (`-u`), `new` writes the missing budgets of tests that asked for one and keeps the rest (the
+ * runners' default outside CI), `none` only checks (CI).
+ */
+export type BudgetUpdateMode = 'all' | 'new' | 'none'
+
+/**
+ * The budget update mode: an explicit `updateBudgets` option (`true`: all, `false`: none), else
+ * `all` with VITEST_ENERGY_UPDATE=1, else the runner's snapshot update mode (Vitest's
+ * `snapshotOptions.updateSnapshot`, Jest's `updateSnapshot`; unknown: `none`).
+ */
+export function budgetUpdateMode(
+  env: Readonly<Record<string, string | undefined>>,
+  snapshotMode: unknown,
+  option?: boolean,
+): BudgetUpdateMode {
+  if (option !== undefined) return option ? 'all' : 'none'
+  if (isUpdateRequested(env)) return 'all'
+  return snapshotMode === 'all' || snapshotMode === 'new' ? snapshotMode : 'none'
+}

@@ -1,8 +1,15 @@
 /**
- * Writing budgets from measurements (`vitest -u`, `VITEST_ENERGY_UPDATE=1`) and finding obsolete
- * entries. Pure: the reporter, the one writer, does the file I/O.
+ * Writing budgets from measurements (`vitest -u`, `VITEST_ENERGY_UPDATE=1`; the missing ones in
+ * the runner's `new` mode) and finding obsolete entries. Pure: the reporter, the one writer, does
+ * the file I/O.
  */
-import { ANY_DEVICE, BUDGET_SCHEMA_VERSION, type BudgetEntry, type BudgetFile } from './file.js'
+import {
+  ANY_DEVICE,
+  BUDGET_SCHEMA_VERSION,
+  lookupBudget,
+  type BudgetEntry,
+  type BudgetFile,
+} from './file.js'
 import { budgetFromMeasurement, roundSignificant } from './figure.js'
 
 /** One test as the run saw it. */
@@ -15,6 +22,8 @@ export interface BudgetObservation {
   readonly lowJ?: number
   /** Device model, when known. */
   readonly device?: string
+  /** The test asked for a budget: it called `toStayWithinBudget()` or ran with `checkBudgets`. */
+  readonly requested?: boolean
 }
 
 /** A budget entry named by its keys. */
@@ -63,22 +72,14 @@ export function updateBudgets(
   observations: readonly BudgetObservation[],
   headroomPct: number,
 ): BudgetUpdate {
-  const tests: Record<string, Record<string, Record<string, BudgetEntry>>> = {}
-  for (const [f, names] of Object.entries(file.tests)) {
-    tests[f] = {}
-    for (const [name, devices] of Object.entries(names)) tests[f][name] = { ...devices }
-  }
+  const tests = copyTests(file)
   const added: BudgetRef[] = []
   const changed: BudgetRef[] = []
   for (const o of observations) {
-    if (o.valueJ === undefined || o.valueJ <= 0 || (o.lowJ !== undefined && o.lowJ <= 0)) continue
+    const entry = entryFrom(o, headroomPct)
+    if (entry === undefined) continue
     const device = o.device ?? ANY_DEVICE
-    const names = (tests[o.file] ??= {})
-    const devices = (names[o.name] ??= {})
-    const entry: BudgetEntry = {
-      energyJ: budgetFromMeasurement(o.valueJ, headroomPct),
-      measuredEnergyJ: roundSignificant(o.valueJ, 3),
-    }
+    const devices = ((tests[o.file] ??= {})[o.name] ??= {})
     const before = devices[device]
     if (before === undefined) added.push({ file: o.file, name: o.name, device })
     else if (before.energyJ !== entry.energyJ || before.measuredEnergyJ !== entry.measuredEnergyJ)
@@ -87,7 +88,7 @@ export function updateBudgets(
   }
   const removed = obsoleteBudgets(file, observations)
   const gone = new Set(removed.map((r) => `${r.file}\u0000${r.name}`))
-  const kept: Record<string, Record<string, Record<string, BudgetEntry>>> = {}
+  const kept: Tests = {}
   for (const [f, names] of Object.entries(tests)) {
     const left = Object.fromEntries(
       Object.entries(names).filter(([name]) => !gone.has(`${f}\u0000${name}`)),
@@ -95,4 +96,61 @@ export function updateBudgets(
     if (Object.keys(left).length > 0) kept[f] = left
   }
   return { file: { schemaVersion: BUDGET_SCHEMA_VERSION, tests: kept }, added, changed, removed }
+}
+
+/**
+ * The runner's `new` mode, as for snapshots: a budget (the same rule as {@link updateBudgets})
+ * for each test that asked for one and has none for its device (nor for any device), and nothing
+ * else — existing budgets stay as they are and obsolete ones stay (`-u` rewrites and removes).
+ */
+export function addMissingBudgets(
+  file: BudgetFile,
+  observations: readonly BudgetObservation[],
+  headroomPct: number,
+): BudgetUpdate {
+  const tests = copyTests(file)
+  const added: BudgetRef[] = []
+  for (const o of observations) {
+    if (o.requested !== true) continue
+    const key = {
+      file: o.file,
+      name: o.name,
+      ...(o.device === undefined ? {} : { device: o.device }),
+    }
+    // Looked up in the copy: a name that ran twice (Jest allows it) is written once.
+    if (lookupBudget({ schemaVersion: BUDGET_SCHEMA_VERSION, tests }, key) !== undefined) continue
+    const entry = entryFrom(o, headroomPct)
+    if (entry === undefined) continue
+    const device = o.device ?? ANY_DEVICE
+    ;((tests[o.file] ??= {})[o.name] ??= {})[device] = entry
+    added.push({ file: o.file, name: o.name, device })
+  }
+  return {
+    file: { schemaVersion: BUDGET_SCHEMA_VERSION, tests },
+    added,
+    changed: [],
+    removed: [],
+  }
+}
+
+type Tests = Record<string, Record<string, Record<string, BudgetEntry>>>
+
+/** A copy of the file's entries that can be written to. */
+function copyTests(file: BudgetFile): Tests {
+  const tests: Tests = {}
+  for (const [f, names] of Object.entries(file.tests)) {
+    tests[f] = {}
+    for (const [name, devices] of Object.entries(names)) tests[f][name] = { ...devices }
+  }
+  return tests
+}
+
+/** The budget written from a measurement; none when the net energy is not above its noise. */
+function entryFrom(o: BudgetObservation, headroomPct: number): BudgetEntry | undefined {
+  if (o.valueJ === undefined || o.valueJ <= 0 || (o.lowJ !== undefined && o.lowJ <= 0))
+    return undefined
+  return {
+    energyJ: budgetFromMeasurement(o.valueJ, headroomPct),
+    measuredEnergyJ: roundSignificant(o.valueJ, 3),
+  }
 }

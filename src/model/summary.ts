@@ -17,6 +17,12 @@ export interface TestEnergyMeta {
    * with a limit); absent when none ran. Added within schema version 1: older readers ignore it.
    */
   readonly limits?: readonly LimitCheck[]
+  /**
+   * The test asked for a budget (it called `toStayWithinBudget()`, or ran with `checkBudgets`): in
+   * the runner's `new` update mode the reporter writes one when it has none. Added within schema
+   * version 1: older readers ignore it.
+   */
+  readonly budgetRequested?: true
 }
 
 export interface SummaryOptions {
@@ -24,6 +30,8 @@ export interface SummaryOptions {
   readonly topMethods?: number
   /** The matchers' checks to carry along (`TestEnergyMeta.limits`). @default none */
   readonly limits?: readonly LimitCheck[]
+  /** `TestEnergyMeta.budgetRequested`. @default false */
+  readonly budgetRequested?: boolean
 }
 
 export function summarize(
@@ -37,6 +45,7 @@ export function summarize(
     ...(options.limits === undefined || options.limits.length === 0
       ? {}
       : { limits: options.limits }),
+    ...(options.budgetRequested === true ? { budgetRequested: true as const } : {}),
   }
 }
 
@@ -106,6 +115,8 @@ export function parseTestEnergyMeta(value: unknown): TestEnergyMeta {
     const problem = invalidLimitChecks(record['limits'])
     if (problem !== undefined) throw invalid(problem)
   }
+  if (record['budgetRequested'] !== undefined && record['budgetRequested'] !== true)
+    throw invalid('`budgetRequested` must be true when present')
   return value as TestEnergyMeta
 }
 

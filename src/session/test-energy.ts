@@ -79,6 +79,8 @@ export class TestEnergy {
   readonly results: EnergyResult[] = []
   /** What the test's energy matchers checked, in call order (what the reporter shows as limits). */
   readonly limits: LimitCheck[] = []
+  /** `toStayWithinBudget()` ran in the test (the reporter may write its budget: `new` mode). */
+  private budgetRequested = false
   /** What the test calls. */
   readonly api: EnergyApi
   private readonly progress: TestProgress
@@ -128,6 +130,7 @@ export class TestEnergy {
     this.stopRecording = recordLimitsFor(
       { testPath: this.test.filePath, testName: this.test.fullName },
       (check, judged) => this.limits.push(this.withWindow(check, judged)),
+      () => (this.budgetRequested = true),
     )
     const kept = this.kept
     if (kept !== undefined)
@@ -193,9 +196,15 @@ export class TestEnergy {
     this.device.artifactSink = undefined
   }
 
-  /** The test's energy for the reporter: its windows (methods trimmed) and its matchers' checks. */
+  /**
+   * The test's energy for the reporter: its windows (methods trimmed), its matchers' checks and
+   * whether it asked for a budget (`toStayWithinBudget()`, or every test with `checkBudgets`).
+   */
   summary(): TestEnergyMeta {
-    return summarize(this.results, { limits: this.limits })
+    return summarize(this.results, {
+      limits: this.limits,
+      budgetRequested: this.budgetRequested || this.device.options.checkBudgets,
+    })
   }
 
   /** A method's check names the window the method was measured in (found by identity). */

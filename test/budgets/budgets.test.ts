@@ -5,9 +5,11 @@ import { fileURLToPath } from 'node:url'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
+  addMissingBudgets,
   BudgetErrors,
   budgetFromMeasurement,
   budgetFileKey,
+  budgetUpdateMode,
   ceilSignificant,
   checkTestBudget,
   emptyBudgetFile,
@@ -21,6 +23,7 @@ import {
   updateBudgets,
   writeBudgetFile,
   type BudgetFile,
+  type BudgetObservation,
 } from '../../src/budgets/index.js'
 import { isEnergyError, measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
 
@@ -209,6 +212,124 @@ describe('new budgets from measurements', () => {
       'above noise',
       'kept idle',
     ])
+  })
+
+  test('mode new adds the missing budgets of tests that asked for one and keeps every other entry as it was', async () => {
+    const text = await readFile(golden, 'utf8')
+    const before = parseBudgetFile(text)
+    const asked = { requested: true }
+    const result = addMissingBudgets(
+      before,
+      [
+        // Has a budget for its device: kept as it is, though the measurement moved.
+        {
+          file: 'feed.test.ts',
+          name: 'feed > opening the feed',
+          valueJ: 2.0,
+          device: 'Pixel 6',
+          ...asked,
+        },
+        // Another phone: the `*` budget applies, so it is not missing.
+        {
+          file: 'feed.test.ts',
+          name: 'feed > opening the feed',
+          valueJ: 9.0,
+          device: 'Pixel 8',
+          ...asked,
+        },
+        { file: 'feed.test.ts', name: 'feed > scrolling', valueJ: 0.5, ...asked },
+        { file: 'feed.test.ts', name: 'feed > search', valueJ: 1.23, device: 'Pixel 6', ...asked },
+        // Never asked for a budget (no toStayWithinBudget(), no checkBudgets): none.
+        { file: 'feed.test.ts', name: 'feed > not asked', valueJ: 1 },
+        // Within its own noise: no budget, as with -u.
+        { file: 'feed.test.ts', name: 'feed > idle', valueJ: 4e-7, lowJ: -1e-5, ...asked },
+        { file: 'feed.test.ts', name: 'feed > not measured', ...asked },
+        // sync.test.ts ran without `syncing`: obsolete, but only -u removes it.
+        { file: 'sync.test.ts', name: 'sync v2', valueJ: 1, ...asked },
+      ],
+      10,
+    )
+    expect(result.added).toEqual([
+      { file: 'feed.test.ts', name: 'feed > scrolling', device: '*' },
+      { file: 'feed.test.ts', name: 'feed > search', device: 'Pixel 6' },
+      { file: 'sync.test.ts', name: 'sync v2', device: '*' },
+    ])
+    expect(result.changed).toEqual([])
+    expect(result.removed).toEqual([])
+    expect(result.file.tests['feed.test.ts']).toEqual({
+      ...before.tests['feed.test.ts'],
+      'feed > scrolling': { '*': { energyJ: 0.55, measuredEnergyJ: 0.5 } },
+      'feed > search': { 'Pixel 6': { energyJ: 1.4, measuredEnergyJ: 1.23 } },
+    })
+    expect(result.file.tests['sync.test.ts']).toEqual({
+      syncing: { '*': { energyJ: 4.5 } },
+      'sync v2': { '*': { energyJ: 1.1, measuredEnergyJ: 1 } },
+    })
+    expect(serializeBudgetFile(before), 'input not mutated').toBe(text)
+  })
+
+  test('mode new writes a test that ran twice under one name once', () => {
+    const twice: BudgetObservation = { file: 'a.test.ts', name: 'same', valueJ: 1, requested: true }
+    const result = addMissingBudgets(emptyBudgetFile(), [twice, { ...twice, valueJ: 2 }], 10)
+    expect(result.added).toEqual([{ file: 'a.test.ts', name: 'same', device: '*' }])
+    expect(result.file.tests['a.test.ts']?.['same']?.['*']?.measuredEnergyJ).toBe(1)
+  })
+
+  test('property: mode new never changes or drops an entry, and adds exactly what -u would write for the tests that asked and had none', () => {
+    const names = fc.constantFrom('a', 'b', 'c', 'd')
+    const devices = fc.constantFrom('*', 'Pixel 6', 'Pixel 8')
+    const entry = fc.record({ energyJ: fc.double({ min: 0, max: 10, noNaN: true }) })
+    const fileArb = fc
+      .array(fc.tuple(names, devices, entry), { maxLength: 6 })
+      .map((rows): BudgetFile => {
+        const tests: Record<string, Record<string, Record<string, { energyJ: number }>>> = {}
+        for (const [name, device, e] of rows) ((tests['t.ts'] ??= {})[name] ??= {})[device] = e
+        return { schemaVersion: 1, tests }
+      })
+    const observation = fc.record({
+      file: fc.constant('t.ts'),
+      name: names,
+      valueJ: fc.option(fc.double({ min: -1, max: 10, noNaN: true }), { nil: undefined }),
+      device: fc.option(fc.constantFrom('Pixel 6', 'Pixel 8'), { nil: undefined }),
+      requested: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(
+        fileArb,
+        fc.uniqueArray(observation, { selector: (o) => o.name }),
+        (file, obs) => {
+          const result = addMissingBudgets(file, obs, 10)
+          for (const [name, byDevice] of Object.entries(file.tests['t.ts'] ?? {}))
+            expect(result.file.tests['t.ts']?.[name]).toMatchObject(byDevice)
+          const expected = obs.filter((o) => {
+            const key = {
+              file: o.file,
+              name: o.name,
+              ...(o.device === undefined ? {} : { device: o.device }),
+            }
+            return o.requested && lookupBudget(file, key) === undefined && (o.valueJ ?? 0) > 0
+          })
+          expect(result.added.map((r) => r.name)).toEqual(expected.map((o) => o.name))
+          // Each added entry is the one -u writes from the same measurement.
+          const all = updateBudgets(file, expected, 10)
+          for (const r of result.added)
+            expect(result.file.tests[r.file]?.[r.name]?.[r.device]).toEqual(
+              all.file.tests[r.file]?.[r.name]?.[r.device],
+            )
+        },
+      ),
+    )
+  })
+
+  test("the update mode: updateBudgets option, then VITEST_ENERGY_UPDATE, then the runner's snapshot mode", () => {
+    expect(budgetUpdateMode({}, 'new')).toBe('new')
+    expect(budgetUpdateMode({}, 'none')).toBe('none')
+    expect(budgetUpdateMode({}, 'all')).toBe('all')
+    expect(budgetUpdateMode({}, undefined), 'unknown: check only').toBe('none')
+    expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: '1' }, 'none')).toBe('all')
+    expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: 'true' }, 'new')).toBe('all')
+    expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: '1' }, 'new', false)).toBe('none')
+    expect(budgetUpdateMode({}, 'new', true)).toBe('all')
   })
 
   test('obsolete: only tests missing from files that ran', async () => {

@@ -1,5 +1,6 @@
 // toStayWithinBudget(): the current test's budget, looked up by expect.getState()'s testPath and
-// currentTestName in a real budget file.
+// currentTestName in a real budget file; what it does without one in each of the runner's snapshot
+// update modes (set here on Vitest's own snapshot state, where the matcher reads it).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import {
   energyMatchers,
   type BudgetOptions,
 } from '../../matchers/index.js'
+import { recordLimitsFor } from '../../matchers/_record.js'
 import { budgetFileKey, writeBudgetFile } from '../../src/budgets/index.js'
 import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
 
@@ -32,6 +34,35 @@ function run(netEnergyJ: number, extra: Partial<MeasuredEnergyResult> = {}): Mea
     }),
     ...extra,
   }
+}
+
+/** Runs `fn` with the runner's snapshot update mode set to `mode`, as `-u`, a run outside CI or CI do. */
+function inSnapshotMode<T>(mode: 'all' | 'new' | 'none', fn: () => T): T {
+  const state = expect.getState() as unknown as { snapshotState: { _updateSnapshot: string } }
+  const before = state.snapshotState._updateSnapshot
+  state.snapshotState._updateSnapshot = mode
+  try {
+    return fn()
+  } finally {
+    state.snapshotState._updateSnapshot = before
+  }
+}
+
+/** Whether `fn`'s matchers said the current test asks for a budget (the registry TestEnergy fills). */
+function asksForBudget(fn: () => void): boolean {
+  const { testPath, currentTestName } = expect.getState()
+  let asked = false
+  const stop = recordLimitsFor(
+    { testPath: testPath ?? '', testName: currentTestName ?? '' },
+    () => undefined,
+    () => (asked = true),
+  )
+  try {
+    fn()
+  } finally {
+    stop()
+  }
+  return asked
 }
 
 function failure(fn: () => void): string {
@@ -63,6 +94,9 @@ describe('toStayWithinBudget', () => {
             'Pixel 6': { energyJ: 1 },
           },
           'toStayWithinBudget > is inconclusive when the budget is inside the interval': {
+            '*': { energyJ: 2.5 },
+          },
+          'toStayWithinBudget > in mode new an existing budget is still checked': {
             '*': { energyJ: 2.5 },
           },
         },
@@ -104,17 +138,53 @@ describe('toStayWithinBudget', () => {
     )
   })
 
-  test('a test without a budget fails and says how to write one', () => {
-    const message = failure(() => expect(run(1)).toStayWithinBudget())
+  test('in CI (mode none) a test without a budget fails and says how to write one', () => {
+    const message = inSnapshotMode('none', () => failure(() => expect(run(1)).toStayWithinBudget()))
     expect(message).toContain(
-      `no budget for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > a test without a budget`,
+      `no budget for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > in CI (mode none) a test without a budget`,
     )
     expect(message).toContain('vitest -u')
   })
 
-  test('in update mode it passes (the reporter writes the budget)', () => {
-    configureEnergyMatchers({ updateBudgets: true })
-    expect(run(100)).toStayWithinBudget()
+  test('outside CI (mode new) a test without a budget passes and asks the reporter for one', () => {
+    inSnapshotMode('new', () => {
+      expect(asksForBudget(() => expect(run(1)).toStayWithinBudget())).toBe(true)
+    })
+  })
+
+  test('in mode new an existing budget is still checked', () => {
+    inSnapshotMode('new', () => {
+      expect(failure(() => expect(run(3)).toStayWithinBudget())).toContain('Expected: ≤ 2.50 J')
+      expect(asksForBudget(() => expect(run(2)).toStayWithinBudget())).toBe(true)
+    })
+  })
+
+  test('updateBudgets: false fails a missing budget whatever the runner says', () => {
+    configureEnergyMatchers({ updateBudgets: false })
+    inSnapshotMode('new', () => {
+      expect(failure(() => expect(run(1)).toStayWithinBudget())).toContain('no budget for')
+    })
+  })
+
+  test('with -u (mode all) it passes, even over a budget (the reporter rewrites it)', () => {
+    inSnapshotMode('all', () => expect(run(100)).toStayWithinBudget())
+    inSnapshotMode('none', () => {
+      configureEnergyMatchers({ updateBudgets: true })
+      expect(run(100)).toStayWithinBudget()
+    })
+  })
+
+  test('a run that cannot be judged asks for no budget', () => {
+    const failed = {
+      schemaVersion: 1,
+      status: 'failed',
+      label: 'x',
+      error: { code: 'E_X', message: 'gone', hint: '' },
+      warnings: [],
+    }
+    inSnapshotMode('new', () => {
+      expect(asksForBudget(() => failure(() => expect(failed).toStayWithinBudget()))).toBe(false)
+    })
   })
 
   test('a failed window cannot be judged', () => {
@@ -135,6 +205,6 @@ describe('toStayWithinBudget', () => {
       [options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>]
     >()
     // @ts-expect-error a budget comes from the file, not an argument
-    expect(() => expect(run(1)).toStayWithinBudget(2.5)).toThrow()
+    inSnapshotMode('none', () => expect(() => expect(run(1)).toStayWithinBudget(2.5)).toThrow())
   })
 })

@@ -3,7 +3,7 @@
 // test running the `expect`, found by the matcher state's testPath and currentTestName — and
 // nowhere outside a measured test.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { energyMatchers } from '../../matchers/index.js'
+import { configureEnergyMatchers, energyMatchers } from '../../matchers/index.js'
 import { recordLimitsFor } from '../../matchers/_record.js'
 import {
   measuredResult,
@@ -14,7 +14,7 @@ import {
 } from '../../src/model/index.js'
 import { EnergyRun, RepeatedEnergyRun } from '../../src/session/run.js'
 import type { TestEnergy } from '../../src/session/test-energy.js'
-import { measuredTest } from '../fixtures/limits/measured-test.js'
+import { measuredTest, measuredTestWith } from '../fixtures/limits/measured-test.js'
 
 expect.extend(energyMatchers)
 
@@ -232,5 +232,31 @@ describe('nothing is recorded outside a measured test', () => {
     expect(window('w', 1)).toConsumeLessThan(2)
     expect(energy.limits).toEqual([])
     expect(energy.summary()).not.toHaveProperty('limits')
+  })
+})
+
+describe("a test asks for a budget (the reporter writes it in the runner's `new` mode)", () => {
+  const asked = async (energy: TestEnergy): Promise<boolean | undefined> => {
+    await energy.abort()
+    return parseTestEnergyMeta(JSON.parse(JSON.stringify(energy.summary()))).budgetRequested
+  }
+  afterEach(() => configureEnergyMatchers({ updateBudgets: undefined }))
+
+  test('by calling toStayWithinBudget()', async () => {
+    const energy = measuredTest(window('w', 1))
+    // Update mode: passes without reading a budget file.
+    configureEnergyMatchers({ updateBudgets: true })
+    expect(window('w', 1)).toStayWithinBudget()
+    expect(await asked(energy)).toBe(true)
+  })
+
+  test('not by the other matchers', async () => {
+    const energy = measuredTest(window('w', 1))
+    expect(window('w', 1)).toConsumeLessThan(2)
+    expect(await asked(energy)).toBeUndefined()
+  })
+
+  test('by running with checkBudgets: true', async () => {
+    expect(await asked(measuredTestWith({ checkBudgets: true }, window('w', 1)))).toBe(true)
   })
 })

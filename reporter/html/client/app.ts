@@ -400,6 +400,11 @@ function counted(values: readonly string[]): Array<[string, number]> {
 }
 
 /** within · over · inconclusive · missing, coloured when not zero. */
+/** New budgets that a run checking budgets wrote (the runner's `new` mode; `-u` says `added`). */
+function written(b: NonNullable<HtmlData['budgets']>): number {
+  return b.updated ? 0 : b.entries.filter((e) => e.kind === 'added').length
+}
+
 function verdictChips(b: NonNullable<HtmlData['budgets']>, missing: string): Child[] {
   return [
     chip(`${b.within} within`, 'green'),
@@ -478,6 +483,7 @@ function overview(root: HTMLElement): void {
               chip(`${obsolete} obsolete removed`),
             ]
           : [
+              written(b) > 0 ? [chip(`${written(b)} written (new)`, 'green'), ' '] : null,
               verdictChips(b, 'missing'),
               obsolete > 0 ? [' ', chip(`${obsolete} obsolete`, 'yellow')] : null,
               ` in ${b.file}`,
@@ -2220,7 +2226,9 @@ function budgetsView(root: HTMLElement): void {
       { id: 'budget-summary' },
       b.updated
         ? `This run wrote ${b.file} (vitest -u): review the changes below like a snapshot diff before committing.`
-        : `Checked against ${b.file}: `,
+        : written(b) > 0
+          ? `This run wrote ${written(b)} new budget${written(b) === 1 ? '' : 's'} to ${b.file} for tests that asked for one and had none: review ${written(b) === 1 ? 'it' : 'them'} like a new snapshot before committing. Checked the others: `
+          : `Checked against ${b.file}: `,
       b.updated ? null : verdictChips(b, 'without a budget'),
     ),
   )
@@ -2259,8 +2267,19 @@ function budgetsView(root: HTMLElement): void {
           : '—',
     },
   ]
-  root.append(h('h2', null, b.updated ? 'What this run changed' : 'Obsolete entries'))
-  const entries = b.updated ? b.entries : b.entries.filter((e) => e.kind === 'obsolete')
+  root.append(
+    h(
+      'h2',
+      null,
+      b.updated
+        ? 'What this run changed'
+        : written(b) > 0
+          ? 'New budgets and obsolete entries'
+          : 'Obsolete entries',
+    ),
+  )
+  // A run that checks lists the budgets it wrote as new (`added`) and the obsolete ones.
+  const entries = b.updated ? b.entries : b.entries.filter((e) => e.kind !== 'changed')
   if (entries.length === 0)
     root.append(
       empty(
@@ -2273,13 +2292,20 @@ function budgetsView(root: HTMLElement): void {
     const t = sortableTable(columns, entries)
     t.id = 'budget-changes'
     root.append(t)
-    if (!b.updated) root.append(h('p', { class: 'caption' }, prose('`vitest -u` removes them.')))
+    if (!b.updated && entries.some((e) => e.kind === 'obsolete'))
+      root.append(h('p', { class: 'caption' }, prose('`vitest -u` removes the obsolete ones.')))
   }
 
   const withBudget = [...tests.keys()].filter((i) => tests[i]?.budget !== undefined)
+  const writtenNow = new Set(b.entries.flatMap((e) => (e.kind === 'added' ? [e.test] : [])))
   const missing = [...tests.keys()].filter((i) => {
     const t = tests[i] as HtmlTest
-    return t.budget === undefined && t.budgetFigure === undefined && measured(t).length > 0
+    return (
+      t.budget === undefined &&
+      t.budgetFigure === undefined &&
+      measured(t).length > 0 &&
+      !writtenNow.has(i)
+    )
   })
   const useColumns: Column<number>[] = [
     { label: 'Test', key: (i) => tests[i]?.name, cell: (i) => testLink(i) },

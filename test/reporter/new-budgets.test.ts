@@ -1,0 +1,153 @@
+// The reporter's side of the budget update modes (as the runners' snapshot modes): `new` writes the
+// missing budgets of tests that asked for one and leaves every other entry and the file's bytes
+// alone; `none` never writes; the reports say what was written. Real files in a temporary root.
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { renderMarkdown } from '../../reporter/markdown.js'
+import type { ReportEntry } from '../../reporter/report.js'
+import { buildRunReport, type RunReportSettings } from '../../reporter/run-report.js'
+import { plainScreen } from '../../reporter/screen.js'
+import { renderTerminal } from '../../reporter/terminal.js'
+import { parseBudgetFile } from '../../src/budgets/index.js'
+import { measuredResult } from '../../src/model/index.js'
+
+function entry(name: string, netEnergyJ: number, budgetRequested: boolean): ReportEntry {
+  return {
+    file: 'test/feed.test.ts',
+    name,
+    state: 'passed',
+    errors: [],
+    results: [
+      measuredResult({
+        label: name,
+        window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
+        grossEnergyJ: netEnergyJ + 0.5,
+        baselinePowerW: 0.5,
+        netIntervalJ: { low: netEnergyJ - 0.01, high: netEnergyJ + 0.01, level: 0.95 },
+        device: { serial: 'vdev-0001', model: 'Pixel 6' },
+        components: [],
+        rails: [],
+        methods: [],
+        sources: { power: 'odpm', sampleCount: 100 },
+        warnings: [],
+      }),
+    ],
+    ...(budgetRequested ? { budgetRequested } : {}),
+  }
+}
+
+// Not the serializer's layout (one line, unsorted keys): a rewrite of the file would show.
+const existing =
+  '{"tests":{"test/feed.test.ts":{"feed > opening":{"*":{"energyJ":2.8,"measuredEnergyJ":2.53}},"feed > gone":{"*":{"energyJ":1}}}},"schemaVersion":1}\n'
+
+const entries: ReportEntry[] = [
+  entry('feed > opening', 3.5, true), // over its budget: still checked, not rewritten
+  entry('feed > scrolling', 0.5, true), // asked, no budget: written
+  entry('feed > not asked', 1.2, false), // never asked: none
+  entry('feed > idle', 0.005, true), // asked, but within its own noise: none, as with -u
+]
+
+describe('budget update modes in the reporter', () => {
+  let root = ''
+  let path = ''
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'vitest-energy-new-budgets-'))
+    path = join(root, 'energy-budgets.json')
+  })
+  afterEach(async () => rm(root, { recursive: true, force: true }))
+
+  const settings = (update: RunReportSettings['update']): RunReportSettings => ({
+    root,
+    budgetsPath: path,
+    headroomPct: 10,
+    update,
+    classify: false,
+  })
+
+  test('new: writes the missing budget of the test that asked, keeps the others, reports it', async () => {
+    await writeFile(path, existing)
+    const problems: string[] = []
+    const built = buildRunReport(entries, settings('new'), problems)
+    expect(problems).toEqual([])
+
+    const written = parseBudgetFile(await readFile(path, 'utf8'))
+    expect(written.tests['test/feed.test.ts']).toEqual({
+      'feed > opening': { '*': { energyJ: 2.8, measuredEnergyJ: 2.53 } },
+      'feed > gone': { '*': { energyJ: 1 } },
+      'feed > scrolling': { 'Pixel 6': { energyJ: 0.55, measuredEnergyJ: 0.5 } },
+    })
+
+    const b = built.report.budgets
+    expect(b?.updated).toBe(false)
+    expect(b?.added).toEqual([
+      { file: 'test/feed.test.ts', name: 'feed > scrolling', device: 'Pixel 6' },
+    ])
+    expect(b?.changed).toEqual([])
+    expect(b?.over).toBe(1)
+    expect(b?.within, 'a budget written now is no verdict').toBe(0)
+    expect(b?.missing, 'not asked, and within noise').toBe(2)
+    expect(b?.obsolete).toEqual([{ file: 'test/feed.test.ts', name: 'feed > gone', device: '*' }])
+    expect(
+      built.budgetReview?.after?.tests['test/feed.test.ts']?.['feed > scrolling'],
+    ).toBeDefined()
+    expect(
+      built.report.tests.some((t) => 'budgetRequested' in t),
+      'not in the JSON report',
+    ).toBe(false)
+
+    const terminal = renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })
+    expect(terminal).toContain(
+      'Budgets   1 written (new) — review energy-budgets.json and commit it · 1 over · 2 without a budget (vitest -u writes them)',
+    )
+    expect(terminal).toContain('1 obsolete in energy-budgets.json (vitest -u removes them)')
+    expect(renderMarkdown(built.report)).toContain(
+      'Budgets (`energy-budgets.json`): **1 written (new)**: review and commit the file; 0 within, 1 over,',
+    )
+  })
+
+  test('new: a fresh project gets its budget file; nothing missing leaves the file untouched', async () => {
+    const built = buildRunReport([entry('feed > opening', 2.5, true)], settings('new'), [])
+    expect(built.report.budgets?.added).toHaveLength(1)
+    expect(renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })).toContain(
+      'Budgets   1 written (new) — review energy-budgets.json and commit it\n',
+    )
+    expect(parseBudgetFile(await readFile(path, 'utf8')).tests).toEqual({
+      'test/feed.test.ts': {
+        'feed > opening': { 'Pixel 6': { energyJ: 2.8, measuredEnergyJ: 2.5 } },
+      },
+    })
+
+    await writeFile(path, existing)
+    const before = await stat(path)
+    const again = buildRunReport([entry('feed > opening', 2.5, true)], settings('new'), [])
+    expect(await readFile(path, 'utf8')).toBe(existing)
+    expect((await stat(path)).mtimeMs).toBe(before.mtimeMs)
+    expect(again.report.budgets?.added).toEqual([])
+    expect(again.report.budgets?.within).toBe(1)
+  })
+
+  test('none (CI) and an interrupted run never write', async () => {
+    const none = buildRunReport(entries, settings('none'), [])
+    expect(none.report.budgets, 'no file, nothing written: no budgets section').toBeUndefined()
+    await expect(stat(path)).rejects.toThrow(/ENOENT/)
+
+    await writeFile(path, existing)
+    const interrupted = buildRunReport(entries, settings('new'), [], { interrupted: true })
+    expect(await readFile(path, 'utf8')).toBe(existing)
+    expect(interrupted.report.budgets?.added).toEqual([])
+    expect(interrupted.report.budgets?.missing).toBe(3)
+  })
+
+  test('all (-u): every measured test, asked or not, and obsolete entries removed', async () => {
+    await writeFile(path, existing)
+    const built = buildRunReport(entries, settings('all'), [])
+    expect(built.report.budgets?.updated).toBe(true)
+    expect(
+      Object.keys(
+        parseBudgetFile(await readFile(path, 'utf8')).tests['test/feed.test.ts'] ?? {},
+      ).sort(),
+    ).toEqual(['feed > not asked', 'feed > opening', 'feed > scrolling'])
+  })
+})
