@@ -43,6 +43,7 @@ import {
   type Physics,
   type VirtualDeviceServer,
 } from '../../src/virtual-device/index.js'
+import { defaultPowerProfile } from '../../src/virtual-device/sim/power-model.js'
 
 export interface FastPhone {
   readonly server: VirtualDeviceServer
@@ -148,6 +149,11 @@ export interface FastWindow {
 
 let windowCounter = 0
 
+const PROFILE_CURRENTS = defaultPowerProfile().cpu.clusters.map((c) => ({
+  speedsKhz: c.speedsKhz,
+  currentsMa: c.corePowerMa,
+}))
+
 /** The ODPM collector's poll period (its default): one poll lands within this after any instant. */
 const ODPM_POLL_NS = 100e6
 
@@ -199,6 +205,8 @@ export async function measureFastWindow(
       { clock: 'boottime', startNs, endNs },
       phone.railFloorsW,
       phone.capabilities.cpuClusters,
+      power.kind === 'rails' ? power.schedule : undefined,
+      PROFILE_CURRENTS,
     )
   const methodPower = power.kind === 'rails' ? methodPowerOf(power.rails) : undefined
   const schedule = power.kind === 'rails' ? power.schedule : undefined

@@ -27,6 +27,38 @@ export interface PowerPart {
    * within a cluster as that cluster's rail is. @default false (1/N among what runs)
    */
   readonly followsCorePower?: boolean
+  /**
+   * A cluster's per-core current at each of its frequencies (power_profile.xml's
+   * `cpu.core_speeds.clusterN` / `cpu.core_power.clusterN`), when the user gave the phone's
+   * profile: a running ns then weighs that current at the cluster's frequency instead of the
+   * (f / 1 GHz)² proxy. Only with `cpus`.
+   */
+  readonly coreCurrents?: CoreCurrents
+}
+
+/** Per-core current at each selectable frequency of one cluster, parallel arrays in ascending kHz. */
+export interface CoreCurrents {
+  readonly speedsKhz: readonly number[]
+  readonly currentsMa: readonly number[]
+}
+
+/**
+ * The current at `khz`: the listed frequency's, linear between two listed ones (a governor
+ * reports only listed frequencies; a profile from another build may list others), the nearest
+ * end's outside the range.
+ */
+export function currentAtKhz(table: CoreCurrents, khz: number): number {
+  const n = Math.min(table.speedsKhz.length, table.currentsMa.length)
+  if (n === 0) return (khz / 1e6) ** 2
+  let i = 0
+  while (i < n && (table.speedsKhz[i] as number) < khz) i++
+  if (i === 0) return table.currentsMa[0] as number
+  if (i === n) return table.currentsMa[n - 1] as number
+  const f0 = table.speedsKhz[i - 1] as number
+  const f1 = table.speedsKhz[i] as number
+  const c0 = table.currentsMa[i - 1] as number
+  const c1 = table.currentsMa[i] as number
+  return f1 === f0 ? c1 : c0 + ((c1 - c0) * (khz - f0)) / (f1 - f0)
 }
 
 /** A part's net energy over [a, b): the curve's energy minus its baseline and modelled tails, J. */
@@ -99,8 +131,12 @@ export function runningWeight(
     // One policy per cluster: every CPU of the part changes together; any of them tells.
     const changes = frequencies.filter((c) => cpus.has(c.cpu))
     if (changes.length === 0) return { between: (a, b) => b - a, at: () => 1 }
+    const table = part.coreCurrents
     return stepWeight(
-      changes.map((c) => [c.tNs, (c.khz / 1e6) ** 2] as const),
+      changes.map(
+        (c) =>
+          [c.tNs, table === undefined ? (c.khz / 1e6) ** 2 : currentAtKhz(table, c.khz)] as const,
+      ),
       true,
     )
   }
@@ -218,6 +254,78 @@ function runningPerInterval(
   }
   return running
 }
+
+/**
+ * A part's idle power fitted over the window's sensor intervals, W: least squares of each
+ * interval's energy ≈ floor·Δt + k·(weighted running time on the part's CPUs, `runningWeight`), no
+ * intercept. The lowest interval power is a biased floor wherever the readings' latch times jitter
+ * around their stamps (a Pixel's power-stats HAL latches 1–2 ms after the stamp, ±1–2% of a 100 ms
+ * interval): the minimum of many noisy intervals sits below the true level, and every interval
+ * with activity then charges the difference to whatever ran. Averaging through the fit does not.
+ * `undefined` when the window cannot tell floor from activity: fewer than `MIN_FIT_INTERVALS`
+ * intervals, running time that does not vary enough from interval to interval (a CPU busy or idle
+ * throughout), or a fit that is not positive in both terms.
+ */
+export function fittedFloorW(
+  part: PowerPart,
+  schedule: CpuSchedule,
+  window: EnergyWindow,
+): number | undefined {
+  const { bounds, energyJ } = partIntervals({ ...part, baselinePowerW: 0, tails: [] }, window)
+  const n = energyJ.length
+  if (n < MIN_FIT_INTERVALS) return undefined
+  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
+  const running = runningPerInterval(
+    slices,
+    runningWeight(part, slices, schedule.frequencies),
+    bounds,
+  )
+  const t = new Float64Array(n)
+  const x = new Float64Array(n)
+  for (let j = 0; j < n; j++) {
+    t[j] = ((bounds[j + 1] as number) - (bounds[j] as number)) / NS_PER_S
+    x[j] = (running[j] as number) / NS_PER_S
+  }
+  // Δt and running time (uncentred) with 1 − r² below 1% cannot be told apart.
+  const fit = fitTwo(t, x, energyJ, 0.01)
+  if (fit === undefined) return undefined
+  const [floorW, perRunningW] = fit
+  return floorW > 0 && perRunningW > 0 && Number.isFinite(floorW) ? floorW : undefined
+}
+
+/**
+ * Least squares of y ≈ a·u + b·v without intercept, as [a, b]; `undefined` when u or v is all zero
+ * or they are too alike to tell apart (1 − r², uncentred, at most `minSeparation`).
+ */
+export function fitTwo(
+  u: ArrayLike<number>,
+  v: ArrayLike<number>,
+  y: ArrayLike<number>,
+  minSeparation: number,
+): readonly [number, number] | undefined {
+  let suu = 0
+  let svv = 0
+  let suv = 0
+  let suy = 0
+  let svy = 0
+  for (let j = 0; j < y.length; j++) {
+    const a = u[j] as number
+    const b = v[j] as number
+    const c = y[j] as number
+    suu += a * a
+    svv += b * b
+    suv += a * b
+    suy += a * c
+    svy += b * c
+  }
+  const det = suu * svv - suv * suv
+  if (!(suu > 0) || !(svv > 0) || !(det > minSeparation * suu * svv)) return undefined
+  return [(svv * suy - suv * svy) / det, (suu * svy - suv * suy) / det]
+}
+
+/** Sensor intervals a fitted floor needs at least (two unknowns and their noise). */
+const MIN_FIT_INTERVALS = 10
 
 /**
  * A part's sensor intervals for splitting by the CPU schedule, and what running on its CPUs in

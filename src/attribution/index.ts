@@ -17,7 +17,7 @@ export type {
   IntervalSplit,
   ThreadShare,
 } from './interval.js'
-export type { PowerPart } from './_parts.js'
+export type { CoreCurrents, PowerPart } from './_parts.js'
 export { attributeIntervals } from './interval.js'
 export type {
   RegressionAttribution,

@@ -5,10 +5,17 @@
  * happened to be sampled (radios and GPS are charged to their initiators through tails instead).
  */
 import type { Component, EnergyWindow } from '../model/energy.js'
-import type { RailSeries } from '../model/samples.js'
+import type { CpuSchedule, RailSeries } from '../model/samples.js'
 import { componentOfRail } from './components.js'
 import { railCurve, railsCurve, type EnergyCurve } from './curve.js'
-import { netEnergyJ, partIntervals, type PowerPart } from './_parts.js'
+import {
+  fitTwo,
+  fittedFloorW,
+  netEnergyJ,
+  partIntervals,
+  type CoreCurrents,
+  type PowerPart,
+} from './_parts.js'
 import { lowestRailPowerW } from './initiators.js'
 
 /** Components whose power follows the code that runs on the CPU. */
@@ -62,15 +69,22 @@ export interface MethodPower {
 }
 
 /**
- * The SoC rails' curve and their idle level (the lowest power each showed in the window, or lower
- * if `floorsW` knows it from earlier windows); `undefined` when the data has no such rail.
- * `clusters`: the CPUs of each cluster, in cluster order (cpufreq policies sorted by first CPU).
+ * The SoC rails' curve and their idle level; `undefined` when the data has no such rail. The idle
+ * level of each rail is fitted over the window's sensor intervals when `schedule` (sched_switch,
+ * on the window's clock) is given and the fit can tell floor from activity (`fittedFloorW`);
+ * otherwise it is the lowest power the rail showed in the window, or lower if `floorsW` knows it
+ * from earlier windows. `clusters`: the CPUs of each cluster, in cluster order (cpufreq policies
+ * sorted by first CPU). `coreCurrents`: per cluster, in the same order, the profile's per-core
+ * current per frequency (from the user's power_profile.xml), which then weighs running time on a
+ * cluster rail instead of the (f / 1 GHz)² proxy.
  */
 export function cpuMethodPower(
   rails: readonly RailSeries[],
   window: EnergyWindow,
   floorsW?: ReadonlyMap<string, number>,
   clusters?: ReadonlyArray<readonly number[]>,
+  schedule?: CpuSchedule,
+  coreCurrents?: readonly CoreCurrents[],
 ): MethodPower | undefined {
   const cpu = rails.filter(followsCpu)
   if (cpu.length === 0) return undefined
@@ -81,18 +95,26 @@ export function cpuMethodPower(
   let baselinePowerW = 0
   const parts: PowerPart[] = []
   for (const rail of cpu) {
-    const floorW = floorOf(rail)
-    if (floorW === undefined) return undefined
-    baselinePowerW += floorW
     const cluster = clusters === undefined ? undefined : clusterOfRail(rail, clusters.length)
     const cpus = cluster === undefined ? undefined : clusters?.[cluster]
-    parts.push({
+    const memory = componentOfRail(rail) === 'memory'
+    const table = cluster === undefined ? undefined : coreCurrents?.[cluster]
+    const part = {
       curve: railCurve(rail, { edges: 'hold' }),
-      baselinePowerW: floorW,
       ...(cpus === undefined ? {} : { cpus }),
+      ...(cpus === undefined || table === undefined ? {} : { coreCurrents: table }),
       // Memory traffic follows what the cores draw, not how many of them run.
-      ...(componentOfRail(rail) === 'memory' ? { followsCorePower: true } : {}),
-    })
+      ...(memory ? { followsCorePower: true } : {}),
+    }
+    // With a schedule the floor is fitted over the window's intervals (the lowest interval power
+    // sits below the idle level when readings jitter); the lowest level when the fit cannot tell.
+    const floorW =
+      (schedule === undefined
+        ? undefined
+        : fittedFloorW({ ...part, baselinePowerW: 0 }, schedule, window)) ?? floorOf(rail)
+    if (floorW === undefined) return undefined
+    baselinePowerW += floorW
+    parts.push({ ...part, baselinePowerW: floorW })
   }
   // Memory traffic follows the GPU as well as the CPUs: the part of a memory rail that goes with
   // the GPU rail is the GPU's (the frames'), not the code's that happened to run meanwhile.
@@ -134,27 +156,15 @@ function gpuShareOf(
   window: EnergyWindow,
 ): number {
   const { bounds, energyJ: m } = partIntervals(memory, window)
-  let scc = 0
-  let sgg = 0
-  let scg = 0
-  let scm = 0
-  let sgm = 0
-  for (let j = 0; j + 1 < bounds.length; j++) {
+  const c = new Float64Array(m.length)
+  const g = new Float64Array(m.length)
+  for (let j = 0; j < m.length; j++) {
     const a = bounds[j] as number
     const b = bounds[j + 1] as number
-    const g = netEnergyJ(gpu, a, b)
-    let c = 0
-    for (const part of cpu) c += netEnergyJ(part, a, b)
-    const y = m[j] as number
-    scc += c * c
-    sgg += g * g
-    scg += c * g
-    scm += c * y
-    sgm += g * y
+    g[j] = netEnergyJ(gpu, a, b)
+    for (const part of cpu) c[j] = (c[j] as number) + netEnergyJ(part, a, b)
   }
-  const det = scc * sgg - scg * scg
-  if (!(sgg > 0) || !(det > 1e-12 * scc * sgg)) return 0
-  const share = (scc * sgm - scg * scm) / det
+  const share = fitTwo(c, g, m, 1e-12)?.[1] ?? 0
   return share > 0 && Number.isFinite(share) ? share : 0
 }
 

@@ -15,6 +15,7 @@ import {
   lowestRailPowerW,
   findInitiators,
   type Baseline,
+  type CoreCurrents,
   type ExecutionInput,
   type IntervalAttribution,
   type TailInvocation,
@@ -104,6 +105,12 @@ export interface WindowPlan {
   readonly railFloorsW?: ReadonlyMap<string, number>
   /** The CPUs of each cluster (little first), to match a CPU schedule to the cluster rails. */
   readonly cpuClusters?: ReadonlyArray<readonly number[]>
+  /**
+   * Per cluster (same order), the per-core current at each frequency from the user's
+   * power_profile.xml (`powerProfile`): weighs running time on cluster rails instead of the
+   * (f / 1 GHz)² proxy.
+   */
+  readonly cpuCoreCurrents?: readonly CoreCurrents[]
   /** The app's process id when the window opened (`pidof`), if it was running. */
   readonly appPid?: string
 }
@@ -273,11 +280,18 @@ function attributeWindow(
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : { tails: [], carriedIn: [] }
+  const schedule = power.kind === 'rails' ? power.schedule : undefined
   const methodPower =
     power.kind === 'rails'
-      ? cpuMethodPower(power.rails, window, plan.railFloorsW, plan.cpuClusters)
+      ? cpuMethodPower(
+          power.rails,
+          window,
+          plan.railFloorsW,
+          plan.cpuClusters,
+          schedule,
+          plan.cpuCoreCurrents,
+        )
       : undefined
-  const schedule = power.kind === 'rails' ? power.schedule : undefined
   if (
     schedule !== undefined &&
     methodPower !== undefined &&
