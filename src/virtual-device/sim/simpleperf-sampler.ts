@@ -6,7 +6,7 @@
  */
 import type { SimpleperfFrame, SimpleperfSample } from '../../formats/simpleperf/index.js'
 import { methodOrigin } from '../../model/index.js'
-import type { CallRecord, Simulation } from './simulation.js'
+import type { CallRecord, ExecSlice, Simulation } from './simulation.js'
 
 export interface SamplerRequest {
   readonly pid: number
@@ -71,9 +71,13 @@ export function sampleTaskClock(sim: Simulation, request: SamplerRequest): Simpl
   const threads = new Map(sim.threadList().map((t) => [t.tid, t.name]))
   const acc = new Map<number, { cpuNs: number; next: number }>()
   const samples: SimpleperfSample[] = []
-  const slices = sim.slices
-    .filter((s) => threads.has(s.tid) && s.endNs > request.startNs && s.startNs < request.stopNs)
-    .sort((a, b) => a.startNs - b.startNs || a.tid - b.tid)
+  // Only the slices that may reach into the window, not the whole session's.
+  const slices: ExecSlice[] = []
+  sim.visitSlices(request.startNs, request.stopNs, (s) => {
+    if (threads.has(s.tid) && s.endNs > request.startNs && s.startNs < request.stopNs)
+      slices.push(s)
+  })
+  slices.sort((a, b) => a.startNs - b.startNs || a.tid - b.tid)
   for (const slice of slices) {
     const call = sim.calls[slice.callId]
     if (call === undefined || call.cancelled) continue

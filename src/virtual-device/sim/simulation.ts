@@ -233,6 +233,9 @@ const COMPONENTS: readonly SimComponent[] = [
   'idle',
 ]
 
+/** Slices per block of the index of their starts (`Simulation.visitSlices`). */
+const SLICE_BLOCK = 256
+
 /** mulberry32: small, fast, deterministic. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0
@@ -271,6 +274,12 @@ export class Simulation {
    */
   readonly sliceEndBound: number[] = []
   readonly callEnterBound: number[] = []
+  /**
+   * Per block of SLICE_BLOCK slices (by index), their earliest start: a window's reader skips the
+   * blocks that start after the window (appended only almost in time order, slices give no index
+   * past which all start later).
+   */
+  private readonly sliceBlockStartNs: number[] = []
   /** Same for hardware (`endNs + tailNs`), ignoring records created open-ended ... */
   readonly hardwareEndBound: number[] = []
   /** ... which are listed here instead and always scanned (leaks: few). */
@@ -721,7 +730,7 @@ export class Simulation {
     const pieces = governor?.run(startNs, workRefNs, this.power.referenceFreqKhz) ?? []
     const corePowerMa = this.power.clusters[cluster]?.corePowerMa ?? []
     for (const p of pieces) {
-      this.slices.push(
+      this.pushSlice(
         slice({
           core,
           cluster,
@@ -731,7 +740,6 @@ export class Simulation {
           coreW: maToW(this.power, corePowerMa[p.step] ?? 0),
         }),
       )
-      this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, p.endNs))
     }
     return pieces.at(-1)?.endNs ?? startNs
   }
@@ -957,7 +965,7 @@ export class Simulation {
       thread.cpuNs += end - t
       return end
     }
-    this.slices.push({
+    this.pushSlice({
       callId: record.id,
       tid: thread.tid,
       core: thread.core,
@@ -967,9 +975,19 @@ export class Simulation {
       khz: this.power.clusters[thread.cluster]?.busyFreqKhz ?? 1,
       coreW,
     })
-    this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, t + ns))
     thread.cpuNs += ns
     return t + ns
+  }
+
+  /** Appends a slice and keeps the indexes over slices (`sliceEndBound`, the blocks' starts). */
+  private pushSlice(slice: ExecSlice): void {
+    const block = Math.floor(this.slices.length / SLICE_BLOCK)
+    this.slices.push(slice)
+    this.sliceEndBound.push(Math.max(this.sliceEndBound.at(-1) ?? 0, slice.endNs))
+    this.sliceBlockStartNs[block] = Math.min(
+      this.sliceBlockStartNs[block] ?? Number.POSITIVE_INFINITY,
+      slice.startNs,
+    )
   }
 
   private startHardware(use: HardwareUse, record: CallRecord, t: number): void {
@@ -1061,7 +1079,7 @@ export class Simulation {
       else hi = mid
     }
     const base = cps[lo - 1] ?? { tNs: 0, totalJ: 0, rails: {} }
-    const window = integrate(this, base.tNs, tNs)
+    const window = integrate(this, base.tNs, tNs, false)
     const rails: Record<string, number> = { ...base.rails }
     for (const [rail, j] of Object.entries(window.rails)) rails[rail] = (rails[rail] ?? 0) + j
     let totalJ = base.totalJ + window.totalEnergyJ
@@ -1085,7 +1103,34 @@ export class Simulation {
   averagePowerW(fromNs: number, toNs: number): number {
     if (toNs <= fromNs) return 0
     this.materialize(Math.max(this.now(), toNs))
-    return (integrate(this, fromNs, toNs).totalEnergyJ * 1e9) / (toNs - fromNs)
+    return (integrate(this, fromNs, toNs, false).totalEnergyJ * 1e9) / (toNs - fromNs)
+  }
+
+  /**
+   * Calls `visit` in index order with the slices that may overlap [fromNs, toNs): every slice that
+   * does, and a few that do not (callers still clip). Skips the slices that end by `fromNs` (before
+   * `sliceEndBound` passes it) and the blocks that start at or after `toNs`, so a window costs its
+   * own slices, not the session's.
+   */
+  visitSlices(
+    fromNs: number,
+    toNs: number,
+    visit: (slice: ExecSlice, index: number) => void,
+  ): void {
+    const slices = this.slices
+    let i = firstAbove(this.sliceEndBound, fromNs)
+    while (i < slices.length) {
+      const block = Math.floor(i / SLICE_BLOCK)
+      const blockEnd = Math.min(slices.length, (block + 1) * SLICE_BLOCK)
+      if ((this.sliceBlockStartNs[block] ?? Number.NEGATIVE_INFINITY) >= toNs) {
+        i = blockEnd
+        continue
+      }
+      for (; i < blockEnd; i++) {
+        const s = slices[i]
+        if (s !== undefined) visit(s, i)
+      }
+    }
   }
 
   /** Every rail the model drives, in ODPM channel order (the GPU and memory rails: phone physics). */
@@ -1158,8 +1203,12 @@ function firstGpu(work: readonly GpuWork[], x: number): number {
   return lo
 }
 
-/** Sweep-line integration of every record overlapping [from, to]. */
-function integrate(sim: Simulation, from: number, to: number): GroundTruth {
+/**
+ * Sweep-line integration of every record overlapping [from, to]. Without `perOwner` only the
+ * components and rails are summed (the sensors' reads need no more), in the same order, so they
+ * are the same to the bit; methods and processes are left empty.
+ */
+function integrate(sim: Simulation, from: number, to: number, perOwner = true): GroundTruth {
   const p = sim.power
   const w = (ma: number): number => maToW(p, ma)
   const components = Object.fromEntries(COMPONENTS.map((c) => [c, 0])) as Record<
@@ -1204,10 +1253,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     const e = Math.min(end, to)
     if (e > s) items.push({ start: s, end: e, type, index })
   }
-  for (let i = firstAbove(sim.sliceEndBound, from); i < sim.slices.length; i++) {
-    const s = sim.slices[i]
-    if (s !== undefined) add(s.startNs, s.endNs, 0, i)
-  }
+  sim.visitSlices(from, to, (s, i) => add(s.startNs, s.endNs, 0, i))
   const addHardware = (i: number): void => {
     const h = sim.hardware[i]
     if (h === undefined) return
@@ -1226,7 +1272,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     if (g === undefined || g.startNs >= to) break
     add(g.startNs, g.endNs, 9, i)
   }
-  for (let i = firstAbove(sim.callEnterBound, from, true); i < sim.calls.length; i++) {
+  for (let i = firstAbove(sim.callEnterBound, from, true); perOwner && i < sim.calls.length; i++) {
     const c = sim.calls[i]
     if (c !== undefined && !c.cancelled && c.enterNs >= from && c.enterNs < to) {
       acc(c.method).calls += 1
@@ -1258,6 +1304,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     const set = active[type]
     if (set === undefined || set.size === 0) return
     const j = put(component, rail, w(ma))
+    if (!perOwner) return
     for (const it of set) {
       const h = sim.hardware[it.index]
       if (h !== undefined) acc(h.method).asyncEnergyJ += j / set.size
@@ -1271,6 +1318,10 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
     }
     const tails = active[type + 1]
     if (tails === undefined || tails.size === 0) return
+    if (!perOwner) {
+      put(component, rail, w(tMa))
+      return
+    }
     // The radio's tail belongs to the burst that ended last.
     let owner: HardwareRecord | undefined
     for (const it of tails) {
@@ -1307,7 +1358,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       const j =
         put('cpu', RAILS.system, w(p.awakeMa)) +
         (phone ? put('memory', RAILS.memory, w(p.memory.awakeMa)) : 0)
-      if (!screenOn && slices.size === 0) {
+      if (perOwner && !screenOn && slices.size === 0) {
         for (const it of wakelocks) {
           const h = sim.hardware[it.index]
           if (h !== undefined) acc(h.method).asyncEnergyJ += j / wakelocks.size
@@ -1330,6 +1381,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
           put('cpu', cluster?.rail ?? RAILS.system, s.coreW + clusterW) +
           put('cpu', RAILS.system, activeShareW) +
           (phone ? put('memory', RAILS.memory, s.coreW * p.memory.perCoreFraction) : 0)
+        if (!perOwner) continue
         if (s.other !== undefined) {
           const proc = processAcc(s.other)
           proc.cpuNs += dtNs
@@ -1352,6 +1404,7 @@ function integrate(sim: Simulation, from: number, to: number): GroundTruth {
       const g = sim.gpuWork[it.index]
       const j =
         put('gpu', RAILS.gpu, w(p.gpu.activeMa)) + put('memory', RAILS.memory, w(p.memory.gpuMa))
+      if (!perOwner) continue
       if (g?.other === undefined) appGpuEnergyJ += j
       else processAcc(g.other).gpuEnergyJ += j
     }
