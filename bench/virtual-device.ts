@@ -3,9 +3,12 @@
  *   1. shell round trip (adbkit `shell('echo ok')` until close), median of N  — target ≤ 2 ms
  *   2. pull throughput of a 64 MB file via adbkit                          — target ≥ 200 MB/s
  *   3. the same two via the real `adb` client (process start included), for comparison
+ *   4. the simulation (in this process, phone physics, fast clock): what a window's reads cost —
+ *      the Perfetto trace (ODPM rails and battery every 100 ms, sched_switch, cpu_frequency) and
+ *      the ground truth — early and late in a long session, and for one 60 s window
  * The server runs in a child process (as it does under `vitest-energy virtual-device`), so client
  * and server do not share an event loop. Prints figures and the ratio to the targets. Not a test:
- * nothing here asserts timing.
+ * nothing here asserts timing. `--sim` runs step 4 only.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -14,8 +17,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type * as AdbkitNs from '@devicefarmer/adbkit'
+import { parsePerfettoTextConfig } from '../src/formats/perfetto/index.js'
 import { startAdbServer } from '../src/virtual-device/adb/server.js'
+import { fastClock } from '../src/virtual-device/clock.js'
+import { powerTraceBytes } from '../src/virtual-device/commands/perfetto.js'
 import { createDevice } from '../src/virtual-device/device.js'
+import { DEMO_APP_MODEL } from '../src/virtual-device/sim/demo-app.js'
+import { createSimPhone } from '../src/virtual-device/sim/phone.js'
+import { defaultPowerProfile } from '../src/virtual-device/sim/power-model.js'
 
 const adbkit = createRequire(import.meta.url)('@devicefarmer/adbkit') as typeof AdbkitNs
 const ROUND_TRIPS = Number(process.env['VDEV_BENCH_ROUND_TRIPS'] ?? 300)
@@ -147,5 +156,74 @@ async function main(): Promise<void> {
   await server.close()
 }
 
+const SIM_WINDOWS = Number(process.env['VDEV_BENCH_SIM_WINDOWS'] ?? 40)
+/** What the ODPM collector asks of perfetto, at its shortest poll. */
+const SIM_TRACE_CONFIG = parsePerfettoTextConfig(`
+buffers { size_kb: 65536 }
+data_sources { config { name: "android.power" android_power_config {
+  battery_poll_ms: 100 collect_power_rails: true battery_counters: BATTERY_COUNTER_CHARGE } } }
+data_sources { config { name: "linux.ftrace" ftrace_config {
+  ftrace_events: "sched/sched_switch" ftrace_events: "power/cpu_frequency" } } }
+`)
+
+/**
+ * One phone-physics session of `windows` windows, each `taps` scrolls of the demo app's feed
+ * 500 ms apart; after each, the window's trace and ground truth. CPU ms per window (this process,
+ * so the figures hold under a machine's other load), first and last ten windows.
+ */
+function simSession(
+  windows: number,
+  taps: number,
+): { first: number; last: number; slices: number } {
+  const clock = fastClock({ realtimeStartNs: 1_700_000_000_000_000_000 })
+  const phone = createSimPhone({
+    app: DEMO_APP_MODEL,
+    powerProfile: defaultPowerProfile(),
+    seed: 3,
+    clock,
+    physics: 'phone',
+  })
+  const sim = phone.sim
+  sim.launch(4242)
+  const feed = sim.currentScreen()?.widgets.find((w) => w.contentDesc === 'feed-list')
+  if (feed === undefined) throw new Error('the demo app has no feed list')
+  const [left, top, right, bottom] = feed.bounds
+  const cpuMs: number[] = []
+  for (let w = 0; w < windows; w++) {
+    const startNs = clock.nowNs('boottime')
+    for (let i = 0; i < taps; i++) {
+      sim.tap((left + right) / 2, (top + bottom) / 2)
+      clock.advance(500e6)
+    }
+    const stopNs = clock.nowNs('boottime')
+    const before = process.cpuUsage()
+    powerTraceBytes(phone, SIM_TRACE_CONFIG, startNs, stopNs)
+    sim.groundTruth(startNs, stopNs)
+    const used = process.cpuUsage(before)
+    cpuMs.push((used.user + used.system) / 1e3)
+  }
+  const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length)
+  return {
+    first: mean(cpuMs.slice(0, 10)),
+    last: mean(cpuMs.slice(-10)),
+    slices: sim.slices.length,
+  }
+}
+
+function simulationBench(): void {
+  const long = simSession(SIM_WINDOWS, 10)
+  console.log(
+    `simulation, ${SIM_WINDOWS} windows of 5 s (${long.slices} slices): trace + ground truth ${long.first.toFixed(1)} ms CPU per window in the first 10, ${long.last.toFixed(1)} ms in the last 10`,
+  )
+  const one = simSession(1, 120)
+  console.log(
+    `simulation, one 60 s window (${one.slices} slices): trace + ground truth ${one.first.toFixed(0)} ms CPU`,
+  )
+}
+
 if (process.argv.includes('--serve')) await serve()
-else await main()
+else if (process.argv.includes('--sim')) simulationBench()
+else {
+  await main()
+  simulationBench()
+}
