@@ -6,19 +6,26 @@
  *   npx tsx bench/attribution.ts [--runs 5] [--json] [--stacks random|walk]
  *   npx tsx bench/attribution.ts --estimators   # noise-free bias check of the three sampling estimators
  *
- * Also times both estimators with a CPU schedule (sched_switch): 4 threads on 4 CPUs, ≈ 320 k slices.
+ * Also times both estimators with a CPU schedule (sched_switch): 4 threads on 4 CPUs, ≈ 320 k slices;
+ * and as on a phone: ODPM rails (three CPU clusters and the System rail, 100 k readings in all)
+ * divided per rail (`cpuMethodPower`: fitted floors, per-cluster shares), a schedule on 8 CPUs
+ * where other processes run too (kernel threads, services: ≈ 40% of the slices) and each
+ * cluster's frequency changes every 5–40 ms (`cpu_frequency`).
  */
 import {
   attributeSamples,
   attributeSamplesByRegression,
   attributeTest,
+  cpuMethodPower,
   railCurve,
 } from '../src/attribution/index.js'
 import type {
   CallInterval,
+  CpuFrequencyChange,
   CpuSchedule,
   CpuSlice,
   PowerSeries,
+  RailSeries,
   StackSample,
 } from '../src/model/samples.js'
 import { mulberry32 } from '../src/stats/index.js'
@@ -106,7 +113,78 @@ function workload() {
     cpus: [0, 1, 2, 3],
     lostEvents: false,
   }
-  return { power, samples, calls, schedule }
+  return { power, samples, calls, schedule, ...phoneLike(rand) }
+}
+
+/** Pixel 6's layout: CPUs 0–3 little, 4–5 mid, 6–7 big. */
+const CLUSTERS = [
+  [0, 1, 2, 3],
+  [4, 5],
+  [6, 7],
+] as const
+
+/**
+ * The phone-like case: the app's threads 1–4 on CPUs 0, 2, 4 and 6 in 1 ms slices, other
+ * processes' slices (50 µs–2 ms) between them on all 8 CPUs, each cluster's frequency changing
+ * every 5–40 ms, and four ODPM rails of 25 k cumulative readings each (4 ms apart).
+ */
+function phoneLike(rand: () => number) {
+  const slices: CpuSlice[] = []
+  for (let cpu = 0; cpu < 8; cpu++) {
+    const app = cpu % 2 === 0 ? cpu / 2 + 1 : undefined
+    let t = 0
+    while (t < WINDOW_NS) {
+      const other = app === undefined || rand() < 0.3
+      const len = other ? 50_000 + rand() * 1_950_000 : 1_000_000
+      if (rand() < 0.8) {
+        const tid = other ? 1000 + Math.floor(rand() * 40) : (app as number)
+        slices.push({ cpu, tid, startNs: t, endNs: Math.min(WINDOW_NS, t + len) })
+      }
+      t += len + rand() * 200_000
+    }
+  }
+  const frequencies: CpuFrequencyChange[] = []
+  for (const cpus of CLUSTERS) {
+    for (let t = 0; t < WINDOW_NS; t += 5e6 + rand() * 35e6) {
+      const khz = 300_000 + Math.floor(rand() * 8) * 300_000
+      for (const cpu of cpus) frequencies.push({ cpu, tNs: t, khz })
+    }
+  }
+  frequencies.sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu)
+  const readingsPerRail = POWER_SAMPLES / 4
+  const rail = (name: string, subsystem: string): RailSeries => {
+    const readings = [{ tNs: 0, energyJ: 0 }]
+    for (let i = 1; i < readingsPerRail; i++) {
+      const prev = readings[i - 1] as { energyJ: number }
+      readings.push({
+        tNs: (i * WINDOW_NS) / (readingsPerRail - 1),
+        energyJ: prev.energyJ + 0.004 * (0.05 + 0.5 * rand()),
+      })
+    }
+    return {
+      kind: 'cumulative',
+      rail: name,
+      subsystem,
+      source: 'odpm',
+      clock: 'boottime',
+      readings,
+    }
+  }
+  const rails = [
+    rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)'),
+    rail('S3M_VDD_CPUCL1', 'CPU(MID)'),
+    rail('S2M_VDD_CPUCL2', 'CPU(BIG)'),
+    rail('S5M_VDD_INT', 'System'),
+  ]
+  const phoneSchedule: CpuSchedule = {
+    source: 'bench',
+    clock: 'boottime',
+    slices: slices.sort((a, b) => a.cpu - b.cpu || a.startNs - b.startNs),
+    cpus: [0, 1, 2, 3, 4, 5, 6, 7],
+    lostEvents: false,
+    frequencies,
+  }
+  return { rails, phoneSchedule }
 }
 
 function median(xs: number[]): number {
@@ -210,6 +288,8 @@ const samplingCpuMs: number[] = []
 const intervalMs: number[] = []
 const scheduleSamplingMs: number[] = []
 const scheduleIntervalMs: number[] = []
+const phoneSamplingMs: number[] = []
+const phoneIntervalMs: number[] = []
 const refMs: number[] = []
 let methodsSeen = 0
 const samplesInput = {
@@ -248,6 +328,18 @@ for (let r = 0; r < runs; r++) {
       attributeTest({ ...withSchedule, execution: { ...traceInput, split: 'activity' } }),
     ),
   )
+  // As on a phone: rails divided one by one (their floors fitted), other processes in the schedule.
+  const onPhone = () => ({
+    label: 'bench',
+    window,
+    power: w.rails,
+    schedule: w.phoneSchedule,
+    methodPower: cpuMethodPower(w.rails, window, undefined, CLUSTERS, w.phoneSchedule),
+  })
+  phoneSamplingMs.push(timed(() => attributeTest({ ...onPhone(), execution: samplesInput })))
+  phoneIntervalMs.push(
+    timed(() => attributeTest({ ...onPhone(), execution: { ...traceInput, split: 'activity' } })),
+  )
 }
 const result = {
   stackSamples: STACK_SAMPLES,
@@ -267,6 +359,11 @@ const result = {
   scheduleSlices: w.schedule.slices.length,
   scheduleSamplingMedianMs: median(scheduleSamplingMs),
   scheduleIntervalMedianMs: median(scheduleIntervalMs),
+  phoneSlices: w.phoneSchedule.slices.length,
+  phoneOtherSlices: w.phoneSchedule.slices.filter((x) => x.tid >= 1000).length,
+  phoneFrequencyChanges: w.phoneSchedule.frequencies?.length ?? 0,
+  phoneSamplingMedianMs: median(phoneSamplingMs),
+  phoneIntervalMedianMs: median(phoneIntervalMs),
   node: process.version,
 }
 if (json) console.log(JSON.stringify(result, null, 2))
@@ -285,5 +382,8 @@ else {
   )
   console.log(
     `with a CPU schedule (${result.scheduleSlices.toLocaleString('en')} slices): sampling median ${result.scheduleSamplingMedianMs.toFixed(0)} ms, interval median ${result.scheduleIntervalMedianMs.toFixed(0)} ms`,
+  )
+  console.log(
+    `phone-like (4 ODPM rails, ${result.phoneSlices.toLocaleString('en')} slices on 8 CPUs of which ${result.phoneOtherSlices.toLocaleString('en')} other processes', ${result.phoneFrequencyChanges.toLocaleString('en')} cpu_frequency changes): sampling median ${result.phoneSamplingMedianMs.toFixed(0)} ms (target ≤ 1000 ms), interval median ${result.phoneIntervalMedianMs.toFixed(0)} ms`,
   )
 }
