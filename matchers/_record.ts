@@ -11,7 +11,8 @@
  * test) finds no entry and records nothing.
  *
  * `toStayWithinBudget()` also says that its test asks for a budget (`recordBudgetRequest`), which
- * the reporter writes in the runner's `new` mode when the test has none (docs/budgets.md).
+ * the reporter writes in the runner's `new` mode when the test has none (docs/budgets.md); the
+ * answer says whether a reporter of this run will write it.
  */
 import type { LimitCheck } from '../src/model/index.js'
 
@@ -38,9 +39,12 @@ interface MatcherTestState {
   readonly currentTestName?: unknown
 }
 
+/** Takes a test's budget request; says whether a reporter of this run writes budgets. */
+export type BudgetRequestSink = () => boolean
+
 interface Recorder {
   readonly sink: LimitSink
-  readonly onBudgetRequest: (() => void) | undefined
+  readonly onBudgetRequest: BudgetRequestSink | undefined
 }
 
 const running = new Map<string, Recorder>()
@@ -57,7 +61,7 @@ function keyOf(testPath: string, testName: string): string {
 export function recordLimitsFor(
   test: RecordedTest,
   sink: LimitSink,
-  onBudgetRequest?: () => void,
+  onBudgetRequest?: BudgetRequestSink,
 ): () => void {
   const key = keyOf(test.testPath, test.testName)
   const recorder: Recorder = { sink, onBudgetRequest }
@@ -76,9 +80,13 @@ export function recordLimit(
   recorderOf(state)?.sink(check, judged)
 }
 
-/** Says that the test the `expect` runs in asks for a budget; nothing outside a measured test. */
-export function recordBudgetRequest(state: MatcherTestState): void {
-  recorderOf(state)?.onBudgetRequest?.()
+/**
+ * Says that the test the `expect` runs in asks for a budget. True when the budget will be written
+ * if missing (a measured test, in a run whose energy reporter writes budgets); false outside a
+ * measured test or without such a reporter.
+ */
+export function recordBudgetRequest(state: MatcherTestState): boolean {
+  return recorderOf(state)?.onBudgetRequest?.() ?? false
 }
 
 function recorderOf(state: MatcherTestState): Recorder | undefined {

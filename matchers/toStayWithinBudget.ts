@@ -9,6 +9,7 @@ import { formatJoules } from '../src/model/index.js'
 import {
   ANY_DEVICE,
   budgetFileKey,
+  budgetReporterHint,
   budgetUpdateMode,
   lookupBudget,
   readBudgetFile,
@@ -56,7 +57,7 @@ export function toStayWithinBudget(
   const mode = budgetUpdateMode(process.env, snapshotUpdateMode(this), settings.updateBudgets)
   const subject = resolveSubject(received)
   if (isUnjudgeable(subject)) return fail(subject.reason)
-  recordBudgetRequest(this)
+  const willBeWritten = recordBudgetRequest(this)
   const passes = (why: string): MatcherResult => ({
     pass: !this.isNot,
     message: () => `${hint}\n\n${why}`,
@@ -78,6 +79,12 @@ export function toStayWithinBudget(
   const found = lookupBudget(budgets, key)
   const where = `${key.file} › ${key.name}${device === undefined ? '' : ` [${device}]`}`
   if (found === undefined) {
+    if (mode === 'new' && !willBeWritten) {
+      // Passing would leave the test unbudgeted on every run, until CI fails it.
+      return fail(
+        `no budget for ${where} in ${budgetsPath}.\nOutside CI a missing budget is written at the end of the run by the energy reporter, which this run does not have: ${budgetReporterHint(process.env)}, then review and commit the file.`,
+      )
+    }
     if (mode === 'new') {
       return passes(
         `no budget for ${where} in ${budgetsPath} yet: the reporter writes one from this measurement (a new budget, as for a new snapshot).`,

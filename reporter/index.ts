@@ -23,7 +23,11 @@ import type {
   Vitest,
 } from 'vitest/node'
 import { DefaultReporter, DotReporter } from 'vitest/node'
-import { DEFAULT_BUDGETS_FILE, budgetUpdateMode } from '../src/budgets/index.js'
+import {
+  BUDGET_WRITER_PROVIDE_KEY,
+  DEFAULT_BUDGETS_FILE,
+  budgetUpdateMode,
+} from '../src/budgets/index.js'
 import { parseTestEnergyMeta, type EnergyResult, type LimitCheck } from '../src/model/index.js'
 import { PROGRESS_PROVIDE_KEY } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
@@ -124,6 +128,12 @@ export default class EnergyReporter implements Reporter {
     // onTestRunEnd (watch mode's keypress handler does call it, with reason 'interrupted').
     process.on('exit', this.onExit)
     vitest.onClose(() => void process.off('exit', this.onExit))
+    // Test processes read it (src/vitest/fixtures.ts): a missing budget passes in the runner's
+    // `new` mode only when this reporter will write it (docs/budgets.md).
+    vitest.provide(
+      BUDGET_WRITER_PROVIDE_KEY as never,
+      (this.options.updateBudgets !== false) as never,
+    )
     if (
       !vitest.config.mergeReports &&
       this.options.write === undefined &&

@@ -18,8 +18,10 @@ export {
 } from './figure.js'
 export type { BudgetFigure } from './figure.js'
 export {
+  BUDGET_WRITER_PROVIDE_KEY,
   DEFAULT_BUDGETS_FILE,
   budgetFileKey,
+  budgetReporterHint,
   budgetUpdateMode,
   isUpdateRequested,
   readBudgetFile,

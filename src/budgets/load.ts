@@ -104,6 +104,19 @@ export function updateCommand(env: Readonly<Record<string, string | undefined>>)
   return env['JEST_WORKER_ID'] === undefined ? 'vitest -u' : 'jest -u'
 }
 
+/**
+ * What the Vitest energy reporter provides to test processes (provide/inject): `true` when it
+ * writes the budgets tests ask for.
+ */
+export const BUDGET_WRITER_PROVIDE_KEY = 'vitestEnergyBudgetWriter'
+
+/** How to add the reporter that writes budgets, as the user of this process runs their tests. */
+export function budgetReporterHint(env: Readonly<Record<string, string | undefined>>): string {
+  return env['JEST_WORKER_ID'] === undefined
+    ? "run with `--reporter=energy` (or list 'energy' in the config's `reporters`)"
+    : "list 'vitest-energy/jest-reporter' in Jest's `reporters`"
+}
+
 /** `VITEST_ENERGY_UPDATE=1` (or `true`) asks for budgets to be written from measurements. */
 export function isUpdateRequested(env: Readonly<Record<string, string | undefined>>): boolean {
   const v = env['VITEST_ENERGY_UPDATE']

@@ -212,7 +212,12 @@ export default class EnergyEnvironment extends NodeEnvironment {
     const energy = new TestEnergy(
       session,
       { filePath: this.testPath, file, name, fullName },
-      { updateBudgets: () => this.updateBudgets, progress },
+      {
+        updateBudgets: () => this.updateBudgets,
+        // The Jest energy reporter sets its side-file folder: it writes the budgets tests ask for.
+        budgetWriter: process.env[JEST_SIDE_DIR_ENV] !== undefined,
+        progress,
+      },
     )
     energy.prepare()
     this.current = { test, lease, energy, bodyStarted: false }

@@ -70,6 +70,12 @@ export interface TestIdentity {
 export interface TestEnergyOptions {
   /** True in update mode (`-u`, VITEST_ENERGY_UPDATE=1): budgets are written, not checked. */
   readonly updateBudgets: () => boolean
+  /**
+   * The run has the energy reporter, which writes the budgets tests ask for (Vitest: it provides
+   * this; Jest: its side-file folder is set). Without it `toStayWithinBudget()` cannot pass a
+   * missing budget in the runner's `new` mode: nothing would write it. @default false
+   */
+  readonly budgetWriter?: boolean
   /** The test's progress (the one its lease was taken with). @default plain lines on stderr */
   readonly progress?: TestProgress
 }
@@ -130,7 +136,10 @@ export class TestEnergy {
     this.stopRecording = recordLimitsFor(
       { testPath: this.test.filePath, testName: this.test.fullName },
       (check, judged) => this.limits.push(this.withWindow(check, judged)),
-      () => (this.budgetRequested = true),
+      () => {
+        this.budgetRequested = true
+        return this.options.budgetWriter === true
+      },
     )
     const kept = this.kept
     if (kept !== undefined)

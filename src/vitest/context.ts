@@ -14,9 +14,12 @@ declare module 'vitest' {
      * processes send their progress (src/model/progress.ts).
      */
     vitestEnergyProgress?: { readonly port: number }
+    /** Set by the energy reporter: it writes the budgets tests ask for (docs/budgets.md). */
+    vitestEnergyBudgetWriter?: boolean
   }
 }
 
 export const OPTIONS_KEY = 'vitestEnergyOptions'
 export const TARGET_KEY = 'vitestEnergyTarget'
+export { BUDGET_WRITER_PROVIDE_KEY as BUDGET_WRITER_KEY } from '../budgets/load.js'
 export { PROGRESS_PROVIDE_KEY as PROGRESS_KEY } from '../model/progress.js'

@@ -24,7 +24,7 @@ import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
 import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
-import { OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
+import { BUDGET_WRITER_KEY, OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
 
 interface WorkerFixtures {
   device: DeviceSession
@@ -102,7 +102,11 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         name: task.name,
         fullName: task.fullTestName ?? task.name,
       },
-      { updateBudgets: budgetUpdateMode, progress: testProgress.get(task) },
+      {
+        updateBudgets: budgetUpdateMode,
+        budgetWriter: inject(BUDGET_WRITER_KEY) === true,
+        progress: testProgress.get(task),
+      },
     )
     let failed = false
     try {

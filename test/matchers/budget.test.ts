@@ -48,14 +48,20 @@ function inSnapshotMode<T>(mode: 'all' | 'new' | 'none', fn: () => T): T {
   }
 }
 
-/** Whether `fn`'s matchers said the current test asks for a budget (the registry TestEnergy fills). */
-function asksForBudget(fn: () => void): boolean {
+/**
+ * Whether `fn`'s matchers said the current test asks for a budget (the registry TestEnergy fills),
+ * in a run whose energy reporter writes budgets (`writer`) or not.
+ */
+function asksForBudget(fn: () => void, writer = true): boolean {
   const { testPath, currentTestName } = expect.getState()
   let asked = false
   const stop = recordLimitsFor(
     { testPath: testPath ?? '', testName: currentTestName ?? '' },
     () => undefined,
-    () => (asked = true),
+    () => {
+      asked = true
+      return writer
+    },
   )
   try {
     fn()
@@ -149,6 +155,19 @@ describe('toStayWithinBudget', () => {
   test('outside CI (mode new) a test without a budget passes and asks the reporter for one', () => {
     inSnapshotMode('new', () => {
       expect(asksForBudget(() => expect(run(1)).toStayWithinBudget())).toBe(true)
+    })
+  })
+
+  test('in mode new without the energy reporter (nothing would write it) a missing budget fails and says how to add it', () => {
+    inSnapshotMode('new', () => {
+      let message = ''
+      expect(
+        asksForBudget(() => (message = failure(() => expect(run(1)).toStayWithinBudget())), false),
+      ).toBe(true)
+      expect(message).toContain('no budget for')
+      expect(message).toContain('--reporter=energy')
+      // Outside a measured test (no TestEnergy registered) nobody would write it either.
+      expect(failure(() => expect(run(1)).toStayWithinBudget())).toContain('--reporter=energy')
     })
   })
 

@@ -5,6 +5,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { htmlData } from '../../reporter/html/data.js'
 import { renderMarkdown } from '../../reporter/markdown.js'
 import type { ReportEntry } from '../../reporter/report.js'
 import { buildRunReport, type RunReportSettings } from '../../reporter/run-report.js'
@@ -105,6 +106,13 @@ describe('budget update modes in the reporter', () => {
     expect(renderMarkdown(built.report)).toContain(
       'Budgets (`energy-budgets.json`): **1 written (new)**: review and commit the file; 0 within, 1 over,',
     )
+    // The HTML report's Budgets view lists the new one (with its value and test) and the obsolete.
+    const html = htmlData(built.report, { budgetReview: built.budgetReview! }).budgets
+    expect(html?.updated).toBe(false)
+    expect(html?.entries.map((e) => [e.kind, e.name, e.after?.energyJ, e.test])).toEqual([
+      ['added', 'feed > scrolling', 0.55, 1],
+      ['obsolete', 'feed > gone', undefined, undefined],
+    ])
   })
 
   test('new: a fresh project gets its budget file; nothing missing leaves the file untouched', async () => {
