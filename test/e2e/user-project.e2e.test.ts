@@ -2,7 +2,8 @@
 // with Vitest into a fresh project outside the repository, the README's quick-start config and
 // tests written as they stand in README.md (so the README cannot drift from what works), run with
 // Vitest's own defaults and with more workers than phones. Every child run gets a TMPDIR of its
-// own, so "nothing left in /tmp" is checked, not assumed.
+// own, so "nothing left in /tmp" is checked, not assumed. Runs are in CI (CI=1) unless they test a
+// developer's machine: there the first run writes the missing budgets (docs/budgets.md).
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -10,6 +11,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, shell } from '../../src/device/index.js'
 import { startVirtualDevice } from '../../src/virtual-device/index.js'
+import { withoutCi } from './ci-env.js'
 import { docExamples } from './doc-examples.js'
 import { packedProject } from './packed-project.js'
 import { listTree } from './tree.js'
@@ -35,7 +37,11 @@ interface VitestRun {
 let work: string
 let project: string
 
-async function vitest(args: readonly string[], name: string): Promise<VitestRun> {
+async function vitest(
+  args: readonly string[],
+  name: string,
+  where: 'ci' | 'developer' = 'ci',
+): Promise<VitestRun> {
   const tmp = await mkdtemp(join(work, `tmp-${name}-`))
   const out = join(work, `${name}.json`)
   let code = 0
@@ -46,7 +52,12 @@ async function vitest(args: readonly string[], name: string): Promise<VitestRun>
       ['vitest', 'run', '--reporter=energy', `--outputFile.energy=${out}`, ...args],
       {
         cwd: project,
-        env: { ...process.env, TMPDIR: tmp, NO_COLOR: '1', CI: '1', VITEST_POOL_ID: '' },
+        env: {
+          ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
+          TMPDIR: tmp,
+          NO_COLOR: '1',
+          VITEST_POOL_ID: '',
+        },
         timeout: 240_000,
         maxBuffer: 16 * 1024 * 1024,
       },
@@ -70,6 +81,66 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await rm(work, { recursive: true, force: true })
+})
+
+describe("a new user's first runs of the README quick start, as for snapshots", () => {
+  const budgetsPath = (): string => join(project, 'energy-budgets.json')
+  afterAll(async () => rm(budgetsPath(), { force: true }))
+
+  test('on a developer machine the first run passes and writes the budget of the test that asked for one; the second checks it', async () => {
+    const first = await vitest([], 'first', 'developer')
+    expect(first.code, first.output).toBe(0)
+    expect(first.output).toContain(
+      'Budgets   1 written (new) — review energy-budgets.json and commit it',
+    )
+    const text = await readFile(budgetsPath(), 'utf8')
+    const budgets = JSON.parse(text) as {
+      tests: Record<string, Record<string, Record<string, { energyJ: number }>>>
+    }
+    // Only feed.test.ts calls toStayWithinBudget(); the other tests never asked for a budget.
+    expect(Object.keys(budgets.tests)).toEqual(['feed.test.ts'])
+    expect(Object.keys(budgets.tests['feed.test.ts'] ?? {})).toEqual(['refreshing the feed'])
+    expect(
+      budgets.tests['feed.test.ts']?.['refreshing the feed']?.['Pixel 6 (virtual)']?.energyJ,
+    ).toBeGreaterThan(0)
+
+    const second = await vitest([], 'second', 'developer')
+    expect(second.code, second.output).toBe(0)
+    expect(second.output).toMatch(/Budgets {3}1 within/)
+    expect(second.output).not.toContain('written (new)')
+    expect(await readFile(budgetsPath(), 'utf8'), 'a budget that exists is left alone').toBe(text)
+  }, 480_000)
+
+  test('on a developer machine without the energy reporter (nothing would write the budget) the first run fails and says to add it', async () => {
+    await rm(budgetsPath(), { force: true })
+    const plain = await run('npx', ['vitest', 'run'], {
+      cwd: project,
+      env: { ...withoutCi(process.env), NO_COLOR: '1', VITEST_POOL_ID: '' },
+      timeout: 240_000,
+    }).then(
+      () => ({ code: 0, output: '' }),
+      (e: { stdout: string; stderr: string; code: number }) => ({
+        code: e.code,
+        output: e.stdout + e.stderr,
+      }),
+    )
+    expect(plain.code).toBe(1)
+    expect(plain.output).toContain('no budget for feed.test.ts › refreshing the feed')
+    expect(plain.output).toContain('run with `--reporter=energy`')
+    await expect(readFile(budgetsPath(), 'utf8')).rejects.toThrow(/ENOENT/)
+  }, 240_000)
+
+  test('in CI the first run fails with "no budget" and writes nothing', async () => {
+    await rm(budgetsPath(), { force: true })
+    const ci = await vitest([], 'ci-first', 'ci')
+    expect(ci.code).toBe(1)
+    expect(ci.output).toContain(
+      'no budget for feed.test.ts › refreshing the feed [Pixel 6 (virtual)]',
+    )
+    expect(ci.output).toContain('vitest -u')
+    expect(ci.tests.find((t) => t.name === 'refreshing the feed')?.state).toBe('failed')
+    await expect(readFile(budgetsPath(), 'utf8')).rejects.toThrow(/ENOENT/)
+  }, 240_000)
 })
 
 describe('the README quick start in a fresh project', () => {

@@ -29,7 +29,8 @@ test.skipIf(!hasBuild)('the matcher object passes the Jest 30 suite', async () =
         '--json',
         `--outputFile=${out}`,
       ],
-      { cwd: project },
+      // CI: a test checks that a missing budget fails (outside CI, Jest's `new` mode passes it).
+      { cwd: project, env: { CI: '1' } },
     )
     expect(code, stdout).toBe(0)
     const result = JSON.parse(await readFile(out, 'utf8')) as {

@@ -4,13 +4,15 @@
 // testEnvironmentOptions, globalSetup/globalTeardown and the reporter), run as the page says
 // (`NODE_OPTIONS=--experimental-vm-modules npx jest`) with two workers on the virtual device's
 // one phone. Every run gets a TMPDIR of its own, so "nothing left behind" is checked, not assumed;
-// Jest exits on its own (no --forceExit), so nothing is left running either.
+// Jest exits on its own (no --forceExit), so nothing is left running either. Runs are in CI (CI=1)
+// unless they test a developer's machine: there the first run writes the missing budgets.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
+import { withoutCi } from '../e2e/ci-env.js'
 import { jestDocExamples } from '../e2e/doc-examples.js'
 import { packedProject } from '../e2e/packed-project.js'
 import { listTree } from '../e2e/tree.js'
@@ -29,7 +31,11 @@ interface JestRun {
   readonly leftInTmp: readonly string[]
 }
 
-async function jest(args: readonly string[], name: string): Promise<JestRun> {
+async function jest(
+  args: readonly string[],
+  name: string,
+  where: 'ci' | 'developer' = 'ci',
+): Promise<JestRun> {
   const tmp = await mkdtemp(join(work, `tmp-${name}-`))
   let code = 0
   let output: string
@@ -40,7 +46,7 @@ async function jest(args: readonly string[], name: string): Promise<JestRun> {
       {
         cwd: project,
         env: {
-          ...process.env,
+          ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
           NODE_OPTIONS: '--experimental-vm-modules',
           TMPDIR: tmp,
           NO_COLOR: '1',
@@ -82,6 +88,40 @@ afterAll(async () => {
 
 /** The shared lease folder (used by every run on the host) is all a run may leave in TMPDIR. */
 const LEFT_IN_TMP = ['vitest-energy/', 'vitest-energy/leases/']
+
+describe("a new Jest user's first runs, as for snapshots", () => {
+  const budgetsPath = (): string => join(project, 'energy-budgets.json')
+  afterAll(async () => rm(budgetsPath(), { force: true }))
+
+  test('on a developer machine the first run passes and writes the budget of the test that asked for one; the second checks it', async () => {
+    const first = await jest([], 'first', 'developer')
+    expect(first.code, first.output).toBe(0)
+    expect(first.output).toContain(
+      'Budgets   1 written (new) — review energy-budgets.json and commit it',
+    )
+    const text = await readFile(budgetsPath(), 'utf8')
+    const budgets = JSON.parse(text) as { tests: Record<string, Record<string, unknown>> }
+    // Only feed.test.js calls toStayWithinBudget(); the other tests never asked for a budget.
+    expect(Object.keys(budgets.tests)).toEqual(['feed.test.js'])
+    expect(Object.keys(budgets.tests['feed.test.js'] ?? {})).toEqual(['refreshing the feed'])
+
+    const second = await jest([], 'second', 'developer')
+    expect(second.code, second.output).toBe(0)
+    expect(second.report.budgets).toMatchObject({ within: 1, added: [] })
+    expect(await readFile(budgetsPath(), 'utf8'), 'a budget that exists is left alone').toBe(text)
+  }, 480_000)
+
+  test('in CI the first run fails with "no budget" and writes nothing', async () => {
+    await rm(budgetsPath(), { force: true })
+    const ci = await jest([], 'ci-first', 'ci')
+    expect(ci.code).toBe(1)
+    expect(ci.output).toContain(
+      'no budget for feed.test.js › refreshing the feed [Pixel 6 (virtual)]',
+    )
+    expect(ci.output).toContain('jest -u')
+    await expect(readFile(budgetsPath(), 'utf8')).rejects.toThrow(/ENOENT/)
+  }, 240_000)
+})
 
 describe('the docs/jest.md quick start in a fresh project', () => {
   const quickstartTests = ['opening the map', 'refreshing the feed', 'scrolling the feed']
