@@ -2273,9 +2273,11 @@ function budgetsView(root: HTMLElement): void {
       null,
       b.updated
         ? 'What this run changed'
-        : written(b) > 0
-          ? 'New budgets and obsolete entries'
-          : 'Obsolete entries',
+        : written(b) === 0
+          ? 'Obsolete entries'
+          : b.entries.some((e) => e.kind === 'obsolete')
+            ? 'New budgets and obsolete entries'
+            : 'New budgets',
     ),
   )
   // A run that checks lists the budgets it wrote as new (`added`) and the obsolete ones.
