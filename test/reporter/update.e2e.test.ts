@@ -38,6 +38,7 @@ const expected = {
   },
 }
 
+// CI=1 (see vitest() above): a missing budget fails in CI; outside CI it passes and is written.
 test('without budgets, toStayWithinBudget() fails the run and says how to write them', async () => {
   const failed = await vitest(['--reporter=default']).then(
     () => '',

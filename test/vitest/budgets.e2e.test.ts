@@ -31,6 +31,7 @@ describe('checkBudgets and an unplugged phone', () => {
         {
           cwd: root,
           // TMPDIR: the run's temporary files (the shared lease folder too) go in `dir`, removed below.
+          // CI: budgets only checked; outside CI the missing ones would be written into the fixture.
           env: { ...process.env, NO_COLOR: '1', CI: '1', ARTIFACTS_DIR: artifactsDir, TMPDIR: dir },
           timeout: 240_000,
         },
