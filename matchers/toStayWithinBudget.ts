@@ -62,7 +62,15 @@ export function toStayWithinBudget(
     pass: !this.isNot,
     message: () => `${hint}\n\n${why}`,
   })
-  if (mode === 'all') return passes("update mode: the reporter writes this test's budget")
+  if (mode === 'all') {
+    // `-u` in a run without the energy reporter writes nothing: passing would hide that (an
+    // explicit `updateBudgets: true` is the caller's own arrangement).
+    if (willBeWritten || settings.updateBudgets !== undefined)
+      return passes("update mode: the reporter writes this test's budget")
+    return fail(
+      `update mode, but this run has no energy reporter to write the budget of ${currentTestName}: ${budgetReporterHint(process.env)}, then review and commit energy-budgets.json.`,
+    )
+  }
   const budgetsPath = resolveBudgetsFile(testPath, settings.budgetsFile)
   let budgets
   try {

@@ -101,7 +101,9 @@ function io(path: string, what: 'read' | 'write', error: unknown): EnergyError {
  * Jest test process (Jest sets JEST_WORKER_ID there), else `vitest -u`.
  */
 export function updateCommand(env: Readonly<Record<string, string | undefined>>): string {
-  return env['JEST_WORKER_ID'] === undefined ? 'vitest -u' : 'jest -u'
+  // Only the energy reporter writes budgets: `vitest -u` alone would pass and write nothing. A
+  // Jest project lists its reporter in the config.
+  return env['JEST_WORKER_ID'] === undefined ? 'vitest -u --reporter=energy' : 'jest -u'
 }
 
 /**

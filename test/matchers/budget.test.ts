@@ -186,10 +186,18 @@ describe('toStayWithinBudget', () => {
   })
 
   test('with -u (mode all) it passes, even over a budget (the reporter rewrites it)', () => {
-    inSnapshotMode('all', () => expect(run(100)).toStayWithinBudget())
+    inSnapshotMode('all', () => asksForBudget(() => expect(run(100)).toStayWithinBudget(), true))
     inSnapshotMode('none', () => {
       configureEnergyMatchers({ updateBudgets: true })
       expect(run(100)).toStayWithinBudget()
+    })
+  })
+
+  test('with -u but no energy reporter to write budgets it fails and says how to add one', () => {
+    inSnapshotMode('all', () => {
+      const message = failure(() => asksForBudget(() => expect(run(1)).toStayWithinBudget(), false))
+      expect(message).toContain('update mode, but this run has no energy reporter')
+      expect(message).toContain('--reporter=energy')
     })
   })
 
