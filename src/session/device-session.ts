@@ -538,13 +538,7 @@ export class DeviceSession {
     } catch {
       return [] // an unknown layout: say nothing rather than guess
     }
-    return locks
-      .filter((l) => String(l.pid) === appPid)
-      .map((l) => ({
-        code: 'W_WAKELOCK_HELD' as const,
-        severity: 'warning' as const,
-        message: `${this.options.app} still holds ${l.level} '${l.tag}'${l.heldMs === undefined ? '' : ` (acquired ${(l.heldMs / 1000).toFixed(1)} s ago)`}: the CPU cannot suspend until it is released`,
-      }))
+    return heldWakeLockWarnings(this.options.app, appPid, locks)
   }
 
   /** Opens a window that stays open until `close()` (the fixture's automatic window). */
@@ -659,4 +653,33 @@ function unavailable(source: string, why: string): EnergyError {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * `W_WAKELOCK_HELD` for the locks `appPid` holds: one warning per kind of lock (level and tag), so
+ * the same tag acquired twice and never released reads as the one bug it is.
+ */
+export function heldWakeLockWarnings(
+  app: string,
+  appPid: string,
+  locks: readonly HeldWakeLock[],
+): EnergyWarning[] {
+  const byLock = new Map<string, HeldWakeLock[]>()
+  for (const l of locks) {
+    if (String(l.pid) !== appPid) continue
+    const key = `${l.level}\u0000${l.tag}`
+    byLock.set(key, [...(byLock.get(key) ?? []), l])
+  }
+  return [...byLock.values()].map((held) => {
+    const first = held[0] as HeldWakeLock
+    const ages = held.flatMap((l) => (l.heldMs === undefined ? [] : [l.heldMs / 1000]))
+    const count = held.length === 1 ? '' : `${held.length} × `
+    const acquired =
+      ages.length === 0 ? '' : ` (acquired ${ages.map((a) => a.toFixed(1)).join(' s, ')} s ago)`
+    return {
+      code: 'W_WAKELOCK_HELD',
+      severity: 'warning',
+      message: `${app} still holds ${count}${first.level} '${first.tag}'${acquired}: the CPU cannot suspend until it is released`,
+    }
+  })
 }
