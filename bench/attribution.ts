@@ -5,6 +5,7 @@
  *
  *   npx tsx bench/attribution.ts [--runs 5] [--json] [--stacks random|walk]
  *   npx tsx bench/attribution.ts --estimators   # noise-free bias check of the three sampling estimators
+ *   npx tsx bench/attribution.ts --phone-only   # only the phone-like case (for profiling it)
  *
  * Also times both estimators with a CPU schedule (sched_switch): 4 threads on 4 CPUs, ≈ 320 k slices;
  * and as on a phone: ODPM rails (three CPU clusters and the System rail, 100 k readings in all)
@@ -34,6 +35,7 @@ const args = process.argv.slice(2)
 const runsArg = args.indexOf('--runs')
 const runs = runsArg >= 0 ? Number(args[runsArg + 1] ?? 5) : 5
 const json = args.includes('--json')
+const phoneOnly = args.includes('--phone-only')
 const stacksArg = args.indexOf('--stacks')
 /** `random` (default, worst case: no two stacks share frames) or `walk` (stacks share bottoms). */
 const stacksMode = stacksArg >= 0 && args[stacksArg + 1] === 'walk' ? 'walk' : 'random'
@@ -307,6 +309,27 @@ function timed(fn: () => unknown): number {
   return performance.now() - t0
 }
 for (let r = 0; r < runs; r++) {
+  if (!phoneOnly) otherCases()
+  // As on a phone: rails divided one by one (their floors fitted), other processes in the schedule.
+  // A new schedule object per call, as each window has: what attribution keeps per schedule
+  // (slices per part, their weights) is paid in every timed call.
+  const onPhone = () => {
+    const schedule = { ...w.phoneSchedule }
+    return {
+      label: 'bench',
+      window,
+      power: w.rails,
+      schedule,
+      methodPower: cpuMethodPower(w.rails, window, undefined, CLUSTERS, schedule),
+    }
+  }
+  phoneSamplingMs.push(timed(() => attributeTest({ ...onPhone(), execution: samplesInput })))
+  phoneIntervalMs.push(
+    timed(() => attributeTest({ ...onPhone(), execution: { ...traceInput, split: 'activity' } })),
+  )
+}
+/** One run of the cases without rails. */
+function otherCases(): void {
   refMs.push(referenceMs(w.samples))
   const cpu0 = process.cpuUsage()
   samplingMs.push(
@@ -321,24 +344,20 @@ for (let r = 0; r < runs; r++) {
     timed(() => attributeTest({ label: 'bench', window, power: w.power, execution: traceInput })),
   )
   // The same with the CPU schedule (the interval method needs `split: 'activity'` to use it).
-  const withSchedule = { label: 'bench', window, power: w.power, schedule: w.schedule }
-  scheduleSamplingMs.push(timed(() => attributeTest({ ...withSchedule, execution: samplesInput })))
-  scheduleIntervalMs.push(
-    timed(() =>
-      attributeTest({ ...withSchedule, execution: { ...traceInput, split: 'activity' } }),
-    ),
-  )
-  // As on a phone: rails divided one by one (their floors fitted), other processes in the schedule.
-  const onPhone = () => ({
+  // A new schedule object per call: nothing kept per schedule carries over between timed calls.
+  const withSchedule = () => ({
     label: 'bench',
     window,
-    power: w.rails,
-    schedule: w.phoneSchedule,
-    methodPower: cpuMethodPower(w.rails, window, undefined, CLUSTERS, w.phoneSchedule),
+    power: w.power,
+    schedule: { ...w.schedule },
   })
-  phoneSamplingMs.push(timed(() => attributeTest({ ...onPhone(), execution: samplesInput })))
-  phoneIntervalMs.push(
-    timed(() => attributeTest({ ...onPhone(), execution: { ...traceInput, split: 'activity' } })),
+  scheduleSamplingMs.push(
+    timed(() => attributeTest({ ...withSchedule(), execution: samplesInput })),
+  )
+  scheduleIntervalMs.push(
+    timed(() =>
+      attributeTest({ ...withSchedule(), execution: { ...traceInput, split: 'activity' } }),
+    ),
   )
 }
 const result = {
@@ -367,6 +386,7 @@ const result = {
   node: process.version,
 }
 if (json) console.log(JSON.stringify(result, null, 2))
+else if (phoneOnly) console.log(phoneLine())
 else {
   console.log(
     `sampling: ${STACK_SAMPLES.toLocaleString('en')} ${stacksMode} stack samples + ${POWER_SAMPLES.toLocaleString('en')} power samples, ${methodsSeen} methods`,
@@ -383,7 +403,8 @@ else {
   console.log(
     `with a CPU schedule (${result.scheduleSlices.toLocaleString('en')} slices): sampling median ${result.scheduleSamplingMedianMs.toFixed(0)} ms, interval median ${result.scheduleIntervalMedianMs.toFixed(0)} ms`,
   )
-  console.log(
-    `phone-like (4 ODPM rails, ${result.phoneSlices.toLocaleString('en')} slices on 8 CPUs of which ${result.phoneOtherSlices.toLocaleString('en')} other processes', ${result.phoneFrequencyChanges.toLocaleString('en')} cpu_frequency changes): sampling median ${result.phoneSamplingMedianMs.toFixed(0)} ms (target ≤ 1000 ms), interval median ${result.phoneIntervalMedianMs.toFixed(0)} ms`,
-  )
+  console.log(phoneLine())
+}
+function phoneLine(): string {
+  return `phone-like (4 ODPM rails, ${result.phoneSlices.toLocaleString('en')} slices on 8 CPUs of which ${result.phoneOtherSlices.toLocaleString('en')} other processes', ${result.phoneFrequencyChanges.toLocaleString('en')} cpu_frequency changes): sampling median ${result.phoneSamplingMedianMs.toFixed(0)} ms (target ≤ 1000 ms), interval median ${result.phoneIntervalMedianMs.toFixed(0)} ms`
 }

@@ -90,21 +90,73 @@ export function forEachInterval(
   t0: number,
   t1: number,
   fn: (j: number, overlapNs: number) => void,
+  cursor?: Cursor,
 ): void {
   const intervals = bounds.length - 1
-  for (let j = Math.max(0, lastAtOrBefore(bounds, t0)); j < intervals; j++) {
+  const first = cursor === undefined ? lastAtOrBefore(bounds, t0) : cursor.index(t0)
+  for (let j = Math.max(0, first); j < intervals; j++) {
     if ((bounds[j] as number) >= t1) break
     const overlap = Math.min(t1, bounds[j + 1] as number) - Math.max(t0, bounds[j] as number)
     if (overlap > 0) fn(j, overlap)
   }
 }
 
-/** ∫ weight dt and the weight at an instant, for a part's running time. */
+/**
+ * `lastAtOrBefore` over one sorted array, searching outwards from its previous answer: a few steps
+ * when the times asked come in order (samples, one CPU's slices), never more than a binary search.
+ * Same answers as `lastAtOrBefore`.
+ */
+export class Cursor {
+  private i = 0
+  constructor(private readonly times: Float64Array) {}
+
+  /** Index of the last element `≤ t`, −1 if none. */
+  index(t: number): number {
+    const times = this.times
+    const n = times.length
+    if (n === 0 || !(t >= (times[0] as number))) return lastAtOrBefore(times, t)
+    let lo: number
+    let hi: number
+    const i = Math.min(this.i, n - 1)
+    if ((times[i] as number) <= t) {
+      // Gallop forwards to an element above t (or the end).
+      let step = 1
+      lo = i
+      while (lo + step < n && (times[lo + step] as number) <= t) {
+        lo += step
+        step *= 2
+      }
+      hi = Math.min(n - 1, lo + step)
+    } else {
+      // Gallop backwards to an element at or below t (times[0] is).
+      let step = 1
+      hi = i
+      while (hi - step >= 0 && (times[hi - step] as number) > t) {
+        hi -= step
+        step *= 2
+      }
+      lo = Math.max(0, hi - step)
+    }
+    // times[lo] ≤ t, and every element after hi is above t.
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if ((times[mid] as number) <= t) lo = mid
+      else hi = mid - 1
+    }
+    this.i = lo
+    return lo
+  }
+}
+
+/**
+ * ∫ weight dt and the weight at an instant, for a part's running time. `lane` (a CPU) keeps its own
+ * search position: one CPU's slices come in time order, all CPUs' together do not.
+ */
 export interface RunningWeight {
   /** ∫ weight dt over [startNs, endNs), ns. */
-  readonly between: (startNs: number, endNs: number) => number
+  readonly between: (startNs: number, endNs: number, lane?: number) => number
   /** The weight at one instant. */
-  readonly at: (tNs: number) => number
+  readonly at: (tNs: number, lane?: number) => number
 }
 
 /**
@@ -133,65 +185,127 @@ export function runningWeight(
     if (changes.length === 0) return { between: (a, b) => b - a, at: () => 1 }
     const table = part.coreCurrents
     return stepWeight(
-      changes.map(
-        (c) =>
-          [c.tNs, table === undefined ? (c.khz / 1e6) ** 2 : currentAtKhz(table, c.khz)] as const,
+      Float64Array.from(changes, (c) => c.tNs),
+      Float64Array.from(changes, (c) =>
+        table === undefined ? (c.khz / 1e6) ** 2 : currentAtKhz(table, c.khz),
       ),
       true,
     )
   }
-  // Number of busy CPUs as a step function: breakpoints and 1/N after each.
-  const edges: Array<[number, number]> = []
+  // Number of busy CPUs as a step function: start and end times sorted apart and merged (ends
+  // first at one time), 1/N after each.
+  let count = 0
+  for (const s of slices) if (s.endNs > s.startNs) count++
+  const starts = new Float64Array(count)
+  const ends = new Float64Array(count)
+  count = 0
   for (const s of slices) {
-    if (s.endNs > s.startNs) edges.push([s.startNs, 1], [s.endNs, -1])
+    if (!(s.endNs > s.startNs)) continue
+    starts[count] = s.startNs
+    ends[count++] = s.endNs
   }
-  edges.sort((x, y) => x[0] - y[0] || x[1] - y[1])
-  const steps: Array<readonly [number, number]> = []
+  const startsSorted = sortedTimes(starts)
+  const endsSorted = sortedTimes(ends)
+  const times = new Float64Array(2 * count)
+  const values = new Float64Array(2 * count)
   let busy = 0
-  for (const [t, d] of edges) {
-    busy += d
-    steps.push([t, busy > 0 ? 1 / busy : 0])
+  for (let i = 0, k = 0, e = 0; e < 2 * count; e++) {
+    const end =
+      k < count && (i === count || (endsSorted[k] as number) <= (startsSorted[i] as number))
+    times[e] = end ? (endsSorted[k++] as number) : (startsSorted[i++] as number)
+    busy += end ? -1 : 1
+    values[e] = busy > 0 ? 1 / busy : 0
   }
-  return stepWeight(steps, false)
+  return stepWeight(times, values, false)
 }
 
 /**
- * A step function from (time, value from then on) pairs in time order (the last value at one
- * time wins), as ∫ over [a, b) and a value at an instant. Before the first step: the first value
- * when `holdFirst`, else 0.
+ * `times` in ascending order: its ascending runs merged when there are few of them (each CPU's
+ * slices come in time order), else sorted. May sort `times` in place.
  */
-function stepWeight(
-  steps: ReadonlyArray<readonly [number, number]>,
-  holdFirst: boolean,
-): RunningWeight {
-  const times: number[] = []
-  const values: number[] = []
-  for (const [t, v] of steps) {
-    if (times.length > 0 && times[times.length - 1] === t) values[values.length - 1] = v
+function sortedTimes(times: Float64Array): Float64Array {
+  const n = times.length
+  const runs = [0]
+  for (let i = 1; i < n; i++) {
+    const t = times[i] as number
+    const prev = times[i - 1] as number
+    if (t >= prev) continue
+    // A time below the one before starts a run; a NaN is left to sort().
+    if (!(t < prev) || runs.length === MAX_MERGED_RUNS) return times.sort()
+    runs.push(i)
+  }
+  runs.push(n)
+  let from = times
+  let to: Float64Array = new Float64Array(n)
+  while (runs.length > 2) {
+    const merged = [0]
+    for (let r = 0; r + 1 < runs.length; r += 2) {
+      const lo = runs[r] as number
+      const mid = runs[r + 1] as number
+      const hi = r + 2 < runs.length ? (runs[r + 2] as number) : mid
+      let i = lo
+      let k = mid
+      let o = lo
+      while (i < mid && k < hi) {
+        to[o++] =
+          (from[i] as number) <= (from[k] as number) ? (from[i++] as number) : (from[k++] as number)
+      }
+      while (i < mid) to[o++] = from[i++] as number
+      while (k < hi) to[o++] = from[k++] as number
+      merged.push(hi)
+    }
+    const was = from
+    from = to
+    to = was
+    runs.splice(0, runs.length, ...merged)
+  }
+  return from
+}
+
+/** Ascending runs `sortedTimes` merges before it sorts instead. */
+const MAX_MERGED_RUNS = 64
+
+/**
+ * A step function from breakpoints in time order and the value from each on (the last value at
+ * one time wins), as ∫ over [a, b) and a value at an instant. Before the first step: the first
+ * value when `holdFirst`, else 0.
+ */
+function stepWeight(at: Float64Array, values: Float64Array, holdFirst: boolean): RunningWeight {
+  // Collapsed in place: the arrays are this function's own.
+  let m = 0
+  for (let i = 0; i < at.length; i++) {
+    const t = at[i] as number
+    if (m > 0 && at[m - 1] === t) values[m - 1] = values[i] as number
     else {
-      times.push(t)
-      values.push(v)
+      at[m] = t
+      values[m++] = values[i] as number
     }
   }
-  const at = Float64Array.from(times)
+  const times = at.subarray(0, m)
   const before = holdFirst ? (values[0] ?? 0) : 0
   // Prefix integral of the value up to each breakpoint.
-  const prefix = new Float64Array(at.length)
-  for (let i = 1; i < at.length; i++) {
+  const prefix = new Float64Array(m)
+  for (let i = 1; i < m; i++) {
     prefix[i] =
       (prefix[i - 1] as number) +
-      (values[i - 1] as number) * ((at[i] as number) - (at[i - 1] as number))
+      (values[i - 1] as number) * ((times[i] as number) - (times[i - 1] as number))
   }
-  const first = at[0] ?? 0
-  const integral = (t: number): number => {
-    const i = lastAtOrBefore(at, t)
+  const first = times[0] ?? 0
+  const cursors: Cursor[] = []
+  const cursor = (lane = 0): Cursor => (cursors[lane] ??= new Cursor(times))
+  const integral = (t: number, c: Cursor): number => {
+    const i = c.index(t)
     if (i < 0) return before * (t - first)
-    return (prefix[i] as number) + (values[i] as number) * (t - (at[i] as number))
+    return (prefix[i] as number) + (values[i] as number) * (t - (times[i] as number))
   }
   return {
-    between: (a, b) => integral(b) - integral(a),
-    at: (t) => {
-      const i = lastAtOrBefore(at, t)
+    between: (a, b, lane) => {
+      const c = cursor(lane)
+      const fromA = integral(a, c)
+      return integral(b, c) - fromA
+    },
+    at: (t, lane) => {
+      const i = cursor(lane).index(t)
       return i < 0 ? before : (values[i] as number)
     },
   }
@@ -230,29 +344,130 @@ export interface PartRunning {
   readonly slices: readonly CpuSlice[]
   /** The share of interval j's energy that running on `cpu` over [a, b) (inside interval j) earns. */
   readonly shareOf: (cpu: number, a: number, b: number, j: number) => number
-  /** The same per ns at the instant `tNs` of interval j. */
+  /** The same per ns at the instant `tNs` of interval j (asked in time order: samples). */
   readonly rateAt: (cpu: number, tNs: number, j: number) => number
+  /** A search of `bounds` for one CPU's slices in time order (`forEachInterval`'s cursor). */
+  readonly intervalCursor: (cpu: number) => Cursor
 }
 
 /** Weighted running time per interval of `slices`, with `weight`, over the intervals `bounds`. */
-function runningPerInterval(
+export function runningPerInterval(
   slices: readonly CpuSlice[],
   weight: RunningWeight,
   bounds: Float64Array,
 ): Float64Array {
-  const running = new Float64Array(bounds.length - 1)
+  const intervals = bounds.length - 1
+  const running = new Float64Array(intervals)
   const from = bounds[0] as number
-  const to = bounds[bounds.length - 1] as number
+  const to = bounds[intervals] as number
+  const cursors = new LaneCursors(bounds)
   for (const slice of slices) {
     const a = Math.max(slice.startNs, from)
     const b = Math.min(slice.endNs, to)
     if (!(b > a)) continue
-    forEachInterval(bounds, a, b, (j, overlap) => {
-      const start = Math.max(a, bounds[j] as number)
-      running[j] = (running[j] as number) + weight.between(start, start + overlap)
-    })
+    // forEachInterval inlined: this loop runs for every slice of every part.
+    for (let j = Math.max(0, cursors.of(slice.cpu).index(a)); j < intervals; j++) {
+      const lo = bounds[j] as number
+      if (lo >= b) break
+      const overlap = Math.min(b, bounds[j + 1] as number) - Math.max(a, lo)
+      if (overlap > 0) {
+        const start = Math.max(a, lo)
+        running[j] = (running[j] as number) + weight.between(start, start + overlap, slice.cpu)
+      }
+    }
   }
   return running
+}
+
+/**
+ * The weighted running time of `slices` in interval `j` of `bounds` alone, summed as
+ * `runningPerInterval` sums it (same order, same terms), with one comparison per slice elsewhere.
+ */
+function runningInInterval(
+  slices: readonly CpuSlice[],
+  weight: RunningWeight,
+  bounds: Float64Array,
+  j: number,
+): number {
+  const from = bounds[0] as number
+  const to = bounds[bounds.length - 1] as number
+  const lo = bounds[j] as number
+  const hi = bounds[j + 1] as number
+  let running = 0
+  for (const slice of slices) {
+    if (!(slice.endNs > lo) || !(slice.startNs < hi)) continue
+    const a = Math.max(slice.startNs, from)
+    const b = Math.min(slice.endNs, to)
+    if (!(b > a) || lo >= b) continue
+    const overlap = Math.min(b, hi) - Math.max(a, lo)
+    if (overlap > 0) {
+      const start = Math.max(a, lo)
+      running += weight.between(start, start + overlap, slice.cpu)
+    }
+  }
+  return running
+}
+
+/** One `Cursor` per lane (CPU) over the same sorted times. */
+export class LaneCursors {
+  private readonly cursors: Cursor[] = []
+  constructor(private readonly times: Float64Array) {}
+  of(lane: number): Cursor {
+    return (this.cursors[lane] ??= new Cursor(this.times))
+  }
+}
+
+/**
+ * A part's slices, their weight and the running time per interval of the window's sensor
+ * intervals, computed once per schedule for the floor fit and every split of the window. The
+ * schedule and the part's arrays are taken as immutable (they are `readonly` everywhere).
+ */
+interface ScheduleView {
+  readonly cpus: string
+  readonly coreCurrents: CoreCurrents | undefined
+  readonly slices: readonly CpuSlice[]
+  readonly weight: RunningWeight
+  /** The last intervals asked for, and their running time. */
+  last?: { readonly bounds: Float64Array; readonly running: Float64Array }
+}
+
+const scheduleViews = new WeakMap<CpuSchedule, ScheduleView[]>()
+
+function scheduleView(part: PowerPart, schedule: CpuSchedule): ScheduleView {
+  let views = scheduleViews.get(schedule)
+  if (views === undefined) {
+    views = []
+    scheduleViews.set(schedule, views)
+  }
+  const key = part.cpus === undefined ? '*' : part.cpus.join(',')
+  const found = views.find((v) => v.cpus === key && v.coreCurrents === part.coreCurrents)
+  if (found !== undefined) return found
+  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+  const slices =
+    cpus === undefined ? schedule.slices : schedule.slices.filter((x) => cpus.has(x.cpu))
+  const view = {
+    cpus: key,
+    coreCurrents: part.coreCurrents,
+    slices,
+    weight: runningWeight(part, slices, schedule.frequencies),
+  }
+  views.push(view)
+  return view
+}
+
+/** The view's running time per interval of `bounds` (the last bounds' answer kept). */
+function viewRunning(view: ScheduleView, bounds: Float64Array): Float64Array {
+  const last = view.last
+  if (last !== undefined && sameTimes(last.bounds, bounds)) return last.running
+  const running = runningPerInterval(view.slices, view.weight, bounds)
+  view.last = { bounds: bounds.slice(), running }
+  return running
+}
+
+function sameTimes(a: Float64Array, b: Float64Array): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**
@@ -274,13 +489,7 @@ export function fittedFloorW(
   const { bounds, energyJ } = partIntervals({ ...part, baselinePowerW: 0, tails: [] }, window)
   const n = energyJ.length
   if (n < MIN_FIT_INTERVALS) return undefined
-  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
-  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
-  const running = runningPerInterval(
-    slices,
-    runningWeight(part, slices, schedule.frequencies),
-    bounds,
-  )
+  const running = viewRunning(scheduleView(part, schedule), bounds)
   const t = new Float64Array(n)
   const x = new Float64Array(n)
   for (let j = 0; j < n; j++) {
@@ -349,6 +558,40 @@ export function partRunning(
   window: EnergyWindow,
   clusterParts: readonly PowerPart[] = [],
 ): PartRunning {
+  // The sampling or interval split and the warnings ask for the same parts of the same window.
+  const kept = partRunnings.get(part)
+  if (
+    kept !== undefined &&
+    kept.schedule === schedule &&
+    kept.startNs === window.startNs &&
+    kept.endNs === window.endNs &&
+    kept.clusterParts.length === clusterParts.length &&
+    kept.clusterParts.every((c, i) => c === clusterParts[i])
+  ) {
+    return kept.running
+  }
+  const running = splitRunning(part, schedule, window, clusterParts)
+  partRunnings.set(part, { schedule, ...window, clusterParts, running })
+  return running
+}
+
+const partRunnings = new WeakMap<
+  PowerPart,
+  {
+    readonly schedule: CpuSchedule
+    readonly startNs: number
+    readonly endNs: number
+    readonly clusterParts: readonly PowerPart[]
+    readonly running: PartRunning
+  }
+>()
+
+function splitRunning(
+  part: PowerPart,
+  schedule: CpuSchedule,
+  window: EnergyWindow,
+  clusterParts: readonly PowerPart[],
+): PartRunning {
   const inside = partIntervals(part, window)
   let insideJ = 0
   for (const e of inside.energyJ) insideJ += e
@@ -365,27 +608,38 @@ export function partRunning(
     bounds[last] = after
     energyJ[last - 1] = netEnergyJ(part, bounds[last - 1] as number, after)
   }
-  const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
-  const slices = schedule.slices.filter((x) => cpus === undefined || cpus.has(x.cpu))
-  const weight = runningWeight(part, slices, schedule.frequencies)
-  const running = runningPerInterval(slices, weight, bounds)
+  const view = scheduleView(part, schedule)
+  const { slices, weight } = view
+  // The fit's running time per interval, with the edge intervals taken whole.
+  const running = viewRunning(view, inside.bounds).slice()
+  if (bounds[0] !== inside.bounds[0]) running[0] = runningInInterval(slices, weight, bounds, 0)
+  if (bounds[last] !== inside.bounds[last]) {
+    running[last - 1] = runningInInterval(slices, weight, bounds, last - 1)
+  }
+  const cursors = new LaneCursors(bounds)
   const plain = {
-    shareOf: (_cpu: number, a: number, b: number, j: number): number =>
-      weight.between(a, b) / (running[j] as number),
+    shareOf: (cpu: number, a: number, b: number, j: number): number =>
+      weight.between(a, b, cpu) / (running[j] as number),
     rateAt: (_cpu: number, tNs: number, j: number): number =>
       weight.at(tNs) / (running[j] as number),
   }
+  const common = {
+    bounds,
+    energyJ,
+    insideJ,
+    slices,
+    intervalCursor: (cpu: number) => cursors.of(cpu),
+  }
   const clusters = clusterParts.filter((c) => c.cpus !== undefined)
   if (part.cpus !== undefined || part.followsCorePower !== true || clusters.length === 0) {
-    return { bounds, energyJ, insideJ, slices, ...plain }
+    return { ...common, ...plain }
   }
   // Each cluster's rail energy in each of this part's intervals, its running and its weight.
   const byCpu = new Map<number, number>()
   const share: Float64Array[] = []
   const cluster = clusters.map((c, k) => {
     for (const cpu of c.cpus ?? []) byCpu.set(cpu, k)
-    const own = slices.filter((x) => c.cpus?.includes(x.cpu))
-    const w = runningWeight(c, own, schedule.frequencies)
+    const { slices: own, weight: w } = scheduleView(c, schedule)
     const drawn = new Float64Array(bounds.length - 1)
     for (let j = 0; j < drawn.length; j++) {
       drawn[j] = Math.max(0, netEnergyJ(c, bounds[j] as number, bounds[j + 1] as number))
@@ -407,14 +661,11 @@ export function partRunning(
     return r > 0 ? (share[k]?.[j] as number) / t / r : 0
   }
   return {
-    bounds,
-    energyJ,
-    insideJ,
-    slices,
+    ...common,
     shareOf: (cpu, a, b, j) => {
       const f = follows(cpu, j)
       if (f === undefined) return plain.shareOf(cpu, a, b, j)
-      return f === 0 ? 0 : f * (cluster[byCpu.get(cpu) as number]?.weight.between(a, b) ?? 0)
+      return f === 0 ? 0 : f * (cluster[byCpu.get(cpu) as number]?.weight.between(a, b, cpu) ?? 0)
     },
     rateAt: (cpu, tNs, j) => {
       const f = follows(cpu, j)

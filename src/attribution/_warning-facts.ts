@@ -10,7 +10,7 @@ import { MAD_TO_SD, medianAbsoluteDeviation, toSamples } from '../stats/index.js
 import { componentOfRail } from './components.js'
 import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
-import { forEachInterval, partRunning, type PowerPart } from './_parts.js'
+import { partRunning, type PowerPart } from './_parts.js'
 import type { TailCharge } from './tails.js'
 import type { UnchargedEnergy } from './warnings.js'
 
@@ -125,19 +125,40 @@ export function otherThreadsEnergy(
   isMethodThread: (slice: CpuSlice) => boolean,
 ): UnchargedEnergy[] {
   const byComm = new Map<string, number>()
+  // One name string per thread without a comm, not one per slice.
+  const tidNames = new Map<number, string>()
+  const nameOf = (slice: CpuSlice): string => {
+    if (slice.comm !== undefined) return slice.comm
+    let name = tidNames.get(slice.tid)
+    if (name === undefined) {
+      name = `tid ${slice.tid}`
+      tidNames.set(slice.tid, name)
+    }
+    return name
+  }
   for (const part of parts) {
-    const { bounds, energyJ, slices, shareOf } = partRunning(part, schedule, window, parts)
+    const { bounds, energyJ, slices, shareOf, intervalCursor } = partRunning(
+      part,
+      schedule,
+      window,
+      parts,
+    )
     for (const slice of slices) {
       if (isMethodThread(slice)) continue
       const a = Math.max(slice.startNs, window.startNs)
       const b = Math.min(slice.endNs, window.endNs)
       if (!(b > a)) continue
-      const name = slice.comm ?? `tid ${slice.tid}`
-      forEachInterval(bounds, a, b, (j, overlap) => {
+      const name = nameOf(slice)
+      // forEachInterval's loop, inlined (every other process's slice of every part).
+      const intervals = bounds.length - 1
+      for (let j = Math.max(0, intervalCursor(slice.cpu).index(a)); j < intervals; j++) {
+        if ((bounds[j] as number) >= b) break
+        const overlap = Math.min(b, bounds[j + 1] as number) - Math.max(a, bounds[j] as number)
+        if (!(overlap > 0)) continue
         const from = Math.max(a, bounds[j] as number)
         const share = (energyJ[j] as number) * shareOf(slice.cpu, from, from + overlap, j)
         if (Number.isFinite(share)) byComm.set(name, (byComm.get(name) ?? 0) + share)
-      })
+      }
     }
   }
   return [...byComm]

@@ -443,12 +443,16 @@ function counterCurve(
       { format: source },
     )
   }
-  const all: number[] = []
-  for (const r of perRail) for (const x of r.t) if (x >= lo && x <= hi) all.push(x)
-  all.sort((a, b) => a - b)
-  const times: number[] = []
-  for (const x of all) if (times.length === 0 || x !== times[times.length - 1]) times.push(x)
-  const t = Float64Array.from(times)
+  let count = 0
+  for (const r of perRail) for (const x of r.t) if (x >= lo && x <= hi) count++
+  const all = new Float64Array(count)
+  count = 0
+  for (const r of perRail) for (const x of r.t) if (x >= lo && x <= hi) all[count++] = x
+  // Numeric order (the times are checked finite); each time once.
+  all.sort()
+  let m = 0
+  for (const x of all) if (m === 0 || x !== all[m - 1]) all[m++] = x
+  const t = all.slice(0, m)
   const total = new Float64Array(t.length)
   for (const r of perRail) {
     const c0 = interpolate(r.t, r.c, lo)

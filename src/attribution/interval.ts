@@ -469,7 +469,7 @@ function splitBySchedule(
   }
   const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
   const threadOf = scheduleThreadMatcher(threadNames)
-  const { bounds, energyJ, insideJ, slices, shareOf } = partRunning(
+  const { bounds, energyJ, insideJ, slices, shareOf, intervalCursor } = partRunning(
     part,
     schedule,
     window,
@@ -493,12 +493,18 @@ function splitBySchedule(
   }
   let attributedJ = 0
   for (const p of pieces) {
-    forEachInterval(bounds, p.t0, p.t1, (j, overlap) => {
-      const from = Math.max(p.t0, bounds[j] as number)
-      const share = (energyJ[j] as number) * shareOf(p.cpu, from, from + overlap, j)
-      ;(nodes[p.node] as Node).exclusiveJ += share
-      attributedJ += share
-    })
+    forEachInterval(
+      bounds,
+      p.t0,
+      p.t1,
+      (j, overlap) => {
+        const from = Math.max(p.t0, bounds[j] as number)
+        const share = (energyJ[j] as number) * shareOf(p.cpu, from, from + overlap, j)
+        ;(nodes[p.node] as Node).exclusiveJ += share
+        attributedJ += share
+      },
+      intervalCursor(p.cpu),
+    )
   }
   return insideJ - attributedJ
 }

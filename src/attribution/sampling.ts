@@ -15,8 +15,8 @@ import type { EnergyWindow, Interval, MethodEnergy } from '../model/energy.js'
 import { methodEnergy } from '../model/build.js'
 import type { CpuSchedule, CpuSlice, StackSample, StackSampleSet } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
-import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
-import { netEnergyJ, partRunning, type PowerPart } from './_parts.js'
+import { sensorIntervalBounds, type EnergyCurve } from './curve.js'
+import { Cursor, netEnergyJ, partRunning, type PowerPart } from './_parts.js'
 import { AttributionErrors, attributionError } from './errors.js'
 import { tailPowerW, type TailCharge } from './tails.js'
 import { proportionInterval, meanInterval } from './_intervals.js'
@@ -375,6 +375,9 @@ export function attributeSamples(
   return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
 }
 
+/** `scheduleSplit`'s mark of a sample that is skipped (none, or no frames). */
+const NO_SAMPLE = -2
+
 /**
  * `power: 'split'` with a CPU schedule: for each part, each sensor interval's net energy per
  * second of running time on the part's CPUs (all processes; `runningWeight`); a sample gets, per
@@ -389,9 +392,15 @@ function scheduleSplit(
   schedule: CpuSchedule,
   defaultPeriodNs: number,
 ): { readonly powerW: Float64Array; readonly group: Int32Array } {
-  // Each thread's slices in time order, to find the CPU it ran on at a sample.
+  // Each sampled thread's slices in time order, to find the CPU it ran on at a sample.
+  const sampled = new Set<number>()
+  for (let k = 0; k < n; k++) {
+    const s = at(k)
+    if (s !== undefined && s.frames.length > 0) sampled.add(s.threadId)
+  }
   const byTid = new Map<number, CpuSlice[]>()
   for (const slice of schedule.slices) {
+    if (!sampled.has(slice.tid)) continue
     let list = byTid.get(slice.tid)
     if (list === undefined) {
       list = []
@@ -399,17 +408,17 @@ function scheduleSplit(
     }
     list.push(slice)
   }
-  for (const list of byTid.values()) list.sort((a, b) => a.startNs - b.startNs)
+  // Their starts, searched from the thread's previous sample (samples come in time order).
+  const threads = new Map<number, { readonly list: CpuSlice[]; readonly starts: Cursor }>()
+  for (const [tid, list] of byTid) {
+    list.sort((a, b) => a.startNs - b.startNs)
+    threads.set(tid, { list, starts: new Cursor(Float64Array.from(list, (x) => x.startNs)) })
+  }
   const cpuAt = (tid: number, tNs: number, toleranceNs: number): number | undefined => {
-    const list = byTid.get(tid)
-    if (list === undefined) return undefined
-    let lo = 0
-    let hi = list.length - 1
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1
-      if ((list[mid] as CpuSlice).startNs <= tNs) lo = mid
-      else hi = mid - 1
-    }
+    const thread = threads.get(tid)
+    if (thread === undefined) return undefined
+    const list = thread.list
+    const lo = Math.max(0, thread.starts.index(tNs))
     // The slice that contains the sample, else the nearest within the tolerance.
     let best: CpuSlice | undefined
     let bestGap = toleranceNs
@@ -425,27 +434,30 @@ function scheduleSplit(
   }
   const powerW = new Float64Array(n)
   const group = new Int32Array(n)
-  // The CPU each sample's thread was on, once for all parts (−1: not in the schedule).
-  const cpuOf = new Int32Array(n).fill(-1)
+  // Each sample's time and the CPU its thread was on, once for all parts (−1: not in the
+  // schedule; NO_SAMPLE: no sample or no frames).
+  const tNs = new Float64Array(n)
+  const cpuOf = new Int32Array(n).fill(NO_SAMPLE)
   for (let k = 0; k < n; k++) {
     const s = at(k)
     if (s === undefined || s.frames.length === 0) continue
+    tNs[k] = s.tNs
     cpuOf[k] = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2) ?? -1
   }
   parts.forEach((part, index) => {
     const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
     const { bounds, energyJ, rateAt } = partRunning(part, schedule, window, parts)
+    const interval = new Cursor(bounds)
+    const last = energyJ.length - 1
     for (let k = 0; k < n; k++) {
-      const s = at(k)
-      if (s === undefined || s.frames.length === 0) continue
-      const j = Math.min(energyJ.length - 1, Math.max(0, lastAtOrBefore(bounds, s.tNs)))
+      const cpu = cpuOf[k] as number
+      if (cpu === NO_SAMPLE) continue
+      const t = tNs[k] as number
+      const j = Math.min(last, Math.max(0, interval.index(t)))
       if (index === 0) group[k] = j
-      if (cpus !== undefined) {
-        const cpu = cpuOf[k] as number
-        if (cpu < 0 || !cpus.has(cpu)) continue
-      }
+      if (cpus !== undefined && (cpu < 0 || !cpus.has(cpu))) continue
       // Energy per second of (weighted) running time on the part, W.
-      const rate = rateAt(cpuOf[k] as number, s.tNs, j)
+      const rate = rateAt(cpu, t, j)
       if (Number.isFinite(rate) && rate > 0) {
         powerW[k] = (powerW[k] as number) + (energyJ[j] as number) * rate * NS_PER_S
       }
