@@ -475,7 +475,9 @@ function splitBySchedule(
     window,
     clusterParts,
   )
-  const pieces: Array<{ node: number; cpu: number; t0: number; t1: number }> = []
+  // Each traced piece of a slice (its thread's innermost call over a stretch), charged in turn.
+  let attributedJ = 0
+  const intervals = bounds.length - 1
   for (const slice of slices) {
     const a = Math.max(slice.startNs, window.startNs)
     const b = Math.min(slice.endNs, window.endNs)
@@ -484,27 +486,24 @@ function splitBySchedule(
     const line = tid === undefined ? undefined : timeline.get(tid)
     const lineStarts = tid === undefined ? undefined : starts.get(tid)
     if (line === undefined || lineStarts === undefined) continue
+    const cursor = intervalCursor(slice.cpu)
     let k = Math.max(0, lastAtOrBefore(lineStarts, a))
     for (; k < line.t0.length && (line.t0[k] as number) < b; k++) {
       const t0 = Math.max(a, line.t0[k] as number)
       const t1 = Math.min(b, line.t1[k] as number)
-      if (t1 > t0) pieces.push({ node: line.node[k] as number, cpu: slice.cpu, t0, t1 })
-    }
-  }
-  let attributedJ = 0
-  for (const p of pieces) {
-    forEachInterval(
-      bounds,
-      p.t0,
-      p.t1,
-      (j, overlap) => {
-        const from = Math.max(p.t0, bounds[j] as number)
-        const share = (energyJ[j] as number) * shareOf(p.cpu, from, from + overlap, j)
-        ;(nodes[p.node] as Node).exclusiveJ += share
+      if (!(t1 > t0)) continue
+      const node = nodes[line.node[k] as number] as Node
+      // forEachInterval's loop, inlined.
+      for (let j = Math.max(0, cursor.index(t0)); j < intervals; j++) {
+        if ((bounds[j] as number) >= t1) break
+        const overlap = Math.min(t1, bounds[j + 1] as number) - Math.max(t0, bounds[j] as number)
+        if (!(overlap > 0)) continue
+        const from = Math.max(t0, bounds[j] as number)
+        const share = (energyJ[j] as number) * shareOf(slice.cpu, from, from + overlap, j)
+        node.exclusiveJ += share
         attributedJ += share
-      },
-      intervalCursor(p.cpu),
-    )
+      }
+    }
   }
   return insideJ - attributedJ
 }
