@@ -82,11 +82,13 @@ export function recordLimit(
 
 /**
  * Says that the test the `expect` runs in asks for a budget. True when the budget will be written
- * if missing (a measured test, in a run whose energy reporter writes budgets); false outside a
- * measured test or without such a reporter.
+ * if missing (a measured test, in a run whose energy reporter writes budgets); false in a measured
+ * test of a run without such a reporter; undefined outside a measured test (no fixture to ask).
  */
-export function recordBudgetRequest(state: MatcherTestState): boolean {
-  return recorderOf(state)?.onBudgetRequest?.() ?? false
+export function recordBudgetRequest(state: MatcherTestState): boolean | undefined {
+  const recorder = recorderOf(state)
+  if (recorder === undefined) return undefined
+  return recorder.onBudgetRequest?.() ?? false
 }
 
 function recorderOf(state: MatcherTestState): Recorder | undefined {
