@@ -1200,6 +1200,15 @@ function bytes(n: number): string {
       : `${n} B`
 }
 
+/**
+ * A failed window's error, its code and hint once each: an EnergyError's message may already
+ * start with `[CODE]` and end with its hint (`→ …`).
+ */
+function failedWindowText(e: { code: string; message: string; hint: string }): string {
+  const text = e.message.startsWith(`[${e.code}]`) ? e.message : `[${e.code}] ${e.message}`
+  return e.hint === '' || text.includes(e.hint) ? text : `${text}\n${e.hint}`
+}
+
 function windowPanel(w: HtmlWindow): HTMLElement {
   const panel = h('section', { id: 'window' }, h('h3', null, `Window “${w.label}”`))
   if (w.status === 'skipped') {
@@ -1207,10 +1216,7 @@ function windowPanel(w: HtmlWindow): HTMLElement {
     return panel
   }
   if (w.status === 'failed') {
-    append(panel, [
-      h('pre', null, `[${w.error.code}] ${w.error.message}\n${w.error.hint}`),
-      warningList(w),
-    ])
+    append(panel, [h('pre', null, failedWindowText(w.error)), warningList(w)])
     return panel
   }
   const idleJ = w.baselinePowerW * w.durationS
