@@ -44,8 +44,12 @@ function parseArgs(argv: readonly string[]): Options {
     return i === -1 ? undefined : argv[i + 1]
   }
   const names = value('target')?.split(',') ?? []
+  // A name that is a whole target's name selects that target alone (`dumpsys-power` is not also
+  // `dumpsys-powerstats`); any other name selects every target it begins (`art`, `sysfs`).
+  const selects = (n: string, t: FuzzTarget): boolean =>
+    TARGETS.some((u) => u.name === n) ? t.name === n : t.name.startsWith(n)
   const targets =
-    names.length === 0 ? TARGETS : TARGETS.filter((t) => names.some((n) => t.name.startsWith(n)))
+    names.length === 0 ? TARGETS : TARGETS.filter((t) => names.some((n) => selects(n, t)))
   if (targets.length === 0) {
     throw new Error(
       `no target matches ${names.join(', ')}; targets: ${TARGETS.map((t) => t.name).join(', ')}`,
