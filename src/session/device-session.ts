@@ -245,7 +245,7 @@ export class DeviceSession {
    * meter readings per window), else the fuel gauge; `batterystats` and `external-meter` only
    * when asked for.
    */
-  powerCollector(): PowerCollector {
+  powerCollector(endReading: 'wait' | 'extrapolate' = this.options.endReading): PowerCollector {
     const c = this.capabilities
     const want = this.options.power
     if (want === 'batterystats') {
@@ -272,7 +272,7 @@ export class DeviceSession {
           'this device has no ODPM power rails reachable through perfetto or dumpsys powerstats (Pixel 6 and later have them)',
         )
       return odpmCollector({
-        endReading: this.options.endReading,
+        endReading,
         pollPhase: {
           hostToBoottime: this.boottime,
           ...(this.monotonicToBoottimeNs === undefined
@@ -369,8 +369,12 @@ export class DeviceSession {
       line: `measuring the idle baseline of ${this.serial} (${this.idleWindowMs} ms, once per phone)`,
     })
     const release = this.claimWindow('idle baseline')
-    const idle = await measureWindow(this.plan({ kind: 'none' }, undefined), 'idle baseline', () =>
-      sleep(this.idleWindowMs),
+    // Its level is a median over sensor intervals, which needs no reading past the window's end:
+    // the idle window stops without waiting for one (a whole poll period on a phone's first trace).
+    const idle = await measureWindow(
+      this.plan({ kind: 'none' }, undefined, undefined, this.powerCollector('extrapolate')),
+      'idle baseline',
+      () => sleep(this.idleWindowMs),
     ).finally(release)
     this.learnClocks(idle.power)
     // The median over the window's sensor intervals: start-up work still running at the
@@ -456,7 +460,7 @@ export class DeviceSession {
         }
       })
       this.learnClocks(outcome.power)
-      return { ...outcome, result: await this.finish(outcome.result, plan.appPid) }
+      return { ...outcome, result: this.finish(outcome.result) }
     } finally {
       release()
       progress?.step('running')
@@ -512,15 +516,9 @@ export class DeviceSession {
     this.boottimeMapping = await mapDeviceClock(this.device, 'boottime')
   }
 
-  /** Adds the collector-choice warnings and the app's held wake locks to a window's result. */
-  private async finish(
-    result: MeasuredEnergyResult,
-    appPid: string | undefined,
-  ): Promise<MeasuredEnergyResult> {
-    const extra = [
-      ...this.choiceWarnings.filter((w) => !result.warnings.some((x) => x.code === w.code)),
-      ...(await this.wakeLockWarnings(appPid)),
-    ]
+  /** Adds the collector-choice warnings to a window's result. */
+  private finish(result: MeasuredEnergyResult): MeasuredEnergyResult {
+    const extra = this.choiceWarnings.filter((w) => !result.warnings.some((x) => x.code === w.code))
     return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
   }
 
@@ -528,8 +526,7 @@ export class DeviceSession {
    * Wake locks the app still holds when the window closes (`dumpsys power`): energy its own
    * samples cannot show, since no app code runs while the CPU is merely kept awake.
    */
-  private async wakeLockWarnings(appPid: string | undefined): Promise<EnergyWarning[]> {
-    if (appPid === undefined) return []
+  private async wakeLockWarnings(appPid: string): Promise<EnergyWarning[]> {
     const dump = await shell(this.device, ['dumpsys', 'power']).catch(() => undefined)
     if (dump === undefined || dump.exitCode !== 0) return []
     let locks: HeldWakeLock[]
@@ -562,7 +559,7 @@ export class DeviceSession {
           try {
             const { result, power } = await window.closeWithData()
             this.learnClocks(power)
-            return await this.finish(result, plan.appPid)
+            return this.finish(result)
           } finally {
             done()
           }
@@ -587,7 +584,9 @@ export class DeviceSession {
     return {
       ...plan,
       carriedOver: new Map(this.asyncOrigins),
-      ...(pid === undefined || pid === '' ? {} : { appPid: pid }),
+      ...(pid === undefined || pid === ''
+        ? {}
+        : { appPid: pid, atEnd: async () => this.wakeLockWarnings(pid) }),
     }
   }
 
@@ -596,8 +595,8 @@ export class DeviceSession {
     baseline: WindowBaseline,
     execution: ExecutionCollector | undefined,
     progress?: Progress,
+    power: PowerCollector = this.powerCollector(),
   ): WindowPlan {
-    const power = this.powerCollector()
     const capacityMah = this.options.batteryCapacityMah ?? undefined
     return {
       device: this.device,

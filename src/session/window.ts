@@ -113,6 +113,12 @@ export interface WindowPlan {
   readonly cpuCoreCurrents?: readonly CoreCurrents[]
   /** The app's process id when the window opened (`pidof`), if it was running. */
   readonly appPid?: string
+  /**
+   * Checks of the phone's state at the window's end (held wake locks), run once the power source
+   * has read past the end, alongside the recorders' stops rather than after them; their warnings
+   * come first in the result. A check that fails adds nothing.
+   */
+  readonly atEnd?: () => Promise<readonly EnergyWarning[]>
 }
 
 /** Who started a component that is still on. */
@@ -192,10 +198,12 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       await Promise.resolve()
         .then(() => plan.power.awaitEndReading?.(context))
         .catch(() => undefined)
+      const checks = (async () => (await plan.atEnd?.()) ?? [])().catch(() => [])
       const [executionStop, powerStop] = await Promise.allSettled([
         (async () => plan.execution?.stop(context))(),
         (async () => plan.power.stop(context))(),
       ])
+      const atEnd = await checks
       let execution: ExecutionData | undefined
       const degraded: EnergyWarning[] = []
       if (executionStop.status === 'rejected') {
@@ -214,11 +222,10 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       const power: PowerData = powerStop.value
       plan.progress?.step('attributing')
       const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
+      const extra = [...atEnd, ...degraded]
       return {
         result:
-          degraded.length === 0
-            ? result
-            : { ...result, warnings: [...degraded, ...result.warnings] },
+          extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] },
         power,
       }
     },

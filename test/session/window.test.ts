@@ -184,4 +184,47 @@ describe('openWindow with scripted collectors', () => {
     expect(log).toEqual(['power.start', 'power.stop'])
     expect(result.status).toBe('measured')
   })
+
+  test('the end-of-window checks run after the end reading, alongside the stops, and their warnings come first', async () => {
+    const log: string[] = []
+    let releaseStop: () => void = () => undefined
+    const stopHeld = new Promise<void>((resolve) => (releaseStop = resolve))
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: async () => {
+        log.push('power.awaitEndReading')
+      },
+      // The stop waits for the check: the window would hang if it ran the check after the stops.
+      stop: async () => {
+        log.push('power.stop')
+        await stopHeld
+        return series()
+      },
+    }
+    const window = await openWindow(
+      {
+        ...plan(power),
+        atEnd: async () => {
+          log.push('atEnd')
+          releaseStop()
+          return [{ code: 'W_WAKELOCK_HELD', severity: 'warning', message: 'a lock is held' }]
+        },
+      },
+      't',
+    )
+    const result = await window.close()
+    expect(log.indexOf('atEnd')).toBeGreaterThan(log.indexOf('power.awaitEndReading'))
+    expect(result.warnings[0]?.code).toBe('W_WAKELOCK_HELD')
+  })
+
+  test('an end-of-window check that fails adds nothing and fails nothing', async () => {
+    const log: string[] = []
+    const window = await openWindow(
+      { ...plan(scripted('power', log, series, {})), atEnd: () => Promise.reject(new Error('x')) },
+      't',
+    )
+    const result = await window.close()
+    expect(result.status).toBe('measured')
+    expect(result.warnings.map((w) => w.code)).not.toContain('W_WAKELOCK_HELD')
+  })
 })
