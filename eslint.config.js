@@ -180,14 +180,8 @@ const boundaries = {
   'src/jest': ['vitest', 'cli', 'public'],
 }
 
-/**
- * Files of a banned folder that a folder may still import. The Appium server and the WebdriverIO
- * session (src/vitest/appium-server.ts, driver.ts) are runner-neutral helpers that still live in
- * src/vitest.
- */
-const allowed = {
-  'src/session': { vitest: ['appium-server.js', 'driver.js'] },
-}
+/** Files of a banned folder that a folder may still import (none today). */
+const allowed = {}
 
 /** Sub-folders with their own entry above are not also held to their parent's rules. */
 const nested = (folder) =>

@@ -13,7 +13,7 @@
 import { remote } from 'webdriverio'
 import { connectAdb, shellScript } from '../src/device/index.js'
 import { startVirtualDevice } from '../src/virtual-device/index.js'
-import { startAppiumServer } from '../src/vitest/appium-server.js'
+import { startAppiumServer } from '../src/session/appium-server.js'
 
 const N = Number(process.env['APPIUM_BENCH_RUNS'] ?? 40)
 

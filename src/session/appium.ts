@@ -10,8 +10,8 @@
  * (WebdriverIO's reloadSession: the `driver` object the tests hold stays valid).
  */
 import { EnergyError } from '../model/index.js'
-import { defaultAutomationName } from '../vitest/appium-server.js'
-import { closeDriver, createDriver } from '../vitest/driver.js'
+import { defaultAutomationName } from './appium-server.js'
+import { closeDriver, createDriver } from './driver.js'
 import type { DeviceSession } from './device-session.js'
 
 export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Browser> {

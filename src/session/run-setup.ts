@@ -132,7 +132,7 @@ async function startAppium(
   virtual: boolean,
 ): Promise<{ address: { host: string; port: number }; close: () => Promise<void> } | undefined> {
   if (options.appium === false) return undefined
-  const { adbClientAvailable, startAppiumServer } = await import('../vitest/appium-server.js')
+  const { adbClientAvailable, startAppiumServer } = await import('./appium-server.js')
   if (options.appium.automationName === null && virtual && !adbClientAvailable()) {
     process.stdout.write(
       'vitest-energy: no adb client on this machine, so the virtual device is driven with the VirtualDevice driver; install adb (apt-get install adb, or the Android SDK platform-tools) to use UiAutomator2, as on a real phone\n',

@@ -9,7 +9,7 @@ import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
 import type { DeviceTarget } from '../../src/session/target.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
-import { startAppiumServer, type AppiumServer } from '../../src/vitest/appium-server.js'
+import { startAppiumServer, type AppiumServer } from '../../src/session/appium-server.js'
 
 let vd: VirtualDeviceServer
 let appium: AppiumServer

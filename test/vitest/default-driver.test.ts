@@ -7,7 +7,7 @@ import {
   adbClientAvailable,
   defaultAutomationName,
   findOnPath,
-} from '../../src/vitest/appium-server.js'
+} from '../../src/session/appium-server.js'
 
 afterEach(() => vi.unstubAllEnvs())
 

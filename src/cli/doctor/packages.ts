@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { findOnPath } from '../../vitest/appium-server.js'
+import { findOnPath } from '../../session/appium-server.js'
 
 export interface FoundPackage {
   readonly name: string

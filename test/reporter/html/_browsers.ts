@@ -8,7 +8,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import puppeteer from 'puppeteer-core'
 import { Key as WebDriverKey, remote } from 'webdriverio'
-import { freePort } from '../../../src/vitest/appium-server.js'
+import { freePort } from '../../../src/session/appium-server.js'
 import { Page } from './_page.js'
 
 export interface Engine {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAdbServer, type AdbServer } from '../../../src/virtual-device/adb/server.js'
 import type { VirtualDeviceHandle } from '../../../src/virtual-device/contract.js'
 import { createDevice } from '../../../src/virtual-device/device.js'
-import { freePort } from '../../../src/vitest/appium-server.js'
+import { freePort } from '../../../src/session/appium-server.js'
 import { adbkitClient, hasAdb, readAll, runAdb } from './_helpers.js'
 
 /** A phone-side echo server on `port` that prefixes what it sends back. */

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { connectAdb, shell } from '../../../src/device/index.js'
 import { isEnergyError } from '../../../src/model/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
-import { startAppiumServer, type AppiumServer } from '../../../src/vitest/appium-server.js'
-import { closeDriver, createDriver } from '../../../src/vitest/driver.js'
+import { startAppiumServer, type AppiumServer } from '../../../src/session/appium-server.js'
+import { closeDriver, createDriver } from '../../../src/session/driver.js'
 
 const PKG = 'com.example.trails'
 let vd: VirtualDeviceServer

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
-import { findOnPath, freePort } from '../../../src/vitest/appium-server.js'
+import { findOnPath, freePort } from '../../../src/session/appium-server.js'
 
 const require = createRequire(import.meta.url)
 const adb = findOnPath('adb')

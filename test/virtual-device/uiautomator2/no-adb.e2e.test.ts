@@ -6,8 +6,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { isEnergyError } from '../../../src/model/index.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
-import { startAppiumServer, type AppiumServer } from '../../../src/vitest/appium-server.js'
-import { createDriver } from '../../../src/vitest/driver.js'
+import { startAppiumServer, type AppiumServer } from '../../../src/session/appium-server.js'
+import { createDriver } from '../../../src/session/driver.js'
 
 let vd: VirtualDeviceServer
 let appium: AppiumServer
