@@ -4,6 +4,7 @@
  * per test (by Vitest's `phone` fixture, by the Jest environment), so workers sharing a phone
  * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
+import { writeFileSync } from 'node:fs'
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import {
@@ -51,7 +52,7 @@ import {
 } from '../model/index.js'
 import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
 import type { TestProgress } from './progress.js'
-import type { DeviceTarget, ProvidedEnergyOptions } from './target.js'
+import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 import {
   measureWindow,
   openWindow,
@@ -109,6 +110,8 @@ export class DeviceSession {
   private readonly leaseHooks = new Set<() => Promise<void>>()
   /** The window open on this phone now, if any: windows never overlap (E_WINDOW_ALREADY_OPEN). */
   private openLabel: string | undefined
+  /** Whether this process has left the run's "measured" marker. */
+  private markedMeasured = false
   /** The idle baseline being measured, so that concurrent callers share one measurement. */
   private measuring: Promise<void> | undefined
 
@@ -516,8 +519,19 @@ export class DeviceSession {
     this.boottimeMapping = await mapDeviceClock(this.device, 'boottime')
   }
 
-  /** Adds the collector-choice warnings to a window's result. */
+  /**
+   * Adds the collector-choice warnings to a window's result, and tells the run's end (once per
+   * process) that energy was measured.
+   */
   private finish(result: MeasuredEnergyResult): MeasuredEnergyResult {
+    if (!this.markedMeasured) {
+      this.markedMeasured = true
+      try {
+        writeFileSync(join(this.target.runDir, MEASURED_MARKER), '')
+      } catch {
+        // The run's folder is gone (the run is ending): nothing left to tell.
+      }
+    }
     const extra = this.choiceWarnings.filter((w) => !result.warnings.some((x) => x.code === w.code))
     return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
   }

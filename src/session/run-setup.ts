@@ -6,7 +6,7 @@
  * device starts (and says so in one line). This file is the only one in src/session that may
  * import the virtual device, and only to start it: tests reach it over adb.
  */
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,7 +15,7 @@ import { EnergyError } from '../model/index.js'
 import { clearStaleStaging } from './artifacts.js'
 import type { ResolvedEnergyOptions } from './options.js'
 import { choosePhones } from './phones.js'
-import type { DeviceTarget, ProvidedEnergyOptions } from './target.js'
+import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 
 /** A started run: where its phones are, and how to end it. */
 export interface StartedRun {
@@ -28,6 +28,8 @@ export interface StartedRun {
    * phones and Appium live in this process and end with it.
    */
   closeSync(): void
+  /** Whether a test process has measured an energy window in this run (before `close()`). */
+  measured(): boolean
 }
 
 /**
@@ -94,6 +96,7 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
       target: { ...target, ...(appium ? { appium: appium.address } : {}) },
       close,
       closeSync,
+      measured: () => existsSync(join(runDir, MEASURED_MARKER)),
     }
   } catch (error) {
     await close()

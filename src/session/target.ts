@@ -22,6 +22,12 @@ export interface DeviceTarget {
   readonly runDir: string
 }
 
+/**
+ * The file a test process leaves in the run's folder once it has measured a window, so that the
+ * run's end can tell a run that measured energy without reporting it.
+ */
+export const MEASURED_MARKER = 'measured'
+
 /** The options as test processes receive them. */
 export type ProvidedEnergyOptions = ResolvedEnergyOptions & {
   /** The user gave an adb address: it must answer (no fallback to the virtual device). */

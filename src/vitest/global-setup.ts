@@ -7,7 +7,7 @@ import type { TestProject } from 'vitest/node'
 import { EnergyError } from '../model/index.js'
 import { startRun } from '../session/run-setup.js'
 import { setupFailure } from '../session/setup-failure.js'
-import { OPTIONS_KEY, TARGET_KEY } from './context.js'
+import { BUDGET_WRITER_KEY, OPTIONS_KEY, TARGET_KEY } from './context.js'
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const options = project.getProvidedContext()[OPTIONS_KEY]
@@ -25,7 +25,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // the run removes what it has on disk on exit.
     const run = await startRun(options)
     project.provide(TARGET_KEY, run.target)
-    return () => run.close()
+    return async () => {
+      // Without the energy reporter (which provides this key) the measurements go nowhere.
+      if (run.measured() && project.getProvidedContext()[BUDGET_WRITER_KEY] === undefined) {
+        process.stderr.write(
+          "vitest-energy: energy was measured but no energy reporter ran, so it was not shown and no budget was written: run with --reporter=energy (and --reporter=default for Vitest's own output), or add 'energy' to `reporters` in vitest.config.ts.\n",
+        )
+      }
+      await run.close()
+    }
   } catch (error) {
     throw setupFailure(error)
   }

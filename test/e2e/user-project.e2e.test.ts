@@ -108,6 +108,7 @@ describe("a new user's first runs of the README quick start, as for snapshots", 
     expect(second.code, second.output).toBe(0)
     expect(second.output).toMatch(/Budgets {3}1 within/)
     expect(second.output).not.toContain('written (new)')
+    expect(second.output).not.toContain('no energy reporter ran')
     expect(await readFile(budgetsPath(), 'utf8'), 'a budget that exists is left alone').toBe(text)
   }, 480_000)
 
@@ -127,6 +128,8 @@ describe("a new user's first runs of the README quick start, as for snapshots", 
     expect(plain.code).toBe(1)
     expect(plain.output).toContain('no budget for feed.test.ts › refreshing the feed')
     expect(plain.output).toContain('run with `--reporter=energy`')
+    // The run's end says once that what was measured went unreported, and how to see it.
+    expect(plain.output.match(/energy was measured but no energy reporter ran/g)).toHaveLength(1)
     await expect(readFile(budgetsPath(), 'utf8')).rejects.toThrow(/ENOENT/)
   }, 240_000)
 
