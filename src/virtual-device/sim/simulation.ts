@@ -33,6 +33,7 @@ import {
   type Physics,
 } from './other-processes.js'
 import { ClusterGovernor } from './governor.js'
+import { accrue, fastestKhz, placeTask, settle, taskUtil, utilAt, type Pelt } from './placement.js'
 import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
 
 /** A call as it ran (or will run): times on CLOCK_BOOTTIME, ns. */
@@ -107,6 +108,8 @@ export interface SimThread {
   cpuNs: number
   /** When the work queued on it so far ends, ns (a thread runs on one core at a time). */
   busyUntilNs: number
+  /** Its PELT-like utilisation (phone physics' placement, placement.ts). */
+  readonly pelt: Pelt
 }
 
 /** A window's ground truth, what `vdev ground-truth` prints. */
@@ -321,6 +324,10 @@ export class Simulation {
   private readonly otherThreadsByTid = new Map<number, OtherThread>()
   /** Per other thread, when its work placed so far ends. */
   private readonly otherThreadBusyUntil = new Map<number, number>()
+  /** Per other thread, its utilisation and the core it last ran on (the app's placement sees them). */
+  private readonly otherPelt = new Map<number, { readonly pelt: Pelt; core: number }>()
+  /** The fastest cluster's top frequency, kHz: utilisation is relative to it. */
+  private readonly maxKhz: number
   /**
    * Each cluster's frequency decisions (governor.ts): a schedutil-like governor with the phone
    * physics, the one fixed busy frequency with the simple physics.
@@ -343,6 +350,7 @@ export class Simulation {
     this.governors = this.power.clusters.map(
       (c) => new ClusterGovernor(c, options.now(), this.physics !== 'phone'),
     )
+    this.maxKhz = fastestKhz(this.power.clusters)
   }
 
   // ── app lifecycle ────────────────────────────────────────────────────────────────────────
@@ -696,7 +704,11 @@ export class Simulation {
     const ms = jitter ? (this.others?.jittered(cpuMs) ?? cpuMs) : cpuMs
     const start = Math.max(t, this.coreBusyUntil.get(core) ?? 0)
     this.otherThreadsByTid.set(thread.tid, thread)
-    const end = this.runOn(core, cluster?.index ?? 0, start, Math.max(1, ms * 1e6), (piece) => ({
+    const state = this.otherPelt.get(thread.tid) ?? { pelt: { util: 0, atNs: start, est: 0 }, core }
+    state.core = core
+    this.otherPelt.set(thread.tid, state)
+    const work = Math.max(1, ms * 1e6)
+    const end = this.runOn(core, cluster?.index ?? 0, start, work, state.pelt, (piece) => ({
       callId: -1,
       tid: thread.tid,
       other: thread,
@@ -710,13 +722,15 @@ export class Simulation {
 
   /**
    * Runs `workRefNs` (CPU work in ns at the reference frequency) on `core` from `startNs` at the
-   * frequencies its cluster's governor decides, one execution slice per frequency; returns the end.
+   * frequencies its cluster's governor decides, one execution slice per frequency, and accrues the
+   * running thread's utilisation (`pelt`); returns the end.
    */
   private runOn(
     core: number,
     cluster: number,
     startNs: number,
     workRefNs: number,
+    pelt: Pelt,
     slice: (piece: {
       core: number
       cluster: number
@@ -730,6 +744,7 @@ export class Simulation {
     const pieces = governor?.run(startNs, workRefNs, this.power.referenceFreqKhz) ?? []
     const corePowerMa = this.power.clusters[cluster]?.corePowerMa ?? []
     for (const p of pieces) {
+      accrue(pelt, p.startNs, p.endNs, p.khz, this.maxKhz)
       this.pushSlice(
         slice({
           core,
@@ -827,37 +842,48 @@ export class Simulation {
     if (this.physics === 'phone') this.placeThread(thread, Math.max(readyNs, thread.busyUntilNs))
     const start = Math.max(readyNs, this.coreBusyUntil.get(thread.core) ?? 0, thread.busyUntilNs)
     const end = this.runCall(call, thread, start, -1, 0, [], native)
+    if (this.physics === 'phone') settle(thread.pelt)
     this.coreBusyUntil.set(thread.core, end)
     thread.busyUntilNs = end
     return end
   }
 
   /**
-   * The phone physics' scheduler picks the core a thread's next piece of work runs on (it may
-   * migrate between pieces): the core it last ran on if that is idle at `readyNs`, else an idle
-   * core of its preferred cluster (the UI cluster for `main` and `RenderThread`, the little one
-   * for the others, as EAS places small tasks), else an idle core of another cluster its cpuset
-   * allows (the nearest first), else the allowed core that frees first. While the app is not in
-   * front its cpuset is `background` (little cores).
+   * The phone physics' scheduler picks the core a thread's next piece of work runs on at its
+   * wake-up (it may migrate between pieces), EAS-like (placement.ts): from the thread's and each
+   * core's utilisation, the idle core where it fits with the lowest energy estimate, the previous
+   * core within a margin. The top app's UI threads (`main`, `RenderThread`) search from the UI
+   * cluster up. While the app is not in front its cpuset is `background` (little cores).
    */
   private placeThread(thread: SimThread, readyNs: number): void {
+    const inFront = this.screenId !== undefined
     const ui = thread.name === 'main' || thread.name === 'RenderThread'
-    const preferred = ui ? this.power.uiCluster : 0
-    const allowed = this.power.clusters.filter((c) => this.screenId !== undefined || c.index === 0)
-    const order = [...allowed].sort(
-      (a, b) => Math.abs(a.index - preferred) - Math.abs(b.index - preferred) || b.index - a.index,
-    )
-    const cores = order.flatMap((c) =>
-      Array.from({ length: c.cores }, (_, i) => ({ core: c.firstCore + i, cluster: c.index })),
-    )
-    const freeAt = (core: number): number => this.coreBusyUntil.get(core) ?? 0
-    const last = cores.find((c) => c.core === thread.core)
-    const pick =
-      (last !== undefined && freeAt(last.core) <= readyNs ? last : undefined) ??
-      cores.find((c) => freeAt(c.core) <= readyNs) ??
-      cores.reduce((a, b) => (freeAt(b.core) < freeAt(a.core) ? b : a))
+    const pick = placeTask({
+      clusters: this.power.clusters,
+      allowed: this.power.clusters.filter((c) => inFront || c.index === 0).map((c) => c.index),
+      startCluster: ui ? this.power.uiCluster : 0,
+      taskUtil: taskUtil(thread.pelt, readyNs),
+      coreUtil: this.coreUtils(readyNs, thread),
+      freeAtNs: (core) => this.coreBusyUntil.get(core) ?? 0,
+      readyNs,
+      prevCore: thread.core,
+    })
     thread.core = pick.core
     thread.cluster = pick.cluster
+  }
+
+  /**
+   * Each core's utilisation at `tNs` without `except`: the utilisations of the threads that last
+   * ran on it (the kernel's runqueue util_avg keeps a sleeping task's decaying contribution).
+   */
+  private coreUtils(tNs: number, except: SimThread): number[] {
+    const utils: number[] = []
+    const add = (core: number, u: number): void => {
+      utils[core] = (utils[core] ?? 0) + u
+    }
+    for (const t of this.threads.values()) if (t !== except) add(t.core, utilAt(t.pelt, tNs))
+    for (const o of this.otherPelt.values()) add(o.core, utilAt(o.pelt, tNs))
+    return utils
   }
 
   private thread(name: string): SimThread {
@@ -876,6 +902,7 @@ export class Simulation {
       cluster: clusterIndex,
       cpuNs: 0,
       busyUntilNs: 0,
+      pelt: { util: 0, atNs: 0, est: 0 },
     }
     this.threads.set(name, thread)
     this.threadsByTid.set(thread.tid, thread)
@@ -957,7 +984,7 @@ export class Simulation {
   ): number {
     if (ns <= 0) return t
     if (this.physics === 'phone') {
-      const end = this.runOn(thread.core, thread.cluster, t, ns, (piece) => ({
+      const end = this.runOn(thread.core, thread.cluster, t, ns, thread.pelt, (piece) => ({
         callId: record.id,
         tid: thread.tid,
         ...piece,
