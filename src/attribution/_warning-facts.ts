@@ -111,6 +111,16 @@ export function chargeableEnergy(input: {
   return { energyJ, uncharged: uncharged.sort((a, b) => b.energyJ - a.energyJ) }
 }
 
+/** A thread of the schedule as `otherThreadsEnergy` sees it (per tid, while its comm stays). */
+interface ThreadEntry {
+  readonly comm: string | undefined
+  readonly name: string
+  /** The method data's thread (its energy is the methods'). */
+  readonly method: boolean
+  /** Its name's index in the sums, −1 before its first share. */
+  index: number
+}
+
 /**
  * What the threads outside the method data drew of the rails methods divide, per thread name
  * (`comm`), largest first: each sensor interval's energy of each part (above its floor) split by
@@ -124,17 +134,23 @@ export function otherThreadsEnergy(
   window: EnergyWindow,
   isMethodThread: (slice: CpuSlice) => boolean,
 ): UnchargedEnergy[] {
-  const byComm = new Map<string, number>()
-  // One name string per thread without a comm, not one per slice.
-  const tidNames = new Map<number, string>()
-  const nameOf = (slice: CpuSlice): string => {
-    if (slice.comm !== undefined) return slice.comm
-    let name = tidNames.get(slice.tid)
-    if (name === undefined) {
-      name = `tid ${slice.tid}`
-      tidNames.set(slice.tid, name)
+  // Each name's sum in a typed array, names in the order of their first share (a Map's order); a
+  // thread's name and whether it is the method data's looked up once per tid and comm, not per slice.
+  const names: string[] = []
+  const nameIndex = new Map<string, number>()
+  let sums = new Float64Array(64)
+  const threads = new Map<number, ThreadEntry>()
+  const threadOf = (slice: CpuSlice): ThreadEntry => {
+    const known = threads.get(slice.tid)
+    if (known !== undefined && known.comm === slice.comm) return known
+    const entry = {
+      comm: slice.comm,
+      name: slice.comm ?? `tid ${slice.tid}`,
+      method: isMethodThread(slice),
+      index: -1,
     }
-    return name
+    threads.set(slice.tid, entry)
+    return entry
   }
   for (const part of parts) {
     const { bounds, energyJ, slices, shareOf, intervalCursor } = partRunning(
@@ -143,26 +159,42 @@ export function otherThreadsEnergy(
       window,
       parts,
     )
-    for (const slice of slices) {
-      if (isMethodThread(slice)) continue
+    const intervals = bounds.length - 1
+    for (let i = 0; i < slices.length; i++) {
+      const slice = slices[i] as CpuSlice
       const a = Math.max(slice.startNs, window.startNs)
       const b = Math.min(slice.endNs, window.endNs)
       if (!(b > a)) continue
-      const name = nameOf(slice)
+      const thread = threadOf(slice)
+      if (thread.method) continue
       // forEachInterval's loop, inlined (every other process's slice of every part).
-      const intervals = bounds.length - 1
       for (let j = Math.max(0, intervalCursor(slice.cpu).index(a)); j < intervals; j++) {
         if ((bounds[j] as number) >= b) break
         const overlap = Math.min(b, bounds[j + 1] as number) - Math.max(a, bounds[j] as number)
         if (!(overlap > 0)) continue
         const from = Math.max(a, bounds[j] as number)
         const share = (energyJ[j] as number) * shareOf(slice.cpu, from, from + overlap, j)
-        if (Number.isFinite(share)) byComm.set(name, (byComm.get(name) ?? 0) + share)
+        if (!Number.isFinite(share)) continue
+        if (thread.index < 0) {
+          let index = nameIndex.get(thread.name)
+          if (index === undefined) {
+            index = names.length
+            nameIndex.set(thread.name, index)
+            names.push(thread.name)
+            if (index === sums.length) {
+              const wider = new Float64Array(2 * index)
+              wider.set(sums)
+              sums = wider
+            }
+          }
+          thread.index = index
+        }
+        sums[thread.index] = (sums[thread.index] as number) + share
       }
     }
   }
-  return [...byComm]
-    .map(([name, energyJ]) => ({ name, energyJ: Math.max(0, energyJ) }))
+  return names
+    .map((name, i) => ({ name, energyJ: Math.max(0, sums[i] as number) }))
     .filter((u) => u.energyJ > 0)
     .sort((x, y) => y.energyJ - x.energyJ)
 }

@@ -190,8 +190,12 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
   // "other processes": say so and attribute without it.
   const scheduleWarnings: EnergyWarning[] = []
   let schedule = input.schedule
-  if (schedule !== undefined && input.execution !== undefined) {
-    const threads = methodThreads(input.execution)
+  // The method data's threads, once (1 M samples are a pass of their own).
+  const threads =
+    schedule === undefined || input.execution === undefined
+      ? undefined
+      : methodThreads(input.execution)
+  if (schedule !== undefined && threads !== undefined) {
     const matches = scheduleThreadMatcher(threads)
     if (threads.size > 0 && !schedule.slices.some((x) => matches(x) !== undefined)) {
       scheduleWarnings.push({
@@ -270,7 +274,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     netEnergyJ: test.netEnergyJ,
     baselinePowerW: test.baselinePowerW,
     netNoiseJ: input.facts?.netNoiseJ ?? netNoiseJ(curve, window, test.grossEnergyJ),
-    ...railFacts(input, window, test, methods, tails, schedule),
+    ...railFacts(input, window, test, methods, tails, schedule, threads),
     // Without method data nothing could be attributed: that says nothing about where energy went.
     ...(execution === undefined ? {} : { attributedEnergyJ }),
     ...(input.sourceNames?.execution === 'simpleperf'
@@ -347,6 +351,7 @@ function railFacts(
   methods: readonly MethodEnergy[],
   tails: readonly TailCharge[],
   schedule: CpuSchedule | undefined,
+  threads: ReadonlyMap<number, string | undefined> | undefined,
 ): Pick<
   WarningFacts,
   'displayPowerW' | 'chargeableEnergyJ' | 'unchargedEnergy' | 'otherThreadsEnergy'
@@ -360,9 +365,9 @@ function railFacts(
   // With sched_switch, what other threads drew of the pool is theirs: left out of what methods
   // could have been charged with, and named.
   const matches =
-    schedule === undefined || input.execution === undefined || pool.parts === undefined
+    schedule === undefined || threads === undefined || pool.parts === undefined
       ? undefined
-      : scheduleThreadMatcher(methodThreads(input.execution))
+      : scheduleThreadMatcher(threads)
   const others =
     matches === undefined || schedule === undefined || pool.parts === undefined
       ? undefined
@@ -394,7 +399,11 @@ function methodThreads(execution: ExecutionInput): Map<number, string | undefine
       if (!threads.has(c.threadId)) threads.set(c.threadId, undefined)
     }
   } else {
-    for (const x of execution.samples.samples) threads.set(x.threadId, x.threadName)
+    const samples = execution.samples.samples
+    for (let i = 0; i < samples.length; i++) {
+      const x = samples[i] as StackSample
+      threads.set(x.threadId, x.threadName)
+    }
   }
   return threads
 }

@@ -248,7 +248,7 @@ export function attributeSamples(
           )
         : splitGroups(at, n, curve, window, baselineW, tails, share, defaultPeriodNs, minSamples)
   for (let k = 0; k < n; k++) {
-    const s = at(k)
+    const s = samples[picked === undefined ? from + k : (picked[k] as number)]
     if (s === undefined) continue
     const frames = s.frames
     const leaf = frames[0]
@@ -260,26 +260,42 @@ export function attributeSamples(
     execNs += s.periodNs ?? defaultPeriodNs
     const powerW =
       split !== undefined
-        ? (split.powerW[k] as number)
+        ? split(k, s)
         : (curve.powerAtW(s.tNs) - baselineW - (tails.length > 0 ? tailPowerW(tails, s.tNs) : 0)) *
           (share === undefined ? 1 : (share[k] as number))
     // What this sample is worth, J: its power over its own period (`split` sums these).
     const sampleJ = (powerW * (s.periodNs ?? defaultPeriodNs)) / NS_PER_S
     options.onSample?.(s, sampleJ)
-    // EDATA de-duplicates on the power sensor's readings (samples between two updates share one);
-    // with `split`, a group's samples share one value.
-    const reading = split !== undefined ? (split.group[k] as number) : curve.readingIdAt(s.tNs)
     const ids = acc.frameIds(s.threadId, frames)
+    if (acc.energies) {
+      // `split`'s pass over every frame of every sample, with the accumulators' arrays read once
+      // per sample (they grow only while `frameIds` meets new names).
+      const { stamp, count, powerSum, energySum, energySq } = acc
+      const squareJ = sampleJ * sampleJ
+      for (let f = 0; f < frames.length; f++) {
+        const id = ids[f] as number
+        if (stamp[id] === k) continue // recursion / leaf repeated: once per sample
+        stamp[id] = k
+        const j = 3 * id + (f === 0 ? Kind.Local : Kind.NonLocal)
+        count[j] = (count[j] as number) + 1
+        powerSum[j] = (powerSum[j] as number) + powerW
+        energySum[j] = (energySum[j] as number) + sampleJ
+        energySq[j] = (energySq[j] as number) + squareJ
+      }
+      continue
+    }
+    // EDATA de-duplicates on the power sensor's readings (samples between two updates share one).
+    const reading = curve.readingIdAt(s.tNs)
     const leafId = ids[0] as number
     acc.stamp[leafId] = k
     acc.add(3 * leafId + Kind.Local, powerW, reading, sampleJ)
-    if (!acc.energies) acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
+    acc.addReading(3 * leafId + Kind.Inclusive, powerW, reading)
     for (let f = 1; f < frames.length; f++) {
       const id = ids[f] as number
       if (acc.stamp[id] === k) continue // recursion / leaf repeated: once per sample
       acc.stamp[id] = k
       acc.add(3 * id + Kind.NonLocal, powerW, reading, sampleJ)
-      if (!acc.energies) acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
+      acc.addReading(3 * id + Kind.Inclusive, powerW, reading)
     }
   }
 
@@ -375,14 +391,16 @@ export function attributeSamples(
   return { methods, details, sampleCount: used, execTimeS, attributedEnergyJ, emptySamples }
 }
 
-/** `scheduleSplit`'s mark of a sample that is skipped (none, or no frames). */
-const NO_SAMPLE = -2
+/** Each sample's power, asked in time order (sample k after the samples before it), W. */
+type SamplePower = (k: number, sample: StackSample) => number
 
 /**
  * `power: 'split'` with a CPU schedule: for each part, each sensor interval's net energy per
  * second of running time on the part's CPUs (all processes; `runningWeight`); a sample gets, per
- * part, that rate in its interval if its thread ran on one of the part's CPUs at the sample's time. Samples whose
- * thread is not in the schedule at that time get only the parts that follow every CPU.
+ * part, that rate in its interval if its thread ran on one of the part's CPUs at the sample's
+ * time. Samples whose thread is not in the schedule at that time get only the parts that follow
+ * every CPU. Computed as the pass asks for each sample (no per-sample arrays: with 1 M samples
+ * they are tens of MB that V8 counts as external memory and answers with a full collection).
  */
 function scheduleSplit(
   at: (k: number) => StackSample | undefined,
@@ -391,7 +409,7 @@ function scheduleSplit(
   window: EnergyWindow,
   schedule: CpuSchedule,
   defaultPeriodNs: number,
-): { readonly powerW: Float64Array; readonly group: Int32Array } {
+): SamplePower {
   // Each sampled thread's slices in time order, to find the CPU it ran on at a sample.
   const sampled = new Set<number>()
   for (let k = 0; k < n; k++) {
@@ -399,7 +417,9 @@ function scheduleSplit(
     if (s !== undefined && s.frames.length > 0) sampled.add(s.threadId)
   }
   const byTid = new Map<number, CpuSlice[]>()
-  for (const slice of schedule.slices) {
+  const slices = schedule.slices
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i] as CpuSlice
     if (!sampled.has(slice.tid)) continue
     let list = byTid.get(slice.tid)
     if (list === undefined) {
@@ -411,59 +431,65 @@ function scheduleSplit(
   // Their starts, searched from the thread's previous sample (samples come in time order).
   const threads = new Map<number, { readonly list: CpuSlice[]; readonly starts: Cursor }>()
   for (const [tid, list] of byTid) {
-    list.sort((a, b) => a.startNs - b.startNs)
+    // Already in time order when the thread stayed on one CPU (the schedule is sorted per CPU).
+    let ordered = true
+    for (let i = 1; i < list.length && ordered; i++) {
+      ordered = (list[i - 1] as CpuSlice).startNs <= (list[i] as CpuSlice).startNs
+    }
+    if (!ordered) list.sort((a, b) => a.startNs - b.startNs)
     threads.set(tid, { list, starts: new Cursor(Float64Array.from(list, (x) => x.startNs)) })
   }
-  const cpuAt = (tid: number, tNs: number, toleranceNs: number): number | undefined => {
+  const cpuAt = (tid: number, tNs: number, toleranceNs: number): number => {
     const thread = threads.get(tid)
-    if (thread === undefined) return undefined
+    if (thread === undefined) return -1
     const list = thread.list
     const lo = Math.max(0, thread.starts.index(tNs))
     // The slice that contains the sample, else the nearest within the tolerance.
-    let best: CpuSlice | undefined
+    let best = -1
     let bestGap = toleranceNs
     for (let i = Math.max(0, lo - 1); i <= Math.min(list.length - 1, lo + 1); i++) {
       const c = list[i] as CpuSlice
       const gap = tNs < c.startNs ? c.startNs - tNs : tNs >= c.endNs ? tNs - c.endNs : 0
       if (gap <= bestGap) {
-        best = c
+        best = c.cpu
         bestGap = gap
       }
     }
-    return best?.cpu
+    return best
   }
-  const powerW = new Float64Array(n)
-  const group = new Int32Array(n)
-  // Each sample's time and the CPU its thread was on, once for all parts (−1: not in the
-  // schedule; NO_SAMPLE: no sample or no frames).
-  const tNs = new Float64Array(n)
-  const cpuOf = new Int32Array(n).fill(NO_SAMPLE)
-  for (let k = 0; k < n; k++) {
-    const s = at(k)
-    if (s === undefined || s.frames.length === 0) continue
-    tNs[k] = s.tNs
-    cpuOf[k] = cpuAt(s.threadId, s.tNs, (s.periodNs ?? defaultPeriodNs) / 2) ?? -1
-  }
-  parts.forEach((part, index) => {
-    const cpus = part.cpus === undefined ? undefined : new Set(part.cpus)
+  const split = parts.map((part) => {
     const { bounds, energyJ, rateAt } = partRunning(part, schedule, window, parts)
-    const interval = new Cursor(bounds)
-    const last = energyJ.length - 1
-    for (let k = 0; k < n; k++) {
-      const cpu = cpuOf[k] as number
-      if (cpu === NO_SAMPLE) continue
-      const t = tNs[k] as number
-      const j = Math.min(last, Math.max(0, interval.index(t)))
-      if (index === 0) group[k] = j
-      if (cpus !== undefined && (cpu < 0 || !cpus.has(cpu))) continue
-      // Energy per second of (weighted) running time on the part, W.
-      const rate = rateAt(cpu, t, j)
-      if (Number.isFinite(rate) && rate > 0) {
-        powerW[k] = (powerW[k] as number) + (energyJ[j] as number) * rate * NS_PER_S
-      }
+    return {
+      // The part's CPUs as a mask (1 at each of its CPU numbers), or every CPU.
+      mask: part.cpus === undefined ? undefined : cpuMask(part.cpus),
+      interval: new Cursor(bounds),
+      energyJ,
+      rateAt,
     }
   })
-  return { powerW, group }
+  return (_k, s) => {
+    const t = s.tNs
+    // The CPU its thread ran on, −1 when the schedule does not say.
+    const cpu = cpuAt(s.threadId, t, (s.periodNs ?? defaultPeriodNs) / 2)
+    let powerW = 0
+    for (let p = 0; p < split.length; p++) {
+      const { mask, interval, energyJ, rateAt } = split[p] as (typeof split)[number]
+      if (mask !== undefined && !(cpu >= 0 && mask[cpu] === 1)) continue
+      const j = Math.min(energyJ.length - 1, Math.max(0, interval.index(t)))
+      // Energy per second of (weighted) running time on the part, W.
+      const rate = rateAt(cpu, t, j)
+      if (Number.isFinite(rate) && rate > 0) powerW += (energyJ[j] as number) * rate * NS_PER_S
+    }
+    return powerW
+  }
+}
+
+/** 1 at each of `cpus` (non-negative integers; others are never a sample's CPU). */
+function cpuMask(cpus: readonly number[]): Uint8Array {
+  const valid = cpus.filter((c) => Number.isInteger(c) && c >= 0 && c < 1 << 16)
+  const mask = new Uint8Array(Math.max(0, ...valid) + 1)
+  for (const c of valid) mask[c] = 1
+  return mask
 }
 
 /**
@@ -482,10 +508,9 @@ function splitGroups(
   share: Float64Array | undefined,
   defaultPeriodNs: number,
   minSamples: number,
-): { readonly powerW: Float64Array; readonly group: Int32Array } {
+): SamplePower {
   const bounds = sensorIntervalBounds(curve, window)
   const whole: PowerPart = { curve, baselinePowerW: baselineW, tails }
-  const group = new Int32Array(n).fill(-1)
   // Groups as [first sample, end sample) and [start, end) times.
   const groups: Array<{ from: number; to: number; startNs: number; endNs: number }> = []
   let k = 0
@@ -514,7 +539,7 @@ function splitGroups(
     }
   }
   const powerW = new Float64Array(n)
-  groups.forEach((g, id) => {
+  groups.forEach((g) => {
     let weight = 0
     for (let i = g.from; i < g.to; i++) {
       const s = at(i)
@@ -523,7 +548,6 @@ function splitGroups(
     }
     const energyJ = netEnergyJ(whole, g.startNs, g.endNs)
     for (let i = g.from; i < g.to; i++) {
-      group[i] = id
       // energy × (share × period) / weight, per second of the sample's period.
       powerW[i] =
         weight > 0
@@ -531,7 +555,7 @@ function splitGroups(
           : 0
     }
   })
-  return { powerW, group }
+  return (k) => powerW[k] as number
 }
 
 /**
@@ -600,7 +624,12 @@ function threadShares(
 class Accumulators {
   /** @param energies keep Σ and Σ² of the samples' energies (`split`). */
   constructor(readonly energies: boolean) {}
-  readonly ids = new Map<string, number>()
+  /**
+   * Method name → id, as a null-prototype object's own properties rather than a `Map`: V8 looks
+   * a string key up there about twice as fast (the key is internalized once, then compared by
+   * identity), and this lookup runs once per frame of every sample.
+   */
+  private readonly ids: Record<string, number> = Object.create(null) as Record<string, number>
   readonly names: string[] = []
   count = new Float64Array(3 * 64)
   powerSum = new Float64Array(3 * 64)
@@ -651,10 +680,10 @@ class Accumulators {
   }
 
   id(name: string): number {
-    const known = this.ids.get(name)
+    const known = this.ids[name]
     if (known !== undefined) return known
     const id = this.names.length
-    this.ids.set(name, id)
+    this.ids[name] = id
     this.names.push(name)
     if (id >= this.stamp.length) this.grow(this.stamp.length * 2)
     return id
