@@ -5,10 +5,12 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { odpmCollector, type PowerData } from '../../src/collectors/index.js'
 import {
+  readCpuFrequencies,
   readingOffsetsNs,
   uncoveredEndMs,
   untilPollAfterMs,
   widerOffsets,
+  withStartFrequencies,
 } from '../../src/collectors/power/odpm.js'
 import {
   hostNowNs,
@@ -256,6 +258,37 @@ describe('on the virtual device (real time)', () => {
     const changes = data.schedule?.frequencies ?? []
     expect(changes.length).toBeGreaterThan(0)
     expect(new Set(changes.map((c) => c.cpu)).size).toBeGreaterThan(1)
+    // ftrace reports changes only: each CPU's frequency when the session started comes first,
+    // before any slice, as the governor had decided it (scaling_cur_freq).
+    const sim = server.devices[0]!.phone.sim
+    const firstNs = Math.min(...(data.schedule?.slices ?? []).map((s) => s.startNs))
+    const start = changes.filter((c) => c.tNs < firstNs)
+    expect(start.map((c) => c.cpu)).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    for (const c of start) {
+      const cluster = sim.power.clusters.find(
+        (k) => c.cpu >= k.firstCore && c.cpu < k.firstCore + k.cores,
+      )!
+      expect(cluster.speedsKhz).toContain(c.khz)
+      expect(c.khz).toBe(sim.governors[cluster.index]!.freqAt(c.tNs + 1))
+    }
+  })
+
+  test('readCpuFrequencies: every CPU of every policy at its scaling_cur_freq; without them the schedule is left as it is', async () => {
+    const khz = await readCpuFrequencies(contextFor(device, 'cur'))
+    expect([...(khz?.keys() ?? [])].sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7])
+    const sim = server.devices[0]!.phone.sim
+    for (const cluster of sim.power.clusters) {
+      expect(cluster.speedsKhz).toContain(khz?.get(cluster.firstCore))
+    }
+    const empty = {
+      slices: [],
+      frequencies: [],
+      cpus: [],
+      clock: 'boottime',
+      source: 'x',
+      lostEvents: false,
+    } as const
+    expect(withStartFrequencies(empty, undefined, [])).toBe(empty)
   })
 
   test("endReading: 'extrapolate' stops at once: the last reading usually precedes the end, and that is not warned about", async () => {

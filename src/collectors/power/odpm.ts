@@ -23,7 +23,13 @@ import {
   type DeviceClockMapping,
 } from '../../device/index.js'
 import { decodePowerTrace, formatPerfettoTextConfig } from '../../formats/perfetto/index.js'
-import { EnergyError, isEnergyError, type EnergyWarning } from '../../model/index.js'
+import {
+  EnergyError,
+  isEnergyError,
+  type CpuSchedule,
+  type EnergyWarning,
+} from '../../model/index.js'
+import type { CpuFrequencyChange } from '../../model/samples.js'
 import { endProcess, killProcess, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
@@ -83,7 +89,8 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
     })
   }
   const traceDir = options.traceDir ?? '/data/misc/perfetto-traces'
-  let session: { pid: string; file: string } | undefined
+  let session:
+    { pid: string; file: string; startKhz: ReadonlyMap<number, number> | undefined } | undefined
   /** Host time of the window's end, once `awaitEndReading` has waited for the poll after it. */
   let endReading: number | undefined
   const extrapolate = options.endReading === 'extrapolate'
@@ -156,7 +163,10 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
           details: { serial: context.device.serial },
         })
       }
-      session = { pid, file }
+      // ftrace reports frequency changes only: what each cluster runs at when the session starts
+      // is read once it records (a change after the read is in the trace).
+      const startKhz = options.schedule === false ? undefined : await readCpuFrequencies(context)
+      session = { pid, file, startKhz }
     },
     async stop(context): Promise<PowerData> {
       const s = session
@@ -205,7 +215,9 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       return {
         kind: 'rails',
         rails,
-        ...(trace.schedule === undefined ? {} : { schedule: trace.schedule }),
+        ...(trace.schedule === undefined
+          ? {}
+          : { schedule: withStartFrequencies(trace.schedule, s.startKhz, rails) }),
         ...(monotonicToBoottimeNs === undefined ? {} : { monotonicToBoottimeNs }),
         ...(offsets === undefined ? {} : { readingOffsetsNs: offsets }),
         warnings,
@@ -221,6 +233,50 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       await removeFiles(context, [s.file])
     },
   }
+}
+
+/**
+ * Each CPU's frequency now, kHz (`scaling_cur_freq` of every cpufreq policy, for the CPUs in its
+ * `related_cpus`); undefined when the phone does not show them (the attribution then takes each
+ * CPU's first traced change as its frequency before it).
+ */
+export async function readCpuFrequencies(
+  context: CollectorContext,
+): Promise<ReadonlyMap<number, number> | undefined> {
+  const read = await shellScript(
+    context.device,
+    'cd /sys/devices/system/cpu/cpufreq && for p in policy*; do echo "$(cat $p/related_cpus):$(cat $p/scaling_cur_freq)"; done',
+  ).catch(() => undefined)
+  if (read === undefined || read.exitCode !== 0) return undefined
+  const khzOf = new Map<number, number>()
+  for (const line of read.stdout.split('\n')) {
+    const m = /^\s*([\d ]+):\s*(\d+)\s*$/.exec(line)
+    if (m === null) continue
+    for (const cpu of (m[1] ?? '').trim().split(/\s+/)) khzOf.set(Number(cpu), Number(m[2]))
+  }
+  return khzOf.size === 0 ? undefined : khzOf
+}
+
+/**
+ * The schedule with each CPU's frequency at the session's start (`startKhz`) as a change just
+ * before the trace's first event: `power/cpu_frequency` reports changes only, so without it a
+ * CPU's frequency before its first change in the trace is unknown.
+ */
+export function withStartFrequencies(
+  schedule: CpuSchedule,
+  startKhz: ReadonlyMap<number, number> | undefined,
+  rails: ReturnType<typeof decodePowerTrace>['rails'],
+): CpuSchedule {
+  if (startKhz === undefined || startKhz.size === 0) return schedule
+  let firstNs = Infinity
+  for (const s of schedule.slices) firstNs = Math.min(firstNs, s.startNs)
+  for (const c of schedule.frequencies ?? []) firstNs = Math.min(firstNs, c.tNs)
+  for (const r of rails) firstNs = Math.min(firstNs, r.readings[0]?.tNs ?? Infinity)
+  if (!Number.isFinite(firstNs)) return schedule
+  const start: CpuFrequencyChange[] = [...startKhz]
+    .sort(([a], [b]) => a - b)
+    .map(([cpu, khz]) => ({ cpu, tNs: firstNs - 1, khz }))
+  return { ...schedule, frequencies: [...start, ...(schedule.frequencies ?? [])] }
 }
 
 /**
