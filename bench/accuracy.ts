@@ -1,5 +1,6 @@
 /**
- * `npm run bench:accuracy [-- --quick] [-- --json] [-- --seed N] [-- --physics phone|simple]`: how
+ * `npm run bench:accuracy [-- --quick] [-- --json] [-- --seed N] [-- --physics phone|simple]
+ * [-- --methods]` (per-method errors of the interval method): how
  * accurate vitest-energy is,
  * measured on the virtual device in fast mode against its ground truth (`vdev ground-truth` over
  * adb for the same window). Prints each figure next to its target and paper anchor (issue 5's
@@ -10,6 +11,7 @@ import {
   edataRandomRun,
   mean,
   mixedWorkload,
+  perMethodErrors,
   perTestEnergy,
   regressionDetection,
   windowEndAccuracy,
@@ -227,6 +229,19 @@ async function main(): Promise<void> {
     verdict: cpuOnly.withinPctExclusive >= 0.97 ? 'PASS' : 'MISS',
     value: cpuOnly.withinPctExclusive,
   })
+  if (process.argv.includes('--methods')) {
+    for (const [name, figure] of [
+      ['mixed', mixed],
+      ['CPU-only', cpuOnly],
+    ] as const) {
+      log(`per method, interval method, ${name} windows (signed error of the local energy):`)
+      for (const m of perMethodErrors(figure)) {
+        log(
+          `  ${m.method.padEnd(48)} ${`${m.within}/${m.pairs}`.padStart(6)} within 5%, mean ${pct(m.meanSigned, 1).padStart(7)}, ${pct(m.minSigned, 1)} … ${pct(m.maxSigned, 1)}`,
+        )
+      }
+    }
+  }
 
   // 3. Regression detection.
   log(

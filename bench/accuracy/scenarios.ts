@@ -317,6 +317,36 @@ export interface MixedFigure {
   readonly meanSignedExclusive: number
   /** Within 5%, exclusive, with PETrA's `split: 'time'` (∫P over each call) on the same windows. */
   readonly withinPctExclusiveTime: number
+  /** Every (window, method) pair: the method's local estimate and its true self energy, J. */
+  readonly perPair: readonly { window: number; method: string; truthJ: number; estimateJ: number }[]
+}
+
+/**
+ * Per method over a mixed figure's pairs: how many, within 5%, and the signed relative errors'
+ * mean, minimum and maximum (`--methods` prints it; where the interval method goes wrong).
+ */
+export function perMethodErrors(figure: MixedFigure): Array<{
+  method: string
+  pairs: number
+  within: number
+  meanSigned: number
+  minSigned: number
+  maxSigned: number
+}> {
+  const by = new Map<string, number[]>()
+  for (const p of figure.perPair) {
+    by.set(p.method, [...(by.get(p.method) ?? []), (p.estimateJ - p.truthJ) / p.truthJ])
+  }
+  return [...by]
+    .map(([method, errors]) => ({
+      method,
+      pairs: errors.length,
+      within: errors.filter((e) => Math.abs(e) <= 0.05).length,
+      meanSigned: mean(errors),
+      minSigned: Math.min(...errors),
+      maxSigned: Math.max(...errors),
+    }))
+    .sort((a, b) => a.method.localeCompare(b.method))
 }
 
 /**
@@ -338,6 +368,7 @@ export async function mixedWorkload(
   let withinTime = 0
   const mres: number[] = []
   const signed: number[] = []
+  const perPair: Array<{ window: number; method: string; truthJ: number; estimateJ: number }> = []
   try {
     const baseline = await idleBaseline(phone, 'odpm')
     for (let i = 0; i < windows; i++) {
@@ -371,6 +402,7 @@ export async function mixedWorkload(
         pairs++
         const m = est.get(t.method)
         const e = m?.localEnergyJ ?? 0
+        perPair.push({ window: i, method: t.method, truthJ: truthExcl, estimateJ: e })
         const rel = Math.abs(e - truthExcl) / truthExcl
         mres.push(rel)
         signed.push((e - truthExcl) / truthExcl)
@@ -393,6 +425,7 @@ export async function mixedWorkload(
     mreExclusive: mean(mres),
     meanSignedExclusive: mean(signed),
     withinPctExclusiveTime: pairs === 0 ? 0 : withinTime / pairs,
+    perPair,
   }
 }
 
