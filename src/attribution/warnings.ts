@@ -285,6 +285,9 @@ function slowSensor(facts: WarningFacts, minUpdates: number): EnergyWarning | un
 /**
  * `W_UNDERSAMPLED`: per-method figures from fewer samples than `min`. Not when the app ran no code
  * (no samples: there is nothing to split), nor for a repetition (methods are judged on the mean).
+ * A note, not a warning: where a method's figure is judged, its own 95% interval carries the
+ * sampler's imprecision (a limit inside it makes the matcher inconclusive and say how many
+ * repetitions would decide); a short window whose methods nobody judges asks for no action.
  */
 function undersampled(facts: WarningFacts, min: number): EnergyWarning | undefined {
   const n = facts.stackSamples
@@ -308,7 +311,7 @@ function undersampled(facts: WarningFacts, min: number): EnergyWarning | undefin
   }
   return {
     code: AttributionWarnings.UNDERSAMPLED,
-    severity: 'warning',
+    severity: 'info',
     message: `Only ${n} stack samples in the window, fewer than ${min}${ran}, so per-method figures have wide intervals. ${advice}.`,
   }
 }

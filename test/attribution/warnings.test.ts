@@ -83,6 +83,7 @@ describe('warnings that apply', () => {
     const facts = { durationS: 1, stackSamples: 82, sampledCpuTimeS: 0.082 }
     const option = { name: 'samplingHz', maxHz: 10_000 }
     const [w] = attributionWarnings({ ...facts, samplingOption: option })
+    expect(w?.severity, 'a note: judged figures carry their own interval').toBe('info')
     expect(w?.message).toContain('the app ran ≈ 82 ms of code, sampled at 1000 Hz')
     expect(w?.message).toContain('Raise `samplingHz` to ≈ 2500 Hz for 200 samples here')
     const little = attributionWarnings({
