@@ -22,6 +22,7 @@ import {
   type SwipeDirection,
   type UiNode,
 } from '../appium-driver/hierarchy.js'
+import { ELEMENT_KEY, pointerGestures } from '../appium-driver/gestures.js'
 import { compileLocator } from '../appium-driver/locate.js'
 import { encodePng, renderScreen } from '../appium-driver/png.js'
 import { injectSwipe } from '../commands/input.js'
@@ -32,7 +33,6 @@ import type { SimPhone } from '../sim/phone.js'
 /** The port the real server listens on, on the phone. */
 export const UIAUTOMATOR2_SERVER_PORT = 6790
 /** The version this emulation answers as (the server APK the driver ships, read at install). */
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'
 const KEYCODE_BACK = 4
 /** A peer's request body is bounded: screenshots go out, not in. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024
@@ -184,31 +184,14 @@ export function createUiautomator2Server(
         continue
       }
       if (sequence.type !== 'pointer') continue
-      let pos: [number, number] = [0, 0]
-      let down: [number, number] | undefined
-      for (const action of sequence.actions ?? []) {
-        if (action['type'] === 'pointerMove') {
-          const origin = action['origin'] ?? 'viewport'
-          let base: [number, number] = [0, 0]
-          if (origin === 'pointer') base = pos
-          else if (typeof origin === 'object' && origin !== null) {
-            const ref = origin as Record<string, unknown>
-            const id = ref[ELEMENT_KEY] ?? ref['ELEMENT']
-            if (typeof id !== 'string')
-              throw invalidArgument('pointerMove origin is not an element')
-            base = centre(rectOf(resolve(s, id).node))
-          }
-          pos = [
-            Math.round(base[0] + Number(action['x'] ?? 0)),
-            Math.round(base[1] + Number(action['y'] ?? 0)),
-          ]
-        } else if (action['type'] === 'pointerDown') {
-          down = pos
-        } else if (action['type'] === 'pointerUp' && down !== undefined) {
-          if (down[0] === pos[0] && down[1] === pos[1]) phone.sim.tap(down[0], down[1])
-          else injectSwipe(phone, down[0], down[1], pos[0], pos[1])
-          down = undefined
-        }
+      const gestures = pointerGestures(
+        sequence.actions ?? [],
+        (id) => centre(rectOf(resolve(s, id).node)),
+        invalidArgument,
+      )
+      for (const g of gestures) {
+        if (g.kind === 'tap') phone.sim.tap(g.x, g.y)
+        else injectSwipe(phone, ...g.from, ...g.to)
       }
     }
   }

@@ -42,10 +42,8 @@ import {
   type UiNode,
 } from './hierarchy.js'
 import { compileLocator, LOCATOR_STRATEGIES, type Locator } from './locate.js'
+import { ELEMENT_KEY, originElementIds, pointerGestures, type PointerAction } from './gestures.js'
 import { encodePng, renderScreen } from './png.js'
-
-/** W3C element reference key. */
-const ELEMENT_KEY = 'element-6066-11e4-a52e-4f735466cecf'
 
 /** Where the driver asks `uiautomator dump` to write (app-independent, shell-writable). */
 const DUMP_PATH = '/data/local/tmp/vitest-energy-window-dump.xml'
@@ -569,39 +567,26 @@ export class VirtualDeviceDriver extends BaseDriver<Constraints> {
           'only one pointer (touch or mouse) action sequence is supported: taps and swipes',
         )
       }
-      let pos: [number, number] = [0, 0]
-      let down: [number, number] | undefined
-      let pressedMs = 0
-      for (const action of pointers[0]?.actions ?? []) {
-        if (action.type === 'pause') {
-          if (down !== undefined) pressedMs += action.duration ?? 0
-        } else if (action.type === 'pointerMove') {
-          const origin = action.origin ?? 'viewport'
-          let base: [number, number] = [0, 0]
-          if (origin === 'pointer') base = pos
-          else if (typeof origin === 'object') {
-            const ref = origin as unknown as Record<string, unknown>
-            const id = ref[ELEMENT_KEY] ?? ref['ELEMENT']
-            if (typeof id !== 'string') {
-              throw new errors.InvalidArgumentError('pointerMove origin is not an element')
-            }
-            base = centre((await this.resolve(id)).node.rect ?? { x: 0, y: 0, width: 0, height: 0 })
-          }
-          pos = [Math.round(base[0] + (action.x ?? 0)), Math.round(base[1] + (action.y ?? 0))]
-          if (down !== undefined) pressedMs += action.duration ?? 0
-        } else if (action.type === 'pointerDown') {
-          down = pos
-        } else if (action.type === 'pointerUp') {
-          if (down === undefined) continue
-          const moved = down[0] !== pos[0] || down[1] !== pos[1]
-          await this.run(
-            moved
-              ? ['input', 'swipe', ...[...down, ...pos, Math.max(50, pressedMs)].map(String)]
-              : ['input', 'tap', ...down.map(String)],
-          )
-          down = undefined
-          pressedMs = 0
-        }
+      const steps = (pointers[0]?.actions ?? []) as unknown as PointerAction[]
+      // Element origins are looked up before the first gesture (over adb, not per action).
+      const centres = new Map<string, readonly [number, number]>()
+      for (const id of originElementIds(steps)) {
+        centres.set(
+          id,
+          centre((await this.resolve(id)).node.rect ?? { x: 0, y: 0, width: 0, height: 0 }),
+        )
+      }
+      const gestures = pointerGestures(
+        steps,
+        (id) => centres.get(id) ?? [0, 0],
+        (message) => new errors.InvalidArgumentError(message),
+      )
+      for (const g of gestures) {
+        await this.run(
+          g.kind === 'swipe'
+            ? ['input', 'swipe', ...[...g.from, ...g.to, Math.max(50, g.pressedMs)].map(String)]
+            : ['input', 'tap', String(g.x), String(g.y)],
+        )
       }
     })
   }

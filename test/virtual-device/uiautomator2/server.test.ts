@@ -144,6 +144,49 @@ test('status, a session, finds and their errors in the server’s shapes', async
   })
 })
 
+test('W3C pointer actions: a press and release on an element is a tap on it; an origin that is no element reference is an invalid argument', async () => {
+  const sid = (
+    await call('POST', '/session', { capabilities: { firstMatch: [{ platformName: 'Android' }] } })
+  ).json.sessionId as string
+  // The tab bar is on every screen (the test before left the settings screen open).
+  const tab = await call('POST', `/session/${sid}/element`, {
+    strategy: 'accessibility id',
+    selector: 'settings',
+  })
+  expect(tab.status).toBe(200)
+  const taps = (): number =>
+    h.phone.sim.actionLog.filter((a) => a.startsWith('tap settings')).length
+  const before = taps()
+  const tap = await call('POST', `/session/${sid}/actions`, {
+    actions: [
+      {
+        type: 'pointer',
+        id: 'finger1',
+        parameters: { pointerType: 'touch' },
+        actions: [
+          {
+            type: 'pointerMove',
+            duration: 0,
+            origin: { 'element-6066-11e4-a52e-4f735466cecf': tab.json.value.ELEMENT },
+            x: 0,
+            y: 0,
+          },
+          { type: 'pointerDown', button: 0 },
+          { type: 'pause', duration: 50 },
+          { type: 'pointerUp', button: 0 },
+        ],
+      },
+    ],
+  })
+  expect(tap.status).toBe(200)
+  expect(taps()).toBe(before + 1)
+  const bad = await call('POST', `/session/${sid}/actions`, {
+    actions: [{ type: 'pointer', id: 'f', actions: [{ type: 'pointerMove', origin: { id: 7 } }] }],
+  })
+  expect(bad).toMatchObject({ status: 400, json: { value: { error: 'invalid argument' } } })
+  expect((await call('DELETE', `/session/${sid}`)).status).toBe(200)
+})
+
 test('a request body is bounded: 413 from its declared length, before it is sent', async () => {
   const head = await new Promise<string>((resolve, reject) => {
     const socket = net.connect((bridge.address() as net.AddressInfo).port, '127.0.0.1')
