@@ -148,24 +148,34 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
         fileWritePeriodMs: 1000,
         unknownFields: [],
       })
+      // ftrace reports frequency changes only: what each cluster runs at when the session starts
+      // is read in the same shell once perfetto records (a change after the read is in the
+      // trace); the script's status stays perfetto's.
+      const frequencies = options.schedule !== false
       const started = await shellScript(
         context.device,
-        `echo ${quoteShellArg(config)} | perfetto --txt -c - -o ${quoteShellArg(file)} --background`,
+        `echo ${quoteShellArg(config)} | perfetto --txt -c - -o ${quoteShellArg(file)} --background` +
+          (frequencies
+            ? `; s=$?; echo ${quoteShellArg(FREQUENCIES_MARK)}; ${CPU_FREQUENCIES_SCRIPT}; (exit $s)`
+            : ''),
       )
+      const mark = started.stdout.lastIndexOf(FREQUENCIES_MARK)
+      const perfettoOut = mark < 0 ? started.stdout : started.stdout.slice(0, mark)
       // `--background` prints the session's pid last (log lines on stderr may come first).
-      const pid = started.stdout.trim().split(/\s+/).pop() ?? ''
+      const pid = perfettoOut.trim().split(/\s+/).pop() ?? ''
       if (started.exitCode !== 0 || !/^\d+$/.test(pid)) {
         await removeFiles(context, [file])
         throw new EnergyError({
           code: CollectorErrors.RECORDER_FAILED,
-          message: `perfetto did not start (exit ${started.exitCode}): ${started.stdout.trim().slice(0, 200) || 'no output'}`,
+          message: `perfetto did not start (exit ${started.exitCode}): ${perfettoOut.trim().slice(0, 200) || 'no output'}`,
           hint: 'ODPM rails need Android 11+ with the power HAL rails (Pixel 6 and later); use power: "fuel-gauge" otherwise.',
           details: { serial: context.device.serial },
         })
       }
-      // ftrace reports frequency changes only: what each cluster runs at when the session starts
-      // is read once it records (a change after the read is in the trace).
-      const startKhz = options.schedule === false ? undefined : await readCpuFrequencies(context)
+      const startKhz =
+        frequencies && mark >= 0
+          ? parseCpuFrequencies(started.stdout.slice(mark + FREQUENCIES_MARK.length))
+          : undefined
       session = { pid, file, startKhz }
     },
     async stop(context): Promise<PowerData> {
@@ -235,21 +245,30 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
   }
 }
 
+/** Prints `<related_cpus>:<scaling_cur_freq>` for every cpufreq policy. */
+const CPU_FREQUENCIES_SCRIPT =
+  '(cd /sys/devices/system/cpu/cpufreq && for p in policy*; do echo "$(cat $p/related_cpus):$(cat $p/scaling_cur_freq)"; done) 2>/dev/null'
+
+/** Between perfetto's output and the frequencies in the start script's output. */
+const FREQUENCIES_MARK = '--- cpufreq ---'
+
 /**
  * Each CPU's frequency now, kHz (`scaling_cur_freq` of every cpufreq policy, for the CPUs in its
  * `related_cpus`); undefined when the phone does not show them (the attribution then takes each
- * CPU's first traced change as its frequency before it).
+ * CPU's first traced change as its frequency before it). The collector reads them in the shell
+ * that starts perfetto; this is the same read on its own.
  */
 export async function readCpuFrequencies(
   context: CollectorContext,
 ): Promise<ReadonlyMap<number, number> | undefined> {
-  const read = await shellScript(
-    context.device,
-    'cd /sys/devices/system/cpu/cpufreq && for p in policy*; do echo "$(cat $p/related_cpus):$(cat $p/scaling_cur_freq)"; done',
-  ).catch(() => undefined)
-  if (read === undefined || read.exitCode !== 0) return undefined
+  const read = await shellScript(context.device, CPU_FREQUENCIES_SCRIPT).catch(() => undefined)
+  return read === undefined || read.exitCode !== 0 ? undefined : parseCpuFrequencies(read.stdout)
+}
+
+/** `<cpus>:<kHz>` lines → kHz per CPU; undefined when there is none. */
+function parseCpuFrequencies(text: string): ReadonlyMap<number, number> | undefined {
   const khzOf = new Map<number, number>()
-  for (const line of read.stdout.split('\n')) {
+  for (const line of text.split('\n')) {
     const m = /^\s*([\d ]+):\s*(\d+)\s*$/.exec(line)
     if (m === null) continue
     for (const cpu of (m[1] ?? '').trim().split(/\s+/)) khzOf.set(Number(cpu), Number(m[2]))
