@@ -305,11 +305,13 @@ export function attributeIntervals(
     )
     for (const n of nodes)
       if (!threadNames.has(n.call.threadId)) threadNames.set(n.call.threadId, undefined)
+    // The traced threads' timelines are the same for every part: built once.
+    const lines = schedule === undefined ? undefined : threadTimelines(nodes, seg)
     for (const part of parts) {
       idleEnergyJ +=
-        schedule === undefined
+        schedule === undefined || lines === undefined
           ? splitByActivity(part, window, nodes, seg)
-          : splitBySchedule(part, window, nodes, seg, schedule, threadNames, parts)
+          : splitBySchedule(part, window, nodes, lines, schedule, threadNames, parts)
     }
   }
 
@@ -437,21 +439,16 @@ interface Segments {
   readonly rate: readonly number[]
 }
 
-/**
- * `activity` with a CPU schedule: each sensor interval's energy of the part goes to whatever ran on
- * the part's CPUs in it, by running time. A traced thread's running time goes to its innermost
- * open call; other processes' and untraced time stay unattributed. Returns the unattributed J.
- */
-function splitBySchedule(
-  part: PowerPart,
-  window: EnergyWindow,
-  nodes: Node[],
-  seg: Segments,
-  schedule: CpuSchedule,
-  threadNames: ReadonlyMap<number, string | undefined>,
-  clusterParts: readonly PowerPart[],
-): number {
-  // Each traced thread's timeline: segments [t0, t1) with its innermost open call.
+/** A traced thread's timeline: segments [t0, t1) with its innermost open call, and their starts. */
+interface ThreadTimeline {
+  readonly t0: number[]
+  readonly t1: number[]
+  readonly node: number[]
+  readonly starts: Float64Array
+}
+
+/** Each traced thread's timeline, by thread id. */
+function threadTimelines(nodes: readonly Node[], seg: Segments): Map<number, ThreadTimeline> {
   const timeline = new Map<number, { t0: number[]; t1: number[]; node: number[] }>()
   for (let g = 0; g < seg.t0.length; g++) {
     for (let i = seg.from[g] as number; i < (seg.from[g + 1] as number); i++) {
@@ -467,7 +464,25 @@ function splitBySchedule(
       line.node.push(node)
     }
   }
-  const starts = new Map([...timeline].map(([tid, line]) => [tid, Float64Array.from(line.t0)]))
+  return new Map(
+    [...timeline].map(([tid, line]) => [tid, { ...line, starts: Float64Array.from(line.t0) }]),
+  )
+}
+
+/**
+ * `activity` with a CPU schedule: each sensor interval's energy of the part goes to whatever ran on
+ * the part's CPUs in it, by running time. A traced thread's running time goes to its innermost
+ * open call; other processes' and untraced time stay unattributed. Returns the unattributed J.
+ */
+function splitBySchedule(
+  part: PowerPart,
+  window: EnergyWindow,
+  nodes: Node[],
+  timeline: ReadonlyMap<number, ThreadTimeline>,
+  schedule: CpuSchedule,
+  threadNames: ReadonlyMap<number, string | undefined>,
+  clusterParts: readonly PowerPart[],
+): number {
   const threadOf = scheduleThreadMatcher(threadNames)
   const { bounds, energyJ, insideJ, slices, shareOf, intervalCursor } = partRunning(
     part,
@@ -484,8 +499,8 @@ function splitBySchedule(
     if (!(b > a)) continue
     const tid = threadOf(slice)
     const line = tid === undefined ? undefined : timeline.get(tid)
-    const lineStarts = tid === undefined ? undefined : starts.get(tid)
-    if (line === undefined || lineStarts === undefined) continue
+    if (line === undefined) continue
+    const lineStarts = line.starts
     const cursor = intervalCursor(slice.cpu)
     let k = Math.max(0, lastAtOrBefore(lineStarts, a))
     for (; k < line.t0.length && (line.t0[k] as number) < b; k++) {
