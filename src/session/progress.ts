@@ -84,6 +84,11 @@ export class TestProgress implements Progress {
   private pendingLine: NodeJS.Timeout | undefined
   /** Shown after every phase until cleared: `repetition 2/5`. */
   private context: string | undefined
+  /**
+   * The test released its phone: a later step (a body still running past its timeout) would put
+   * it back on the line, holding a phone another test now has, until its process ends.
+   */
+  private ended = false
 
   constructor(
     private readonly channel: ProgressChannel,
@@ -94,6 +99,7 @@ export class TestProgress implements Progress {
   }
 
   step(phase: ProgressPhase, options: StepOptions = {}): void {
+    if (this.ended) return
     if (phase === this.phase) {
       this.setDetail(options.detail)
       return
@@ -119,13 +125,15 @@ export class TestProgress implements Progress {
    * where no live line shows it.
    */
   within(context: string | undefined, line?: string): void {
+    if (this.ended) return
     this.context = context
     this.sendPhase()
     if (line !== undefined && !this.channel.live) this.plain(line)
   }
 
-  /** The test released its phone (again: nothing). */
+  /** The test released its phone (again: nothing); its steps from now on are not news. */
   done(): void {
+    this.ended = true
     clearTimeout(this.pendingLine)
     this.pendingLine = undefined
     if (this.phase === undefined) return

@@ -59,6 +59,17 @@ describe('without a reporter listening: plain lines', () => {
       '  ⋯ scrolls the feed: raw data kept in .vitest-energy/artifacts/x\n',
     ])
   })
+
+  test('a step after the test released its phone prints no plain line', () => {
+    vi.useFakeTimers()
+    const { progress, lines } = plainProgress()
+    progress.step('running')
+    progress.done()
+    progress.step('converting samples', { line: 'converting', lineAfterMs: 1000 })
+    progress.step('baseline', { line: 'measuring the idle baseline' })
+    vi.advanceTimersByTime(5000)
+    expect(lines).toEqual([])
+  })
 })
 
 describe('with a reporter listening: phases over the socket', () => {
@@ -82,6 +93,32 @@ describe('with a reporter listening: phases over the socket', () => {
       await vi.waitFor(() => expect(status.render()).toBe(''))
       expect(terminalLog.join('')).toContain('  ⋯ scrolls the feed: raw data kept in x\n')
       expect(lines).toEqual([])
+    } finally {
+      status.stop()
+      await server.close()
+    }
+  })
+
+  test('a step after the test released its phone (a body still running past its timeout) brings nothing back', async () => {
+    const { status } = capturedStatus()
+    const server = await listenForProgress(status)
+    try {
+      const late = new TestProgress(ProgressChannel.for(server.port), subject, () => undefined)
+      late.step('running')
+      await vi.waitFor(() => expect(status.render()).toContain('scrolls the feed · running'))
+      late.done()
+      late.step('stopping')
+      late.step('running')
+      // The next test's events come after the late ones on the same socket: once it shows, the
+      // late ones have been read.
+      const next = new TestProgress(
+        ProgressChannel.for(server.port),
+        { ...subject, name: 'opens a trail' },
+        () => undefined,
+      )
+      next.step('recording')
+      await vi.waitFor(() => expect(status.render()).toContain('opens a trail · recording'))
+      expect(status.render()).not.toContain('scrolls the feed')
     } finally {
       status.stop()
       await server.close()
