@@ -23,6 +23,12 @@ const FRAME_MS = 100
 const MAX_LINE_BYTES = 64 * 1024
 /** Test processes of one run (a worker per phone, Jest's or Vitest's pool). */
 const MAX_CONNECTIONS = 256
+/**
+ * Tests one test process has on the line at once (its concurrent tests, waiting for the phone:
+ * 5 by default in Vitest and Jest); a peer's further new tests are not shown, so what it sends
+ * cannot grow the reporter's memory.
+ */
+const MAX_TESTS_PER_SOURCE = 32
 const SEPARATOR = ' │ '
 const ERASE_LINE = '\r\x1b[2K'
 
@@ -190,6 +196,8 @@ export interface LiveStatusOptions {
 /** The state of every test process's phones, and the line that shows it. */
 export class LiveStatus {
   private readonly entries = new Map<string, StatusEntry>()
+  /** How many of `entries` each source has. */
+  private readonly perSource = new Map<number, number>()
   private readonly terminal: StatusTerminal
   /** The terminal's own write, taken before `start()` makes its writes pass above the line. */
   private out: (text: string) => unknown
@@ -238,6 +246,11 @@ export class LiveStatus {
     switch (event.kind) {
       case 'phase': {
         const before = this.entries.get(key)
+        const held = this.perSource.get(source) ?? 0
+        if (before === undefined) {
+          if (held >= MAX_TESTS_PER_SOURCE) return
+          this.perSource.set(source, held + 1)
+        }
         this.entries.set(key, {
           phone: printable(event.test.phone),
           file: printable(event.test.file),
@@ -249,7 +262,8 @@ export class LiveStatus {
         return
       }
       case 'done':
-        this.entries.delete(key)
+        if (this.entries.delete(key))
+          this.perSource.set(source, (this.perSource.get(source) ?? 1) - 1)
         return
       case 'note':
         this.print(`  ⋯ ${printable(event.test.name)}: ${printable(event.text)}\n`)
@@ -261,6 +275,7 @@ export class LiveStatus {
   closed(source: number): void {
     for (const key of [...this.entries.keys()])
       if (key.startsWith(`${source}:`)) this.entries.delete(key)
+    this.perSource.delete(source)
   }
 
   /** The line as it would be drawn now. */

@@ -248,6 +248,27 @@ describe('LiveStatus', () => {
     status.stop()
   })
 
+  test('a test process holds at most 32 tests on the line: a peer sending ever new ids cannot grow it', () => {
+    const { status } = started()
+    for (let id = 1; id <= 10_000; id++)
+      status.receive(1, phase(id, `t${id}`, 'waiting for the phone'))
+    expect(status.render()).toBe('vdev-0001 › 32 tests waiting for the phone 0.0 s')
+    // Its tests already shown still move on and leave; a place freed is taken by the next.
+    status.receive(1, phase(1, 't1', 'recording'))
+    expect(status.render()).toContain('t1 · recording 0.0 s · 31 waiting')
+    status.receive(1, { kind: 'done', test: phase(1, 't1', 'recording').test })
+    status.receive(1, phase(20_000, 'later', 'recording'))
+    expect(status.render()).toContain('later · recording 0.0 s · 31 waiting')
+    // Another process has places of its own.
+    status.receive(2, phase(1, 'other', 'waiting for the phone'))
+    expect(status.render()).toContain('· 32 waiting')
+    status.closed(1)
+    expect(status.render()).toBe('vdev-0001 › feed.test.ts › other · waiting for the phone 0.0 s')
+    for (let id = 1; id <= 40; id++) status.receive(1, phase(id, `t${id}`, 'waiting for the phone'))
+    expect(status.render()).toBe('vdev-0001 › 33 tests waiting for the phone 0.0 s')
+    status.stop()
+  })
+
   test('stopped: the writes are the stream’s own again and nothing is drawn', () => {
     const { status, stream, log, original } = started()
     status.receive(1, phase(1, 'scrolls', 'recording'))
