@@ -374,8 +374,14 @@ export async function listenForProgress(status: LiveStatus): Promise<ProgressSer
   server.maxConnections = MAX_CONNECTIONS
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen({ host: '127.0.0.1', port: 0 }, () => resolve())
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      server.off('error', reject)
+      resolve()
+    })
   })
+  // Listening, an error is a failed accept (out of file descriptors): that connection is lost, not
+  // the run, which an 'error' event nobody listens to would end.
+  server.on('error', () => undefined)
   server.unref()
   const address = server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
