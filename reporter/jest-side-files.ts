@@ -21,6 +21,18 @@ import { ReporterErrors } from './errors.js'
 
 /** Environment variable naming the side-file directory (set by the Jest reporter). */
 export const JEST_SIDE_DIR_ENV = 'VITEST_ENERGY_JEST_DIR'
+/** Set by the Jest reporter beside the side-file directory: `0` when it writes no budgets. */
+export const JEST_WRITES_BUDGETS_ENV = 'VITEST_ENERGY_JEST_WRITES_BUDGETS'
+
+/**
+ * Whether the run's Jest energy reporter writes the budgets tests ask for (all but its
+ * `updateBudgets: false`), as a worker reads it from the environment it inherited.
+ */
+export function jestReporterWritesBudgets(
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  return env[JEST_SIDE_DIR_ENV] !== undefined && env[JEST_WRITES_BUDGETS_ENV] !== '0'
+}
 
 export interface SideRecord {
   readonly testPath: string

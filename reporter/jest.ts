@@ -21,7 +21,12 @@ import type { EnergyResult, LimitCheck } from '../src/model/index.js'
 import { PROGRESS_PORT_ENV } from '../src/model/progress.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, reportedFailure } from './failures.js'
-import { JEST_SIDE_DIR_ENV, readSideFiles, type SideRecord } from './jest-side-files.js'
+import {
+  JEST_SIDE_DIR_ENV,
+  JEST_WRITES_BUDGETS_ENV,
+  readSideFiles,
+  type SideRecord,
+} from './jest-side-files.js'
 import {
   noEnergyReason,
   type ReportEntry,
@@ -131,8 +136,10 @@ export default class JestEnergyReporter {
     this.update = budgetUpdateMode(process.env, globalConfig.updateSnapshot, options.updateBudgets)
     this.options = options
     this.dir = mkdtempSync(join(tmpdir(), 'vitest-energy-jest-'))
-    // Workers are started after reporters are constructed and inherit this.
+    // Workers are started after reporters are constructed and inherit these. With
+    // `updateBudgets: false` their toStayWithinBudget() fails a missing budget, as in CI.
     process.env[JEST_SIDE_DIR_ENV] = this.dir
+    process.env[JEST_WRITES_BUDGETS_ENV] = options.updateBudgets === false ? '0' : '1'
     process.once('exit', this.removeDir)
   }
 

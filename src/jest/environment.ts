@@ -21,7 +21,11 @@ import type { EnvironmentContext, JestEnvironmentConfig } from '@jest/environmen
 import type { Circus } from '@jest/types'
 import { TestEnvironment as NodeEnvironment } from 'jest-environment-node'
 import { energyMatchers } from '../../matchers/index.js'
-import { appendSideRecord, JEST_SIDE_DIR_ENV } from '../../reporter/jest-side-files.js'
+import {
+  appendSideRecord,
+  JEST_SIDE_DIR_ENV,
+  jestReporterWritesBudgets,
+} from '../../reporter/jest-side-files.js'
 import { isUpdateRequested } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
 import { EnergyError, isEnergyError } from '../model/index.js'
@@ -214,8 +218,9 @@ export default class EnergyEnvironment extends NodeEnvironment {
       { filePath: this.testPath, file, name, fullName },
       {
         updateBudgets: () => this.updateBudgets,
-        // The Jest energy reporter sets its side-file folder: it writes the budgets tests ask for.
-        budgetWriter: process.env[JEST_SIDE_DIR_ENV] !== undefined,
+        // The Jest energy reporter sets its side-file folder, and says whether it writes the
+        // budgets tests ask for (not with its `updateBudgets: false`).
+        budgetWriter: jestReporterWritesBudgets(process.env),
         progress,
       },
     )

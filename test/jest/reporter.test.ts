@@ -6,7 +6,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import JestEnergyReporter from '../../reporter/jest.js'
-import { appendSideRecord, JEST_SIDE_DIR_ENV } from '../../reporter/jest-side-files.js'
+import {
+  appendSideRecord,
+  JEST_SIDE_DIR_ENV,
+  JEST_WRITES_BUDGETS_ENV,
+  jestReporterWritesBudgets,
+} from '../../reporter/jest-side-files.js'
 import type { EnergyReport } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { measuredResult, summarize, type MeasuredEnergyResult } from '../../src/model/index.js'
@@ -41,6 +46,22 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(root, { recursive: true, force: true })
   Reflect.deleteProperty(process.env, JEST_SIDE_DIR_ENV)
+  Reflect.deleteProperty(process.env, JEST_WRITES_BUDGETS_ENV)
+})
+
+// The workers' toStayWithinBudget() passes a missing budget in Jest's `new` mode only when this
+// reporter will write it: with `updateBudgets: false` ("only check them", as in CI) it will not,
+// so the test fails as in CI rather than pass on a promise nobody keeps (the Vitest reporter tells
+// its workers the same through `provide`).
+test('the workers are told whether this reporter writes the budgets they ask for', () => {
+  expect(jestReporterWritesBudgets(process.env), 'no Jest energy reporter').toBe(false)
+  const config = { rootDir: root }
+  new JestEnergyReporter(config, { write: () => undefined })
+  expect(jestReporterWritesBudgets(process.env), 'default').toBe(true)
+  new JestEnergyReporter(config, { write: () => undefined, updateBudgets: true })
+  expect(jestReporterWritesBudgets(process.env), 'updateBudgets: true').toBe(true)
+  new JestEnergyReporter(config, { write: () => undefined, updateBudgets: false })
+  expect(jestReporterWritesBudgets(process.env), 'updateBudgets: false').toBe(false)
 })
 
 test('retries report their last attempt; an empty record is a test that opened no window', async () => {
