@@ -19,6 +19,7 @@ export type { BatterystatsModelCurrents, BatterystatsOptions } from './power/bat
 export {
   batterystatsCollector,
   batterystatsPowerSeries,
+  readPowerProfile,
   modelCurrents,
 } from './power/batterystats.js'
 export {

@@ -13,6 +13,7 @@ import {
   idleNoise,
   idlePowerW,
   idleRailPowersW,
+  type CoreCurrents,
   type IdleNoise,
 } from '../attribution/index.js'
 import {
@@ -51,6 +52,7 @@ import {
   type MeasuredEnergyResult,
 } from '../model/index.js'
 import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
+import { profileCurrents } from './core-currents.js'
 import type { TestProgress } from './progress.js'
 import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 import {
@@ -121,6 +123,8 @@ export class DeviceSession {
     readonly device: AdbDevice,
     readonly capabilities: Capabilities,
     private boottimeMapping: DeviceClockMapping,
+    /** Per cluster, the profile's per-core currents (`profileCurrents`), when known. */
+    private readonly cpuCoreCurrents?: readonly CoreCurrents[],
   ) {}
 
   /** Host → device boottime, mapped again when it is old (see `freshClock`). */
@@ -152,7 +156,17 @@ export class DeviceSession {
     // session, which the probe runs only when dumpsys powerstats lists none.
     const capabilities = await probeCapabilities(device, { app: options.app })
     const boottime = await mapDeviceClock(device, 'boottime')
-    return new DeviceSession(options, target, device, capabilities, boottime)
+    const profile = await profileCurrents(options, device, capabilities)
+    const session = new DeviceSession(
+      options,
+      target,
+      device,
+      capabilities,
+      boottime,
+      profile.currents,
+    )
+    if (profile.warning !== undefined) session.choiceWarnings.push(profile.warning)
+    return session
   }
 
   get serial(): string {
@@ -633,6 +647,7 @@ export class DeviceSession {
       carriedOver: new Map(this.asyncOrigins),
       railFloorsW: new Map(this.railFloorsW),
       cpuClusters: this.capabilities.cpuClusters,
+      ...(this.cpuCoreCurrents === undefined ? {} : { cpuCoreCurrents: this.cpuCoreCurrents }),
       onAsyncState: (stillOn, ended, lowestW) => {
         for (const component of ended) this.asyncOrigins.delete(component)
         for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)

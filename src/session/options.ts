@@ -22,8 +22,12 @@ export interface EnergyOptions {
    */
   readonly power?: 'auto' | 'odpm' | 'fuel-gauge' | 'batterystats' | 'external-meter'
   /**
-   * power_profile.xml for `power: 'batterystats'` (path, relative to the working directory).
-   * @default read from the device (most devices keep it inside framework-res.apk: then required)
+   * The phone's power_profile.xml (path, relative to the working directory). `power: 'batterystats'`
+   * prices component states with it; on ODPM rails its per-core currents per frequency
+   * (`cpu.core_speeds`/`cpu.core_power.clusterN`) weigh each cluster rail's
+   * running time for per-method energy, when its clusters are the phone's.
+   * @default read from the device (most devices keep it inside framework-res.apk: then required
+   * for batterystats, and ODPM uses the (f / 1 GHz)² proxy)
    */
   readonly powerProfile?: string
   /** The meter for `power: 'external-meter'`: a file it writes or a command printing its samples. */

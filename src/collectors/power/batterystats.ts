@@ -15,7 +15,7 @@
  * and it cannot tell a radio's active period from its tail. See docs/devices.md, "Collectors".
  */
 import { readFile } from 'node:fs/promises'
-import { parseProcUptime, shell, shellScript } from '../../device/index.js'
+import { parseProcUptime, shell, shellScript, type AdbDevice } from '../../device/index.js'
 import {
   historyTimeline,
   parseBatterystatsHistory,
@@ -365,6 +365,25 @@ async function resolveProfile(
   profile: PowerProfile | string | undefined,
   context: CollectorContext,
 ): Promise<PowerProfile> {
+  const found = await readPowerProfile(profile, context.device)
+  if (found !== undefined) return found
+  throw new EnergyError({
+    code: CollectorErrors.PROFILE_UNAVAILABLE,
+    message: `the device exposes no plain-text power_profile.xml (tried ${DEVICE_PROFILE_PATHS.join(', ')})`,
+    hint: 'Pass batterystats: { profile: "<path to power_profile.xml>" }; decode it from the device with `adb pull /system/framework/framework-res.apk` and `apktool d`.',
+    details: { serial: context.device.serial },
+  })
+}
+
+/**
+ * A power profile: `profile` when given (parsed, XML text, or a host path — a path that cannot be
+ * read is `E_COLLECTOR_PROFILE_UNAVAILABLE`), else the device's plain-text power_profile.xml
+ * (`DEVICE_PROFILE_PATHS`), else `undefined` (most devices keep it inside framework-res.apk).
+ */
+export async function readPowerProfile(
+  profile: PowerProfile | string | undefined,
+  device: AdbDevice,
+): Promise<PowerProfile | undefined> {
   if (profile !== undefined && typeof profile !== 'string') return profile
   if (profile !== undefined) {
     if (profile.trimStart().startsWith('<')) return parsePowerProfile(profile)
@@ -383,17 +402,12 @@ async function resolveProfile(
     return parsePowerProfile(text)
   }
   for (const path of DEVICE_PROFILE_PATHS) {
-    const out = await shell(context.device, ['cat', path]).catch(() => undefined)
+    const out = await shell(device, ['cat', path]).catch(() => undefined)
     if (out?.exitCode === 0 && out.stdout.trimStart().startsWith('<')) {
       return parsePowerProfile(out.stdout)
     }
   }
-  throw new EnergyError({
-    code: CollectorErrors.PROFILE_UNAVAILABLE,
-    message: `the device exposes no plain-text power_profile.xml (tried ${DEVICE_PROFILE_PATHS.join(', ')})`,
-    hint: 'Pass batterystats: { profile: "<path to power_profile.xml>" }; decode it from the device with `adb pull /system/framework/framework-res.apk` and `apktool d`.',
-    details: { serial: context.device.serial },
-  })
+  return undefined
 }
 
 function notStarted(): EnergyError {

@@ -1,0 +1,153 @@
+/**
+ * The phone's per-core currents from its power profile (src/session/core-currents.ts) and the
+ * device session putting them in every window's plan: the shipped Pixel 6 profile against the
+ * virtual device's probed cpufreq clusters, profiles that do not fit, and when none is read.
+ */
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  mapDeviceClock,
+  probeCapabilities,
+  type AdbDevice,
+  type Capabilities,
+} from '../../src/device/index.js'
+import { parsePowerProfile, type PowerProfile } from '../../src/formats/power-profile/index.js'
+import { coreCurrentsFor, profileCurrents } from '../../src/session/core-currents.js'
+import { DeviceSession } from '../../src/session/device-session.js'
+import { resolveOptions } from '../../src/session/options.js'
+import type { ProvidedEnergyOptions } from '../../src/session/target.js'
+import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
+import {
+  defaultPowerProfile,
+  defaultPowerProfileXml,
+} from '../../src/virtual-device/sim/power-model.js'
+import { adbDevice } from '../collectors/_vdev.js'
+
+const PIXEL6_PATH = fileURLToPath(
+  new URL('../../src/virtual-device/profiles/pixel6_oriole_power_profile.xml', import.meta.url),
+)
+const PIXEL6_CPUS = [
+  [0, 1, 2, 3],
+  [4, 5],
+  [6, 7],
+]
+
+/** The Pixel 6 profile's tables, read straight from its XML keys. */
+function tablesOf(profile: PowerProfile) {
+  return [0, 1, 2].map((n) => ({
+    speedsKhz: profile.arrays[`cpu.core_speeds.cluster${n}`],
+    currentsMa: profile.arrays[`cpu.core_power.cluster${n}`],
+  }))
+}
+
+describe('coreCurrentsFor', () => {
+  test("the Pixel 6 profile on the Pixel 6's clusters: each cluster's speeds and core currents", () => {
+    const profile = parsePowerProfile(defaultPowerProfileXml())
+    const { currents, warning } = coreCurrentsFor(profile, PIXEL6_CPUS)
+    expect(warning).toBeUndefined()
+    expect(currents).toEqual(tablesOf(profile))
+    expect(currents?.[2]?.speedsKhz.length).toBeGreaterThan(5)
+  })
+
+  test('another phone: a different number of clusters, or of cores in one, is not used (a warning says why)', () => {
+    const profile = defaultPowerProfile()
+    for (const cpus of [
+      [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+      ],
+      [
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7],
+      ],
+      [],
+    ]) {
+      const { currents, warning } = coreCurrentsFor(profile, cpus)
+      expect(currents).toBeUndefined()
+      expect(warning?.code).toBe('W_PROFILE_MISMATCH')
+      expect(warning?.severity).toBe('warning')
+    }
+  })
+
+  test('a profile without per-cluster CPU tables offers nothing, silently', () => {
+    const profile = parsePowerProfile(
+      '<device name="Android"><item name="screen.on">100</item></device>',
+    )
+    expect(coreCurrentsFor(profile, PIXEL6_CPUS)).toEqual({})
+  })
+
+  test('a table whose speeds and currents differ in length is not used', () => {
+    const p = defaultPowerProfile()
+    const broken: PowerProfile = {
+      ...p,
+      cpu: {
+        ...p.cpu,
+        clusters: p.cpu.clusters.map((c, i) =>
+          i === 2 ? { ...c, corePowerMa: c.corePowerMa.slice(1) } : c,
+        ),
+      },
+    }
+    expect(coreCurrentsFor(broken, PIXEL6_CPUS).warning?.message).toMatch(/cluster 2/)
+  })
+})
+
+describe('on the virtual device', () => {
+  let server: VirtualDeviceServer
+  let device: AdbDevice
+  let capabilities: Capabilities
+
+  beforeAll(async () => {
+    server = await startVirtualDevice({ time: 'fast', seed: 1 })
+    device = await adbDevice(server.port, server.serials[0] as string)
+    capabilities = await probeCapabilities(device, {
+      app: 'com.example.trails',
+      perfettoRails: false,
+    })
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  const options = (o: Record<string, unknown>): ProvidedEnergyOptions =>
+    resolveOptions({ app: 'com.example.trails', ...o }) as ProvidedEnergyOptions
+
+  test("the powerProfile option's currents reach every window's plan", async () => {
+    expect(capabilities.cpuClusters).toEqual(PIXEL6_CPUS)
+    const opts = options({ powerProfile: PIXEL6_PATH })
+    const found = await profileCurrents(opts, device, capabilities)
+    expect(found.warning).toBeUndefined()
+    expect(found.currents).toEqual(tablesOf(defaultPowerProfile()))
+    const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
+    const boottime = await mapDeviceClock(device, 'boottime', { samples: 2 })
+    const target = { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true }
+    const withProfile = Reflect.construct(ctor, [
+      opts,
+      target,
+      device,
+      capabilities,
+      boottime,
+      found.currents,
+    ])
+    expect(withProfile.plan({ kind: 'none' }, undefined).cpuCoreCurrents).toEqual(found.currents)
+    const without = Reflect.construct(ctor, [options({}), target, device, capabilities, boottime])
+    expect(without.plan({ kind: 'none' }, undefined).cpuCoreCurrents).toBeUndefined()
+  })
+
+  test('without the option: the phone has no plain-text power_profile.xml (as a Pixel), so none', async () => {
+    expect(await profileCurrents(options({}), device, capabilities)).toEqual({})
+  })
+
+  test("a path that cannot be read is the collectors' profile error", async () => {
+    await expect(
+      profileCurrents(options({ powerProfile: '/nonexistent/pp.xml' }), device, capabilities),
+    ).rejects.toMatchObject({ code: 'E_COLLECTOR_PROFILE_UNAVAILABLE' })
+  })
+
+  test('not read when nothing would use it: fuel gauge, no execution tracing', async () => {
+    for (const o of [{ power: 'fuel-gauge' }, { execution: 'none' }]) {
+      const opts = options({ powerProfile: '/nonexistent/pp.xml', ...o })
+      expect(await profileCurrents(opts, device, capabilities)).toEqual({})
+    }
+  })
+})
