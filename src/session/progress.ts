@@ -21,7 +21,9 @@ export class ProgressChannel {
   private nextId = 1
 
   private constructor(port: number | undefined) {
-    if (port === undefined) return
+    // A port no socket can have (a stray environment variable) is no reporter: `connect` would
+    // throw, and progress never fails a test.
+    if (port === undefined || !Number.isInteger(port) || port < 1 || port > 65_535) return
     const socket = connect({ host: '127.0.0.1', port })
     socket.setNoDelay(true)
     // The reporter may close first (Ctrl-C); a test process never waits for it.
@@ -34,7 +36,7 @@ export class ProgressChannel {
     this.socket = socket
   }
 
-  /** The channel to the reporter listening on `port`; none when `port` is undefined. */
+  /** The channel to the reporter listening on `port`; none when `port` is undefined or invalid. */
   static for(port: number | undefined): ProgressChannel {
     const key = port ?? 0
     const open = channels.get(key)

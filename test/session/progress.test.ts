@@ -60,6 +60,15 @@ describe('without a reporter listening: plain lines', () => {
     ])
   })
 
+  test('a port no socket can have (a stray VITEST_ENERGY_PROGRESS_PORT) is no reporter: plain lines, no throw', () => {
+    for (const port of [70_000, 1.5, -1, Number.NaN]) {
+      const lines: string[] = []
+      const progress = new TestProgress(ProgressChannel.for(port), subject, (t) => lines.push(t))
+      progress.step('baseline', { line: 'measuring the idle baseline' })
+      expect(lines, String(port)).toEqual(['  ⋯ scrolls the feed: measuring the idle baseline\n'])
+    }
+  })
+
   test('a step after the test released its phone prints no plain line', () => {
     vi.useFakeTimers()
     const { progress, lines } = plainProgress()
