@@ -40,7 +40,10 @@ export interface OdpmOptions {
   readonly pollMs?: number
   /** Where perfetto writes its trace on the device. @default '/data/misc/perfetto-traces' */
   readonly traceDir?: string
-  /** How long to wait for perfetto to flush after SIGTERM. @default 20 000 ms */
+  /**
+   * How long to wait, after SIGTERM, for perfetto to flush and its trace to come off the phone.
+   * @default 20 000 ms
+   */
   readonly stopTimeoutMs?: number
   /**
    * Also record the scheduler's `sched_switch` and cpufreq's `cpu_frequency` events (`linux.ftrace`,
