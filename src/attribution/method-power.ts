@@ -120,13 +120,22 @@ export function cpuMethodPower(
   // the GPU rail is the GPU's (the frames'), not the code's that happened to run meanwhile.
   const gpu = rails.filter((r) => componentOfRail(r) === 'gpu')
   let curve = railsCurve(cpu, { edges: 'hold' })
-  if (gpu.length > 0) {
-    const gpuFloorW = gpu.reduce((a, r) => a + (floorOf(r) ?? 0), 0)
-    const gpuPart: PowerPart = {
-      curve: railsCurve(gpu, { edges: 'hold' }),
-      baselinePowerW: gpuFloorW,
-    }
-    const cpuParts = parts.filter((_, i) => componentOfRail(cpu[i] as RailSeries) === 'cpu')
+  const gpuFloorW = gpu.reduce((a, r) => a + (floorOf(r) ?? 0), 0)
+  const gpuPart: PowerPart | undefined =
+    gpu.length === 0
+      ? undefined
+      : { curve: railsCurve(gpu, { edges: 'hold' }), baselinePowerW: gpuFloorW }
+  const cpuParts = parts.filter((_, i) => componentOfRail(cpu[i] as RailSeries) === 'cpu')
+  if (schedule !== undefined) {
+    parts.forEach((part, i) => {
+      if (componentOfRail(cpu[i] as RailSeries) !== 'memory') return
+      const floorW = drivenFloorW(part, cpuParts, gpuPart, window)
+      if (floorW === undefined) return
+      baselinePowerW += floorW - part.baselinePowerW
+      parts[i] = { ...part, baselinePowerW: floorW }
+    })
+  }
+  if (gpuPart !== undefined) {
     parts.forEach((part, i) => {
       if (componentOfRail(cpu[i] as RailSeries) !== 'memory') return
       const perGpuJ = gpuShareOf(part, gpuPart, cpuParts, window)
@@ -142,6 +151,91 @@ export function cpuMethodPower(
     })
   }
   return { curve, baselinePowerW, parts }
+}
+
+/**
+ * A memory rail's idle power fitted against what drives it, W: least squares over the window's
+ * sensor intervals of its energy ≈ floor·Δt + a·(CPU rails' net energy) [+ b·(GPU rail's net
+ * energy), when the GPU varied], no intercept. Memory traffic follows what the cores draw and the
+ * frames, not how long anything ran, so `fittedFloorW`'s running-time term leaves part of it in
+ * the floor: on the virtual phone that floor sat ≈ 0.5 mW below the rail's idle level, ≈ 50 µJ
+ * per 100 ms interval charged to whatever ran — the whole memory energy of a short call alone in
+ * an interval, ten times its own. `undefined` when the window cannot tell (fewer than
+ * `MIN_FIT_INTERVALS` intervals, terms too alike, a floor or CPU term that is not positive).
+ */
+function drivenFloorW(
+  memory: PowerPart,
+  cpu: readonly PowerPart[],
+  gpu: PowerPart | undefined,
+  window: EnergyWindow,
+): number | undefined {
+  const { bounds, energyJ: m } = partIntervals({ ...memory, baselinePowerW: 0 }, window)
+  const n = m.length
+  if (n < MIN_FIT_INTERVALS) return undefined
+  const t = new Float64Array(n)
+  const c = new Float64Array(n)
+  const g = new Float64Array(n)
+  let gpuVaries = false
+  for (let j = 0; j < n; j++) {
+    const a = bounds[j] as number
+    const b = bounds[j + 1] as number
+    t[j] = (b - a) / 1e9
+    for (const part of cpu) c[j] = (c[j] as number) + netEnergyJ(part, a, b)
+    g[j] = gpu === undefined ? 0 : netEnergyJ(gpu, a, b)
+    if (g[j] !== 0) gpuVaries = true
+  }
+  const fit =
+    (gpuVaries ? leastSquares([t, c, g], m, 1e-9) : undefined) ?? leastSquares([t, c], m, 1e-9)
+  if (fit === undefined) return undefined
+  const [floorW, perCpuJ] = fit as [number, number]
+  return floorW > 0 && perCpuJ > 0 && Number.isFinite(floorW) ? floorW : undefined
+}
+
+/** Sensor intervals a fitted floor needs at least (as `fittedFloorW`). */
+const MIN_FIT_INTERVALS = 10
+
+/**
+ * Least squares of y ≈ Σ coefficient·column, no intercept, by the normal equations on columns
+ * scaled to unit length (Gaussian elimination with partial pivoting); `undefined` when a column is
+ * all zero or the columns are too alike (a pivot at most `minPivot` of the scaled matrix's).
+ */
+export function leastSquares(
+  columns: readonly ArrayLike<number>[],
+  y: ArrayLike<number>,
+  minPivot: number,
+): number[] | undefined {
+  const k = columns.length
+  const norms = columns.map((col) => {
+    let s = 0
+    for (let j = 0; j < y.length; j++) s += (col[j] as number) ** 2
+    return Math.sqrt(s)
+  })
+  if (!norms.every((x) => x > 0 && Number.isFinite(x))) return undefined
+  // Augmented normal matrix [XᵀX | Xᵀy] of the scaled columns.
+  const a = columns.map((u, p) =>
+    [...columns, y].map((v, q) => {
+      let s = 0
+      for (let j = 0; j < y.length; j++) s += (u[j] as number) * (v[j] as number)
+      return s / (norms[p] as number) / (q < k ? (norms[q] as number) : 1)
+    }),
+  )
+  for (let p = 0; p < k; p++) {
+    let best = p
+    for (let r = p + 1; r < k; r++) {
+      if (Math.abs(a[r]?.[p] as number) > Math.abs(a[best]?.[p] as number)) best = r
+    }
+    ;[a[p], a[best]] = [a[best] as number[], a[p] as number[]]
+    const row = a[p] as number[]
+    const pivot = row[p] as number
+    if (!(Math.abs(pivot) > minPivot)) return undefined
+    for (let r = 0; r < k; r++) {
+      if (r === p) continue
+      const other = a[r] as number[]
+      const f = (other[p] as number) / pivot
+      for (let q = p; q <= k; q++) other[q] = (other[q] as number) - f * (row[q] as number)
+    }
+  }
+  return a.map((row, p) => (row[k] as number) / (row[p] as number) / (norms[p] as number))
 }
 
 /**

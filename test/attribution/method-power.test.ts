@@ -1,13 +1,15 @@
 // Per-method energy from the CPU rails only: a bright screen and a busy radio are not spread over
 // whatever code happened to be sampled, and the accounting still conserves energy.
+import fc from 'fast-check'
 import { expect, test } from 'vitest'
+import { fittedFloorW } from '../../src/attribution/_parts.js'
 import {
   attributeTest,
   clusterOfRail,
   cpuMethodPower,
   railsCurve,
 } from '../../src/attribution/index.js'
-import { followsCpu } from '../../src/attribution/method-power.js'
+import { followsCpu, leastSquares } from '../../src/attribution/method-power.js'
 import { invariantViolations, type RailSeries, type StackSampleSet } from '../../src/model/index.js'
 
 const MS = 1e6
@@ -170,4 +172,74 @@ test('the part of the memory rail that goes with the GPU rail is taken out of wh
     memory.readings.at(-1)!.energyJ,
     12,
   )
+})
+
+test('with a schedule, the memory rail’s floor is fitted against the CPU and GPU rails that drive it, not running time', () => {
+  // Per 100 ms interval: the little cluster's power above its 50 mW floor is 0.8 W × its busy
+  // fraction (one thread on CPU 0 at the start of each interval); memory = 20 mW + 10% of that
+  // + 0.2 W per W of GPU power, the GPU busy in other intervals than the CPU.
+  const netW = [0, 0.5, 0.25, 0, 0.75, 0.35, 0, 0.15, 0.55, 0]
+  const gpuW = [0, 0.4, 0, 0.46, 0, 0.2, 0.46, 0, 0.1, 0]
+  const at = (list: number[]) => (ms: number) => list[Math.floor(ms / 100)] ?? 0
+  const little = rail('S4M_VDD_CPUCL0', 'CPU(LITTLE)', (ms) => 0.05 + at(netW)(ms))
+  const gpu = rail('S2S_VDD_G3D', 'GPU', at(gpuW))
+  const memory = rail(
+    'S1M_VDD_MIF',
+    'Memory',
+    (ms) => 0.02 + 0.1 * at(netW)(ms) + 0.2 * at(gpuW)(ms),
+  )
+  const schedule = {
+    source: 'test',
+    clock: 'boottime' as const,
+    cpus: [0],
+    lostEvents: false,
+    slices: netW
+      .map((w, i) => ({
+        cpu: 0,
+        tid: 1,
+        startNs: i * 100 * MS,
+        endNs: (i * 100 + (w / 0.8) * 100) * MS,
+      }))
+      .filter((s) => s.endNs > s.startNs),
+  }
+  const power = cpuMethodPower([little, memory, gpu], window, undefined, [[0]], schedule)
+  const [cluster, mem] = power?.parts ?? []
+  expect(cluster?.baselinePowerW).toBeCloseTo(0.05, 9)
+  expect(mem?.baselinePowerW).toBeCloseTo(0.02, 9)
+  // Running time alone (the fit the other rails get) cannot tell the frames' traffic from the
+  // floor here: its floor is off, and every interval's excess would go to whatever ran.
+  const byRunning = fittedFloorW(
+    { curve: railsCurve([memory]), baselinePowerW: 0, followsCorePower: true },
+    schedule,
+    window,
+  )
+  expect(Math.abs((byRunning ?? 0) - 0.02)).toBeGreaterThan(1e-3)
+  // What methods divide of the memory rail is the CPU-driven 10% only.
+  for (let i = 0; i < 10; i++) {
+    const netJ = (mem?.curve.energyJ(i * 100 * MS, (i + 1) * 100 * MS) ?? 0) - 0.02 * 0.1
+    expect(netJ, `interval ${i}`).toBeCloseTo(0.1 * (netW[i] ?? 0) * 0.1, 9)
+  }
+})
+
+test('leastSquares recovers the coefficients of an exact fit, and refuses columns it cannot tell apart', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: -5, max: 5, noNaN: true }), { minLength: 3, maxLength: 3 }),
+      fc.integer({ min: 1, max: 1e6 }),
+      (coefficients, seed) => {
+        let x = seed
+        const next = () => ((x = (x * 48271) % 2147483647) / 2147483647) * 2 - 1
+        const columns = [0, 1, 2].map(() => Array.from({ length: 40 }, next))
+        const y = columns[0]!.map((_, j) =>
+          columns.reduce((s, col, k) => s + (coefficients[k] as number) * (col[j] as number), 0),
+        )
+        const fit = leastSquares(columns, y, 1e-9)
+        expect(fit).toBeDefined()
+        fit?.forEach((c, k) => expect(c).toBeCloseTo(coefficients[k] as number, 8))
+      },
+    ),
+  )
+  const u = [1, 2, 3, 4]
+  expect(leastSquares([u, u.map((v) => 2 * v)], [1, 1, 1, 1], 1e-9)).toBeUndefined()
+  expect(leastSquares([u, [0, 0, 0, 0]], [1, 1, 1, 1], 1e-9)).toBeUndefined()
 })
