@@ -254,7 +254,7 @@ export function resolveOptions(
   const adb = o.section('adb', ADB_NAMES, "an object like { host: '127.0.0.1', port: 5037 }")
   const virtual = o.section('virtualDevice', VIRTUAL_NAMES, 'an object like { devices: 2 }')
   const resolved: Omit<ResolvedEnergyOptions, 'app'> = {
-    device: o.string('device') ?? 'auto',
+    device: deviceOption(o),
     adb: {
       host: adb.string('host') ?? '127.0.0.1',
       port: adb.integer('port', 1, 65535) ?? 5037,
@@ -511,6 +511,21 @@ class Section {
       (v): v is T => typeof v === 'string' && (values as readonly string[]).includes(v),
     )
   }
+}
+
+/**
+ * `device`: 'auto', 'virtual' or a phone's serial. A word of letters only within a typo of 'auto'
+ * or 'virtual' ('virtaul') is that typo, not a serial (serials have digits), and is reported now
+ * rather than as a phone that is not attached.
+ */
+function deviceOption(o: Section): string {
+  const device = o.string('device')
+  if (device === undefined) return 'auto'
+  if (device === 'auto' || device === 'virtual' || !/^[a-z]+$/i.test(device)) return device
+  const near = closestName(device, ['auto', 'virtual'])
+  if (near === undefined) return device
+  o.invalid('device', device, `'auto', 'virtual' or a phone's serial — did you mean '${near}'?`)
+  return 'auto'
 }
 
 /** An object that is not an array (its prototype is not checked: a config may come from another realm). */

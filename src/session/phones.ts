@@ -49,8 +49,10 @@ export async function choosePhones(
           ? `no adb server answers on ${host}:${port}, the address given in the plugin's adb option`
           : `device ${options.device} was configured, but no adb server answers on ${host}:${port}`,
       hint:
-        `Start one there (\`adb -P ${port} start-server\`), correct adb.host/adb.port, or remove ` +
-        'the adb option to fall back to the virtual device when no phone is attached.',
+        options.device !== 'auto' && !context.adbConfigured
+          ? `Start adb with the phone attached (\`adb start-server\`, then \`adb devices\`), or set device: 'auto' to use the virtual device when no phone is attached.`
+          : `Start one there (\`adb -P ${port} start-server\`), correct adb.host/adb.port, or remove ` +
+            'the adb option to fall back to the virtual device when no phone is attached.',
       details: { host, port },
     })
   }

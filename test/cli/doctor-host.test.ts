@@ -3,8 +3,10 @@
  * the UiAutomator2 driver, a machine without an adb client, an SDK root without platform-tools.
  */
 import { expect, test } from 'vitest'
+import { plainScreen } from '../../reporter/screen.js'
 import { resolveAdbAddress } from '../../src/cli/doctor/adb-address.js'
 import { runDoctor, type DoctorOptions } from '../../src/cli/doctor/checks.js'
+import { renderDoctorText } from '../../src/cli/doctor/render.js'
 import type { AdbClientFinder, PackageFinder } from '../../src/cli/doctor/packages.js'
 import { deadPort } from './_run.js'
 
@@ -83,4 +85,23 @@ test('an unreachable adb server still gets the host checks, and the verdict fail
     ['uiautomator2-driver', 'pass'],
   ])
   expect(report.phones).toEqual([])
+})
+
+test("no adb server at adb's default address, none asked for: a warning that a run measures the virtual device, and how to get a phone; not a failure", async () => {
+  const options: DoctorOptions = {
+    // Where adb looks by default, moved to a port nothing listens on (5037 may be taken here).
+    address: { ...resolveAdbAddress({}, {}), port: await deadPort() },
+    cwd: '/p',
+    findPackage: both,
+    findAdbClient: () => ({ path: '/usr/bin/adb', from: 'PATH' }),
+  }
+  expect(options.address.from).toBe('default')
+  const report = await runDoctor(options)
+  expect(report.verdict).toBe('warn')
+  const server = report.checks.find((c) => c.id === 'adb-server')
+  expect(server).toMatchObject({ status: 'warn', fix: expect.stringContaining('adb start-server') })
+  expect(server?.note).toContain('uses the virtual device')
+  const text = renderDoctorText(report, plainScreen)
+  expect(text).toContain('ready for the virtual device only')
+  expect(text).not.toContain('not ready')
 })

@@ -328,3 +328,22 @@ describe('names that are not options', () => {
     })
   })
 })
+
+describe('device: a typo of auto or virtual is not a serial', () => {
+  test("'virtaul', 'Virtual' and 'atuo' are refused with the word meant", () => {
+    for (const [given, meant] of [
+      ['virtaul', 'virtual'],
+      ['Virtual', 'virtual'],
+      ['atuo', 'auto'],
+    ] as const) {
+      const error = rejection({ app, device: given })
+      expect(error.message).toContain(`\`device\`: got '${given}'`)
+      expect(error.message).toContain(`did you mean '${meant}'?`)
+    }
+  })
+
+  test('serials, even short words, and the two keywords pass as given', () => {
+    for (const device of ['auto', 'virtual', 'emulator-5554', 'R58M123ABC', 'pixel', 'vdev-0001'])
+      expect(resolveOptions({ app, device }).device).toBe(device)
+  })
+})

@@ -114,14 +114,32 @@ async function checkAdbServer(
     }
   } catch (error) {
     if (!isEnergyError(error)) throw error
+    const evidence = [
+      { command: `connect ${where}`, line: 'refused or timed out (nothing listens)' },
+    ]
+    if (address.from === 'default') {
+      // Nobody asked for this server: a run with the plugin's defaults works, on the virtual device.
+      return {
+        check: {
+          id: 'adb-server',
+          title: 'adb server',
+          status: 'warn',
+          found: `no adb server at ${where} (adb's default address)`,
+          note: "A run with the plugin's defaults (device: 'auto', no adb option) uses the virtual device: enough to try vitest-energy, but it measures a simulated phone, not yours.",
+          evidence,
+          fix: 'To measure a phone: install adb (Android platform-tools), connect the phone with USB debugging on, run `adb start-server`, then `vitest-energy doctor` again.',
+          code: error.code,
+        },
+      }
+    }
     return {
       check: {
         id: 'adb-server',
         title: 'adb server',
         status: 'fail',
         found: `${sentence(error)} (address from ${source})`,
-        note: "With device: 'auto' and no adb option, a run would measure the virtual device instead of a phone.",
-        evidence: [{ command: `connect ${where}`, line: 'refused or timed out (nothing listens)' }],
+        note: "A run given this address fails; with device: 'auto' and no adb option, a run would measure the virtual device instead of a phone.",
+        evidence,
         fix: error.hint,
         code: error.code,
       },

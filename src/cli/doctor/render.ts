@@ -51,6 +51,9 @@ function verdictLine(report: DoctorReport, screen: Screen): string {
   const sources = report.phones
     .map((p) => `${p.serial} with ${sourceName(p.powerSource)}`)
     .join(', ')
+  if (report.verdict === 'warn' && report.phones.length === 0) {
+    return `${mark('warn', screen)} ${screen.colors.bold('ready for the virtual device only')}: no phone to measure; a run measures a simulated phone (${plural(count('warn'), 'warning')} above).`
+  }
   if (report.verdict === 'warn') {
     return `${mark('warn', screen)} ${screen.colors.bold('ready, with warnings')}: a run measures on ${sources}; ${plural(count('warn'), 'warning')} above (less detail or accuracy).`
   }
