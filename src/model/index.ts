@@ -74,4 +74,5 @@ export {
 } from './format.js'
 export type { MethodOrigin } from './methods.js'
 export { appMethodsFirst, methodOrigin } from './methods.js'
+export { closestName } from './suggest.js'
 export { safeSegment, testFolderName, testFolderSuffix } from './artifact-names.js'

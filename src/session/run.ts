@@ -2,7 +2,12 @@
  * What `energy.measure()` and `energy.repeat()` return in a test. Matchers read them by shape
  * (`energyResult`, `energyRuns`), so they also accept plain results from JSON.
  */
-import type { MeasuredEnergyResult, MethodEnergy } from '../model/index.js'
+import {
+  appMethodsFirst,
+  closestName,
+  type MeasuredEnergyResult,
+  type MethodEnergy,
+} from '../model/index.js'
 
 /** A method that did not show up in a window: matchers fail on it with this reason, never pass. */
 export interface MissingMethod {
@@ -71,10 +76,28 @@ export function findMethod(
   if (exact !== undefined) return exact
   const bySuffix = methods.filter((m) => m.method.endsWith(`.${name}`))
   if (bySuffix.length === 1 && bySuffix[0] !== undefined) return bySuffix[0]
-  const known = methods.slice(0, 8).map((m) => m.method)
+  if (bySuffix.length > 1) {
+    return {
+      method: name,
+      missing: true,
+      reason: `'${name}' matches several methods in '${label}': ${bySuffix.map((m) => m.method).join(', ')}; use the fully qualified name`,
+    }
+  }
+  // A typo is told apart from a method that did not run by the closest name seen, compared on
+  // `Class.method` (or the method alone, for a bare name): a shared package would make any two
+  // fully qualified names look close.
+  const segments = Math.min(2, name.split('.').length)
+  const tail = (method: string): string => method.split('.').slice(-segments).join('.')
+  const near = closestName(
+    tail(name),
+    methods.map((m) => tail(m.method)),
+  )
+  const meant = near === undefined ? undefined : methods.find((m) => tail(m.method) === near)
+  const known = appMethodsFirst(methods, 8).map((m) => m.method)
   const reason =
-    bySuffix.length > 1
-      ? `'${name}' matches several methods in '${label}': ${bySuffix.map((m) => m.method).join(', ')}; use the fully qualified name`
-      : `method '${name}' did not run (or was never sampled) in '${label}'; methods seen: ${known.join(', ') || 'none (no execution data)'}`
+    `method '${name}' did not run (or was never sampled) in '${label}'; ` +
+    (meant === undefined
+      ? `methods seen: ${known.join(', ') || 'none (no execution data)'}`
+      : `did you mean '${meant.method}'?`)
   return { method: name, missing: true, reason }
 }

@@ -75,10 +75,30 @@ describe('missing methods fail instead of passing at 0 J', () => {
     const run = new EnergyRun(window(2, 0.5))
     const message = failureOf(() => expect(run.method('FeedAdaptr.bind')).toConsumeLessThan(1))
     expect(message).toContain("method 'FeedAdaptr.bind' did not run")
-    expect(message).toContain('com.example.trails.FeedAdapter.bind')
+    expect(message).toContain("did you mean 'com.example.trails.FeedAdapter.bind'?")
     expect(
       failureOf(() => expect(run.method('FeedAdaptr.bind')).not.toConsumeLessThan(1)),
     ).toContain('did not run')
+  })
+
+  test('a method that did not run (no name close to it) lists what ran, app methods before native frames', () => {
+    const r = measuredResult({
+      ...window(1),
+      methods: [
+        '__start_thread',
+        'art_quick_invoke_stub',
+        'com.example.trails.FeedAdapter.bind',
+      ].map((method) =>
+        methodEnergy({ method, attribution: 'sampling', localEnergyJ: 0.1, nonLocalEnergyJ: 0 }),
+      ),
+    })
+    const message = failureOf(() =>
+      expect(new EnergyRun(r).method('com.example.trails.SyncService.run')).toConsumeLessThan(1),
+    )
+    expect(message).not.toContain('did you mean')
+    expect(message).toContain(
+      'methods seen: com.example.trails.FeedAdapter.bind, __start_thread, art_quick_invoke_stub',
+    )
   })
 
   test('a suffix that is ambiguous asks for the full name', () => {
