@@ -29,6 +29,14 @@ export interface Unjudgeable {
 }
 
 export function resolveSubject(received: unknown): Subject | Unjudgeable {
+  // The commonest newcomer's mistake: `expect(energy.measure(…))` without `await`.
+  if (isThenable(received)) {
+    return {
+      kind: 'unjudgeable',
+      reason:
+        'received a Promise — did you forget `await` before energy.measure()/repeat()/baseline()?',
+    }
+  }
   const value = unwrap(received)
   if (typeof value !== 'object' || value === null) {
     return { kind: 'unjudgeable', reason: `expected an energy result, received ${describe(value)}` }
@@ -114,6 +122,14 @@ function unwrap(received: unknown): unknown {
     return (received as { energyResult: unknown }).energyResult
   }
   return received
+}
+
+function isThenable(value: unknown): boolean {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 function describe(value: unknown): string {

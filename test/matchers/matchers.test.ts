@@ -156,6 +156,25 @@ describe('bad input fails clearly, negated or not', () => {
     expect(failureOf(() => expect(received).not.toConsumeLessThan(1))).toContain(reason)
   })
 
+  test('a Promise (energy.measure() without await) says to await it, whatever the matcher', async () => {
+    const pending = Promise.resolve(run())
+    const thenable = { then: (resolve: (v: unknown) => void) => resolve(run()) }
+    for (const received of [pending, thenable]) {
+      for (const check of [
+        () => expect(received).toConsumeLessThan(1),
+        () => expect(received).not.toConsumeLessThan(1),
+        () => expect(received).toDrawLessThan(1),
+        () => expect(received).toBeGreen(),
+      ]) {
+        expect(failureOf(check)).toContain(
+          'received a Promise — did you forget `await` before energy.measure()/repeat()/baseline()?',
+        )
+      }
+    }
+    // Awaited, the same run is judged.
+    expect(await pending).toConsumeLessThan(3)
+  })
+
   test('a negative or NaN limit', () => {
     expect(failureOf(() => expect(run()).toConsumeLessThan(-1))).toContain('finite, non-negative')
     expect(failureOf(() => expect(run()).toConsumeLessThan(Number.NaN))).toContain(
