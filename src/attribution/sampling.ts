@@ -126,6 +126,9 @@ export interface SamplingAttribution {
   readonly emptySamples: number
 }
 
+/** Sums per method × kind in `Accumulators.sums`. */
+const SPLIT_SUMS = 4
+
 const enum Kind {
   Local = 0,
   NonLocal = 1,
@@ -270,17 +273,17 @@ export function attributeSamples(
     if (acc.energies) {
       // `split`'s pass over every frame of every sample, with the accumulators' arrays read once
       // per sample (they grow only while `frameIds` meets new names).
-      const { stamp, count, powerSum, energySum, energySq } = acc
+      const { stamp, sums } = acc
       const squareJ = sampleJ * sampleJ
       for (let f = 0; f < frames.length; f++) {
         const id = ids[f] as number
         if (stamp[id] === k) continue // recursion / leaf repeated: once per sample
         stamp[id] = k
-        const j = 3 * id + (f === 0 ? Kind.Local : Kind.NonLocal)
-        count[j] = (count[j] as number) + 1
-        powerSum[j] = (powerSum[j] as number) + powerW
-        energySum[j] = (energySum[j] as number) + sampleJ
-        energySq[j] = (energySq[j] as number) + squareJ
+        const j = SPLIT_SUMS * (3 * id + (f === 0 ? Kind.Local : Kind.NonLocal))
+        sums[j] = (sums[j] as number) + 1
+        sums[j + 1] = (sums[j + 1] as number) + powerW
+        sums[j + 2] = (sums[j + 2] as number) + sampleJ
+        sums[j + 3] = (sums[j + 3] as number) + squareJ
       }
       continue
     }
@@ -300,6 +303,7 @@ export function attributeSamples(
   }
 
   const execTimeS = execNs / NS_PER_S
+  if (acc.energies) acc.unpackSums()
   const { count, powerSum, energySum, energySq, readCount, readSum, readSq } = acc
   for (let id = 0; id < names.length; id++) {
     const j = 3 * id
@@ -642,6 +646,23 @@ class Accumulators {
   lastReading = new Float64Array(3 * 64).fill(Number.NaN)
   /** Last sample index that touched the method (recursion is counted once per sample). */
   stamp = new Int32Array(64).fill(-1)
+  /**
+   * `split`'s pass: count, power sum, energy sum and Σ energy² side by side per method × kind, so
+   * a frame's four sums share a cache line (four arrays indexed by 6000 methods × kinds do not);
+   * `unpackSums` moves them to `count` … `energySq` after the pass.
+   */
+  sums = new Float64Array(SPLIT_SUMS * 3 * 64)
+
+  unpackSums(): void {
+    const { sums, count, powerSum, energySum, energySq } = this
+    for (let j = 0; j < count.length; j++) {
+      const i = SPLIT_SUMS * j
+      count[j] = sums[i] as number
+      powerSum[j] = sums[i + 1] as number
+      energySum[j] = sums[i + 2] as number
+      energySq[j] = sums[i + 3] as number
+    }
+  }
 
   /** Per thread: the previous sample's frames and their ids (for suffix reuse). */
   private readonly previous = new Map<number, { frames: readonly string[]; ids: Int32Array }>()
@@ -725,6 +746,9 @@ class Accumulators {
     this.readSum = widen(this.readSum)
     this.readSq = widen(this.readSq)
     this.lastReading = widen(this.lastReading, Number.NaN)
+    const sums = new Float64Array(SPLIT_SUMS * 3 * cap)
+    sums.set(this.sums)
+    this.sums = sums
     const s = new Int32Array(cap).fill(-1)
     s.set(this.stamp)
     this.stamp = s
