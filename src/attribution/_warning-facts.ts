@@ -28,6 +28,17 @@ export function edgeShare(curve: EnergyCurve, window: EnergyWindow): number {
 }
 
 /**
+ * Real sensor updates per second over the whole record the window was cut from (the readings either
+ * side of it too): a window of a few sensor intervals holds too few updates to tell the rate (a
+ * 30 ms window between two 100 ms polls holds none).
+ */
+export function recordRateHz(curve: EnergyCurve, window: EnergyWindow): number | undefined {
+  const fromNs = Math.min(curve.firstNs, window.startNs)
+  const toNs = Math.max(curve.lastNs, window.endNs)
+  return toNs > fromNs ? curve.countUpdates(fromNs, toNs) / ((toNs - fromNs) / 1e9) : undefined
+}
+
+/**
  * How far a net energy could be from 0 by chance, J: 1.96·√(T·τ)·s from the window's own power
  * fluctuation between sensor intervals (s: 1.4826 × MAD of their powers, τ: their mean length;
  * work in the window inflates it, so the floor errs towards not warning), and at least the

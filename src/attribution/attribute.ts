@@ -53,6 +53,7 @@ import {
   chargeableEnergy,
   displayPowerW,
   edgeShare,
+  recordRateHz,
   netNoiseJ,
   otherThreadsEnergy,
 } from './_warning-facts.js'
@@ -268,7 +269,7 @@ export function attributeTest(input: AttributeTestInput): TestAttribution {
     durationS: test.durationS,
     sensorRateHz: test.sensorRateHz,
     powerKind: curve.kind,
-    ...(curve.kind === 'cumulative' ? { edgeShare: edgeShare(curve, window) } : {}),
+    ...(curve.kind === 'cumulative' ? cumulativeFacts(curve, window) : {}),
     powerSource: input.sourceNames?.power ?? curve.source,
     repetition: REPETITION_LABEL.test(input.label),
     netEnergyJ: test.netEnergyJ,
@@ -445,4 +446,16 @@ export function mergeAsync(
     )
   }
   return out
+}
+
+/** The edge facts of rail counters: how much of the window is interpolated, and the rails' rate. */
+function cumulativeFacts(
+  curve: EnergyCurve,
+  window: EnergyWindow,
+): Pick<WarningFacts, 'edgeShare' | 'recordRateHz'> {
+  const rateHz = recordRateHz(curve, window)
+  return {
+    edgeShare: edgeShare(curve, window),
+    ...(rateHz === undefined ? {} : { recordRateHz: rateHz }),
+  }
 }

@@ -55,6 +55,11 @@ export interface WarningFacts {
    * interpolated; with `powerKind: 'cumulative'` it replaces the update count of `W_SLOW_SENSOR`.
    */
   readonly edgeShare?: number
+  /**
+   * Real sensor updates per second over the whole record, Hz: the rate `W_SLOW_SENSOR` names and
+   * plans a longer window with when `edgeShare` decides (a short window alone tells it badly).
+   */
+  readonly recordRateHz?: number
   /** The power source's name (`odpm`, `fuel-gauge`, `external-meter`, …), for advice. */
   readonly powerSource?: string
   /**
@@ -258,14 +263,17 @@ function slowSensor(facts: WarningFacts, minUpdates: number): EnergyWarning | un
   const repeat = 'or repeat it (`energy.repeat`) and judge the mean'
   if (facts.powerKind === 'cumulative' && facts.edgeShare !== undefined) {
     if (facts.edgeShare <= 1 / minUpdates) return undefined
+    const railRateHz = facts.recordRateHz ?? rate
     // The two edge intervals are shorter than two sensor intervals together, so a window of
     // 2·min intervals keeps them under 1/min of it whatever its phase.
     const longer =
-      rate > 0 ? `lengthen it to ≥ ${seconds((2 * minUpdates) / rate)} ` : 'lengthen it '
+      railRateHz > 0
+        ? `lengthen it to ≥ ${seconds((2 * minUpdates) / railRateHz)} `
+        : 'lengthen it '
     return {
       code: AttributionWarnings.SLOW_SENSOR,
       severity: 'warning',
-      message: `${pct(facts.edgeShare)} of this ${window} window lies in the sensor intervals its edges cut (the power rails update at ${hz(rate)}), whose energy is interpolated; ${longer}${repeat}.`,
+      message: `${pct(facts.edgeShare)} of this ${window} window lies in the sensor intervals its edges cut (the power rails update at ${hz(railRateHz)}), whose energy is interpolated; ${longer}${repeat}.`,
     }
   }
   const updates = rate * facts.durationS

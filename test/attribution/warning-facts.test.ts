@@ -150,9 +150,18 @@ describe('W_SLOW_SENSOR', () => {
     const r = windowOf(rails, [], { startMs: 1050, endMs: 1470 })
     const w = r.warnings.find((x) => x.code === AttributionWarnings.SLOW_SENSOR)
     expect(w?.message).toContain('of this 0.42 s window lies in the sensor intervals its edges cut')
-    // 4 updates in 0.42 s: 9.5 Hz, so ≈ 10 sensor intervals make the edges ≤ 20% of any window.
-    expect(w?.message).toContain('lengthen it to ≥ 1.05 s or repeat it')
+    // The rails' rate over their whole record, 10 Hz (not the 4 updates inside 0.42 s): 10 sensor
+    // intervals make the edges ≤ 20% of any window.
+    expect(w?.message).toContain('the power rails update at 10 Hz')
+    expect(w?.message).toContain('lengthen it to ≥ 1.00 s or repeat it')
     expect(w?.message).not.toMatch(/ODPM|odpm|faster/)
+  })
+
+  test("a 30 ms window between two polls names the rails' rate, not the 0 updates inside it", () => {
+    const r = windowOf(rails, [], { startMs: 1130, endMs: 1160 })
+    const w = r.warnings.find((x) => x.code === AttributionWarnings.SLOW_SENSOR)
+    expect(w?.message).toContain('the power rails update at 10 Hz')
+    expect(w?.message).not.toContain('0.0 Hz')
   })
 
   test('not when readings fall on the window’s edges, nor on a repetition', () => {
