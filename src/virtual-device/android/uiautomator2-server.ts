@@ -394,7 +394,12 @@ export function createUiautomator2Server(
     } else throw invalidArgument('Either element id or offset must be provided')
     return null
   })
-  route('POST', `${S}/appium/gestures/swipe`, ([sid], body) => {
+  /** The element (`origin`) or `area` a gesture acts on, and its direction. */
+  const gestureTarget = (
+    sid: string | undefined,
+    body: Readonly<Record<string, unknown>>,
+    what: string,
+  ): { r: Rect; direction: SwipeDirection; percent: number } => {
     const s = requireSession(sid ?? '')
     const origin = body['origin'] as Record<string, unknown> | undefined
     const id = origin?.[ELEMENT_KEY] ?? origin?.['ELEMENT']
@@ -411,12 +416,24 @@ export function createUiautomator2Server(
             }
           : (area as Rect)
     const direction = String(body['direction'] ?? '').toLowerCase()
-    const percent = Number(body['percent'] ?? 1)
     if (!['up', 'down', 'left', 'right'].includes(direction)) {
-      throw invalidArgument(`Swipe direction must be one of: up, down, left, right`)
+      throw invalidArgument(`${what} direction must be one of: up, down, left, right`)
     }
-    injectSwipe(phone, ...swipeLine(r, direction as SwipeDirection, percent))
+    return { r, direction: direction as SwipeDirection, percent: Number(body['percent'] ?? 1) }
+  }
+  route('POST', `${S}/appium/gestures/swipe`, ([sid], body) => {
+    const { r, direction, percent } = gestureTarget(sid, body, 'Swipe')
+    injectSwipe(phone, ...swipeLine(r, direction, percent))
     return null
+  })
+  // `mobile: scrollGesture`: scrolling down moves the content up, as a swipe up does. The answer is
+  // whether more is left to scroll; the simulated lists have no end to reach, and `false` keeps a
+  // client's `while (scroll)` loop from running forever.
+  const opposite = { up: 'down', down: 'up', left: 'right', right: 'left' } as const
+  route('POST', `${S}/appium/gestures/scroll`, ([sid], body) => {
+    const { r, direction, percent } = gestureTarget(sid, body, 'Scroll')
+    injectSwipe(phone, ...swipeLine(r, opposite[direction], percent))
+    return false
   })
   route('GET', `${S}/appium/element/:eid/first_visible`, ([sid, eid]) => {
     const s = requireSession(sid ?? '')

@@ -187,6 +187,34 @@ test('W3C pointer actions: a press and release on an element is a tap on it; an 
   expect((await call('DELETE', `/session/${sid}`)).status).toBe(200)
 })
 
+test('mobile: scrollGesture (POST /appium/gestures/scroll) scrolls a list as a swipe the other way does, answers false, and refuses a bad direction', async () => {
+  const sid = (
+    await call('POST', '/session', { capabilities: { firstMatch: [{ platformName: 'Android' }] } })
+  ).json.sessionId as string
+  const find = async (selector: string): Promise<string> =>
+    (await call('POST', `/session/${sid}/element`, { strategy: 'accessibility id', selector })).json
+      .value.ELEMENT as string
+  await call('POST', `/session/${sid}/element/${await find('feed')}/click`)
+  const list = await find('feed-list')
+  const touches = (): number =>
+    h.phone.sim.actionLog.filter((a) => a.startsWith('tap feed-list')).length
+  const before = touches()
+  const origin = { 'element-6066-11e4-a52e-4f735466cecf': list }
+  const scroll = await call('POST', `/session/${sid}/appium/gestures/scroll`, {
+    origin,
+    direction: 'down',
+    percent: 0.5,
+  })
+  expect(scroll).toMatchObject({ status: 200, json: { value: false } })
+  expect(touches()).toBe(before + 1)
+  const bad = await call('POST', `/session/${sid}/appium/gestures/scroll`, {
+    origin,
+    direction: 'sideways',
+  })
+  expect(bad).toMatchObject({ status: 400, json: { value: { error: 'invalid argument' } } })
+  expect((await call('DELETE', `/session/${sid}`)).status).toBe(200)
+})
+
 test('a request body is bounded: 413 from its declared length, before it is sent', async () => {
   const head = await new Promise<string>((resolve, reject) => {
     const socket = net.connect((bridge.address() as net.AddressInfo).port, '127.0.0.1')
