@@ -424,7 +424,7 @@ class Problems {
     return new EnergyError({
       code: CommonErrors.INVALID_OPTION,
       message,
-      hint: `${this.where === 'jest' ? `In the Jest config, fix ${what} in testEnvironmentOptions` : `In vitest.config.ts, fix ${what} in energy({...})`}${rename}. Every option and its values: docs/configuration.md.`,
+      hint: `${this.where === 'jest' ? `In the Jest config, fix ${what} in testEnvironmentOptions` : `In the Vitest config, fix ${what} in energy({...})`}${rename}. Every option and its values: docs/configuration.md.`,
       details: {
         field: first?.field ?? 'options',
         fields: fields.join(', '),

@@ -168,7 +168,7 @@ describe('every invalid option at once', () => {
       count: 6,
     })
     expect(error.hint).toBe(
-      'In vitest.config.ts, fix the 6 options above in energy({...}). Every option and its values: docs/configuration.md.',
+      'In the Vitest config, fix the 6 options above in energy({...}). Every option and its values: docs/configuration.md.',
     )
   })
 
@@ -176,7 +176,7 @@ describe('every invalid option at once', () => {
     const error = rejection({ app, repeats: 2.5 })
     expect(error.message).toBe(
       '[E_INVALID_OPTION] vitest-energy option `repeats`: got 2.5; expected an integer from 1 to 10000\n' +
-        '  → In vitest.config.ts, fix `repeats` in energy({...}). Every option and its values: docs/configuration.md.',
+        '  → In the Vitest config, fix `repeats` in energy({...}). Every option and its values: docs/configuration.md.',
     )
     expect(error.details).toEqual({ field: 'repeats', fields: 'repeats', count: 1 })
   })
