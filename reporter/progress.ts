@@ -280,7 +280,9 @@ export class LiveStatus {
 
   /** The line as it would be drawn now. */
   render(): string {
-    const width = (this.terminal.columns ?? 80) - 1
+    // A terminal of unknown size says 0 columns (`script` without one): draw for 80.
+    const columns = this.terminal.columns
+    const width = (columns !== undefined && columns > 0 ? columns : 80) - 1
     return statusLine([...this.entries.values()], this.nowMs(), width, this.options.colors)
   }
 

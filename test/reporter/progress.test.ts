@@ -237,6 +237,13 @@ describe('LiveStatus', () => {
     expect(log.slice(1)).toEqual([ERASE, '  ⋯ scrolls: raw data kept in a/b\n'])
   })
 
+  test('a terminal of unknown size (0 columns, as under `script`) gets an 80-column line, not none', () => {
+    const { stream } = fakeTerminal(0)
+    const status = new LiveStatus({ terminal: stream, intercept: [], colors: c, nowMs: () => 0 })
+    status.receive(1, phase(1, 'scrolls', 'recording'))
+    expect(status.render()).toBe('vdev-0001 › feed.test.ts › scrolls · recording 0.0 s')
+  })
+
   test('a phase goes on counting while it repeats; a new phase starts from 0', () => {
     const { status, advance } = started()
     status.receive(1, phase(1, 'scrolls', 'recording'))
