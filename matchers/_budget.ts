@@ -1,7 +1,9 @@
 /**
  * The shared body of the "stay under a limit" matchers: resolve the subject, read the figure,
  * decide with its interval, and build the message lazily. Works for Vitest and Jest alike: it only
- * uses `this.isNot` and returns `{ pass, message, actual, expected }`.
+ * uses `this.isNot` and returns `{ pass, message }` — no `actual`/`expected`: the runners would
+ * print them as a raw diff of joules (`- 0.1 / + 1.2528573167873138`) under the message's own
+ * Expected/Received lines, in units.
  */
 import type { LimitCheck, LimitTarget, LimitUnit, LimitVerdict } from '../src/model/index.js'
 import { decide, type Decision } from './_verdict.js'
@@ -26,8 +28,6 @@ export interface MatcherContext {
 export interface MatcherResult {
   readonly pass: boolean
   readonly message: () => string
-  readonly actual?: unknown
-  readonly expected?: unknown
 }
 
 export interface LimitSpec {
@@ -109,16 +109,11 @@ export function checkLimit(
     console.warn(lines(`${message} (decided by the point estimate because inconclusive: 'warn')`))
     const pass = spec.strict ? figure.valueJ < spec.limit : figure.valueJ <= spec.limit
     record('inconclusive', outcome(pass), figure)
-    return { pass, message: () => lines(''), actual: figure.valueJ, expected: spec.limit }
+    return { pass, message: () => lines('') }
   }
   const pass = decision.verdict === 'within'
   record(decision.verdict, outcome(pass), figure)
-  return {
-    pass,
-    message: () => lines(''),
-    actual: figure.valueJ,
-    expected: spec.limit,
-  }
+  return { pass, message: () => lines('') }
 }
 
 /** The check as recorded for the reporter (`LimitCheck`, src/model/limits.ts). */

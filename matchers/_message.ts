@@ -1,10 +1,5 @@
 /** Matcher messages: Expected/Received lines with units, then the evidence a reviewer needs. */
-import {
-  appMethodsFirst,
-  formatJoules,
-  type Interval,
-  type MethodEnergy,
-} from '../src/model/index.js'
+import { formatJoules, methodOrigin, type Interval, type MethodEnergy } from '../src/model/index.js'
 import type { Subject } from './_subject.js'
 
 export function formatInterval(interval: Interval | undefined, format = formatJoules): string {
@@ -27,6 +22,11 @@ export function describeSource(subject: Subject): string {
   return parts.join(', ')
 }
 
+/**
+ * The window's heaviest app methods by inclusive energy, highest first. Native and platform frames
+ * (`__start_thread`, `android.os.Looper.loop`) are on every stack and nothing the reader can
+ * change: they are listed only when no app method was seen, under their own heading.
+ */
 export function topMethods(subject: Subject, count = 5): string[] {
   const result =
     subject.kind === 'window'
@@ -35,11 +35,15 @@ export function topMethods(subject: Subject, count = 5): string[] {
         ? subject.runs[0]
         : undefined
   if (result === undefined || result.methods.length === 0) return []
+  const app = result.methods.filter((m) => methodOrigin(m.method) === 'app')
+  const shown = (app.length > 0 ? app : result.methods)
+    .slice()
+    .sort((a, b) => b.inclusiveEnergyJ - a.inclusiveEnergyJ)
+    .slice(0, count)
+  const what = app.length > 0 ? 'Top app methods' : 'Top frames (no app method was sampled)'
   return [
-    subject.kind === 'repeated'
-      ? 'Top methods (inclusive, first repetition):'
-      : 'Top methods (inclusive):',
-    ...appMethodsFirst(result.methods, count).map((m: MethodEnergy) => {
+    `${what} (inclusive${subject.kind === 'repeated' ? ', first repetition' : ''}):`,
+    ...shown.map((m: MethodEnergy) => {
       const color = m.color !== undefined && m.color !== 'uncolored' ? `  [${m.color}]` : ''
       return `  ${formatJoules(m.inclusiveEnergyJ).padStart(10)}  ${m.method}${color}`
     }),

@@ -27,8 +27,6 @@ function colorMatcher(expected: MethodColor, name: string) {
       pass: method.color === expected,
       message: () =>
         `${hint}\n\nExpected: ${this.isNot ? 'not ' : ''}${expected}\nReceived: ${method.color} for ${method.method}`,
-      actual: method.color,
-      expected,
     }
   }
 }

@@ -192,3 +192,44 @@ test('typings', () => {
   // @ts-expect-error scopes are net, gross, rail:<name> or component:<name>
   expect(() => expect(run()).toConsumeLessThan(3, { scope: 'everything' })).toThrow()
 })
+
+describe('the failure message', () => {
+  const frame = (method: string, energyJ: number) =>
+    methodEnergy({ method, attribution: 'sampling', localEnergyJ: energyJ, nonLocalEnergyJ: 0 })
+  const small = frame('com.example.trails.SyncManager.mergeTracks', 0.00225)
+  const big = frame('com.example.trails.SyncManager.syncAll', 0.0334)
+  const native = frame('__start_thread', 0.5)
+  const platform = frame('android.os.Looper.loop', 0.4)
+
+  test("lists the app's methods highest first, without the native and platform frames", () => {
+    const r = run({ methods: [small, native, platform, big] })
+    const message = failureOf(() => expect(r).toConsumeLessThan(0.1))
+    const listed = message.slice(message.indexOf('Top app methods (inclusive):'))
+    expect(listed.split('\n').slice(1)).toEqual([
+      `  ${'33.4 mJ'.padStart(10)}  com.example.trails.SyncManager.syncAll`,
+      `  ${'2.25 mJ'.padStart(10)}  com.example.trails.SyncManager.mergeTracks`,
+    ])
+  })
+
+  test('falls back to the heaviest frames, said so, when no app method was sampled', () => {
+    const r = run({ methods: [platform, native] })
+    const message = failureOf(() => expect(r).toConsumeLessThan(0.1))
+    const listed = message.slice(message.indexOf('Top frames (no app method was sampled)'))
+    expect(
+      listed
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim()),
+    ).toEqual(['500 mJ  __start_thread', '400 mJ  android.os.Looper.loop'])
+  })
+
+  test('gives no actual/expected: the runner would print a raw diff of joules under it', () => {
+    const result = energyMatchers.toConsumeLessThan.call(
+      { isNot: false } as never,
+      run(),
+      0.1,
+    ) as unknown as Record<string, unknown>
+    expect(result['pass']).toBe(false)
+    expect(Object.keys(result).sort()).toEqual(['message', 'pass'])
+  })
+})
