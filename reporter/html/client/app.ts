@@ -495,9 +495,14 @@ function overview(root: HTMLElement): void {
   }
 
   const base = data.baseline
-  root.append(h('h2', null, 'Baseline'))
+  // Another run's report, not the idle baseline that net energy is taken against.
+  root.append(h('h2', null, 'Compared with an earlier run'))
   if (base === undefined) {
-    root.append(empty('No baseline report given (reporter option `baseline`).'))
+    root.append(
+      empty(
+        'No earlier report to compare with: give the reporter option `baseline` an earlier run’s JSON report to see regressions.',
+      ),
+    )
   } else {
     root.append(
       h(
