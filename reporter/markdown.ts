@@ -2,7 +2,7 @@
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
 import { describeLimit, primaryLimit } from './limits.js'
-import { foldMethods, formatBudgetFigure, shortName } from './terminal.js'
+import { foldMethods, formatBudgetFigure, shortName, warningTally } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
 export function escapeMarkdownCell(text: string): string {
@@ -20,12 +20,15 @@ export function escapeMarkdownCell(text: string): string {
 
 export function renderMarkdown(report: EnergyReport): string {
   const s = report.summary
+  // Counted as the terminal lists them: warnings apart from the notes (severity `info`).
+  const tally = warningTally(report)
   const lines = [
     '## Energy',
     '',
     `${formatJoules(s.totalNetEnergyJ)} net over ${s.measuredWindows} window(s) in ${s.tests} test(s)` +
       (s.failedWindows > 0 ? `, **${s.failedWindows} failed**` : '') +
-      (s.warnings > 0 ? `, ${s.warnings} warning(s)` : '') +
+      (tally.warnings > 0 ? `, ${tally.warnings} warning(s)` : '') +
+      (tally.notes > 0 ? `, ${tally.notes} note(s)` : '') +
       '.',
     '',
     '| | test | net | gross | avg power | duration | budget figure | budget / limit | Δ baseline | top method |',

@@ -591,7 +591,7 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
   const lines = [
     ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +
       (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : '') +
-      (s.warnings > 0 ? c.yellow(` · ${s.warnings} warning${s.warnings === 1 ? '' : 's'}`) : ''),
+      warningCountText(report, screen),
   ]
   if (s.worst.length > 0) {
     lines.push(
@@ -682,6 +682,36 @@ function renderWarningSummary(report: EnergyReport, screen: Screen): string[] {
         `   ${severityTone(first.severity, screen)(`⚠ ${code}`)} ×${windows}  ${WARNING_ADVICE[code] ?? firstSentence(first.message)}`,
     ),
   ]
+}
+
+/**
+ * What the run's warnings add up to, counted as the Warnings lines list them: each code once per
+ * window. Notes (severity `info`) are not listed there, so they are counted apart.
+ */
+export function warningTally(report: EnergyReport): { warnings: number; notes: number } {
+  let warnings = 0
+  let notes = 0
+  for (const t of report.tests) {
+    for (const r of t.results) {
+      if (r.status === 'skipped') continue
+      const codes = new Map(r.warnings.map((w) => [w.code, w.severity]))
+      for (const severity of codes.values()) {
+        if (severity === 'info') notes++
+        else warnings++
+      }
+    }
+  }
+  return { warnings, notes }
+}
+
+/** ` · 2 warnings · 15 notes`: the warnings listed below, and the notes kept in the reports. */
+function warningCountText(report: EnergyReport, screen: Screen): string {
+  const { warnings, notes } = warningTally(report)
+  const c = screen.colors
+  return (
+    (warnings > 0 ? c.yellow(` · ${warnings} warning${warnings === 1 ? '' : 's'}`) : '') +
+    (notes > 0 ? c.dim(` · ${notes} note${notes === 1 ? '' : 's'}`) : '')
+  )
 }
 
 /** The message up to its first sentence's end (`. `, `; `, `: `), or all of it. */

@@ -1,0 +1,87 @@
+/**
+ * The run's summary never says more than it shows: its warning count is what the Warnings lines
+ * list (notes counted apart).
+ */
+import fc from 'fast-check'
+import { expect, test } from 'vitest'
+import { renderMarkdown } from '../../reporter/markdown.js'
+import { buildEnergyReport, type ReportEntry } from '../../reporter/report.js'
+import { plainScreen } from '../../reporter/screen.js'
+import { renderTerminal } from '../../reporter/terminal.js'
+import { measuredResult, type EnergyWarning } from '../../src/model/index.js'
+
+const CODES = [
+  { code: 'W_SLOW_SENSOR', severity: 'warning' },
+  { code: 'W_WAKELOCK_HELD', severity: 'warning' },
+  { code: 'W_UNDERSAMPLED', severity: 'info' },
+  { code: 'W_NEGATIVE_NET', severity: 'info' },
+] as const
+
+function entry(name: string, warnings: readonly EnergyWarning[][]): ReportEntry {
+  return {
+    file: 'a.test.ts',
+    name,
+    state: 'passed',
+    errors: [],
+    results: warnings.map((w, i) =>
+      measuredResult({
+        label: `${name} #${i + 1}`,
+        window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
+        grossEnergyJ: 1.5,
+        baselinePowerW: 0.5,
+        components: [],
+        rails: [],
+        methods: [],
+        sources: { power: 'odpm', sampleCount: 10 },
+        warnings: w,
+      }),
+    ),
+  }
+}
+
+/** `· N warnings` of the Energy line, and the ×N of each listed code. */
+function counts(out: string): { said: number; listed: number; notes: number } {
+  const said = /· (\d+) warnings?/.exec(out)
+  const notes = /· (\d+) notes?/.exec(out)
+  const listed = [...out.matchAll(/⚠ W_[A-Z_]+ ×(\d+)/g)].reduce((a, m) => a + Number(m[1]), 0)
+  return { said: Number(said?.[1] ?? 0), listed, notes: Number(notes?.[1] ?? 0) }
+}
+
+test('two notes and no warning: no warning count, "2 notes"', () => {
+  const note = { code: 'W_NEGATIVE_NET', severity: 'info', message: 'Below idle.' } as const
+  const out = renderTerminal(buildEnergyReport([entry('t', [[note], [note]])]), plainScreen)
+  expect(out).not.toMatch(/· \d+ warning/)
+  expect(out).toContain('· 2 notes')
+  expect(out).not.toContain(' Warnings ')
+})
+
+test('the warning count is the sum of the listed codes, in the terminal and in markdown', () => {
+  const warning = fc.constantFrom(...CODES).map((c) => ({ ...c, message: `${c.code}.` }))
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(fc.array(warning, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      (tests) => {
+        const report = buildEnergyReport(tests.map((w, i) => entry(`test ${i}`, w)))
+        const { said, listed, notes } = counts(renderTerminal(report, plainScreen))
+        expect(said).toBe(listed)
+        const perWindow = (severe: boolean) =>
+          tests
+            .flat()
+            .map(
+              (w) =>
+                new Set(w.filter((x) => (x.severity !== 'info') === severe).map((x) => x.code))
+                  .size,
+            )
+            .reduce((a, b) => a + b, 0)
+        expect(listed).toBe(perWindow(true))
+        expect(notes).toBe(perWindow(false))
+        const md = renderMarkdown(report)
+        expect(Number(/, (\d+) warning\(s\)/.exec(md)?.[1] ?? 0)).toBe(listed)
+        expect(Number(/, (\d+) note\(s\)/.exec(md)?.[1] ?? 0)).toBe(notes)
+      },
+    ),
+  )
+})
