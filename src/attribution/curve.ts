@@ -75,13 +75,17 @@ export function sensorIntervalBounds(
   curve: EnergyCurve,
   window: { readonly startNs: number; readonly endNs: number },
 ): Float64Array {
-  return Float64Array.from([
-    window.startNs,
-    ...curve
-      .readingTimesIn(window.startNs, window.endNs)
-      .filter((t) => t > window.startNs && t < window.endNs),
-    window.endNs,
-  ])
+  const inside = curve.readingTimesIn(window.startNs, window.endNs)
+  // Filled in place (no spread of a 25 k-element array per rail and window).
+  const bounds = new Float64Array(inside.length + 2)
+  let m = 0
+  bounds[m++] = window.startNs
+  for (let i = 0; i < inside.length; i++) {
+    const t = inside[i] as number
+    if (t > window.startNs && t < window.endNs) bounds[m++] = t
+  }
+  bounds[m++] = window.endNs
+  return m === bounds.length ? bounds : bounds.slice(0, m)
 }
 
 /** Index of the last element `≤ t` in a sorted array, −1 if none. */
@@ -443,15 +447,29 @@ function counterCurve(
       { format: source },
     )
   }
+  // Indexed loops, not for…of over typed arrays: these run over every reading of every rail.
   let count = 0
-  for (const r of perRail) for (const x of r.t) if (x >= lo && x <= hi) count++
+  for (const r of perRail) {
+    for (let i = 0; i < r.t.length; i++) {
+      const x = r.t[i] as number
+      if (x >= lo && x <= hi) count++
+    }
+  }
   const all = new Float64Array(count)
   count = 0
-  for (const r of perRail) for (const x of r.t) if (x >= lo && x <= hi) all[count++] = x
+  for (const r of perRail) {
+    for (let i = 0; i < r.t.length; i++) {
+      const x = r.t[i] as number
+      if (x >= lo && x <= hi) all[count++] = x
+    }
+  }
   // Numeric order (the times are checked finite); each time once.
   all.sort()
   let m = 0
-  for (const x of all) if (m === 0 || x !== all[m - 1]) all[m++] = x
+  for (let i = 0; i < all.length; i++) {
+    const x = all[i] as number
+    if (m === 0 || x !== all[m - 1]) all[m++] = x
+  }
   const t = all.slice(0, m)
   const total = new Float64Array(t.length)
   for (const r of perRail) {
