@@ -15,6 +15,7 @@ import {
   lookupBudget,
   obsoleteBudgets,
   testBudgetFigure,
+  writesBudget,
   type BudgetFigure,
   type BudgetFile,
   type BudgetObservation,
@@ -282,8 +283,12 @@ export function buildEnergyReport(
   let within = 0
   let over = 0
   let inconclusive = 0
+  // Without a budget: the tests `-u` would write one for (they asked, above their noise).
   let missing = 0
-  const tests: ReportedTest[] = entries.map((e) => {
+  const observed = context.budgets
+    ? budgetObservations(entries, context.budgets.fileKey ?? identity)
+    : []
+  const tests: ReportedTest[] = entries.map((e, i) => {
     const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
     const windows = measuredWindows({ results })
     const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
@@ -305,8 +310,10 @@ export function buildEnergyReport(
         name: e.name,
         ...(figure.device === undefined ? {} : { device: figure.device }),
       })
-      if (found === undefined) missing++
-      else {
+      if (found === undefined) {
+        const o = observed[i]
+        if (o !== undefined && writesBudget(o)) missing++
+      } else {
         const { verdict } = decide(
           figure.valueJ,
           found.entry.energyJ,
@@ -391,7 +398,7 @@ export function buildEnergyReport(
     classification?: ReportClassification
   } = {}
   if (context.budgets) {
-    const observations = budgetObservations(entries, context.budgets.fileKey ?? identity)
+    const observations = observed
     const update = context.budgets.update
     const updated = update !== undefined && update.mode !== 'new'
     // In `new` mode the tests whose budget was just written were counted as missing.

@@ -43,9 +43,9 @@ export interface RunReportSettings {
   /** Headroom added to measurements when writing budgets, percent. */
   readonly headroomPct: number
   /**
-   * `all`: write budgets from this run's measurements (`-u`, VITEST_ENERGY_UPDATE=1); `new`: only
-   * the missing budgets of tests that asked for one (the runner's default outside CI); `none`:
-   * check only (CI).
+   * `all`: write the budgets of the tests that asked for one from this run's measurements (`-u`,
+   * VITEST_ENERGY_UPDATE=1); `new`: only the missing ones (the runner's default outside CI);
+   * `none`: check only (CI).
    */
   readonly update: BudgetUpdateMode
   /** A previous JSON report to compare with, relative to the root. */

@@ -30,7 +30,7 @@ export {
   writeBudgetFile,
 } from './load.js'
 export type { BudgetUpdateMode } from './load.js'
-export { addMissingBudgets, obsoleteBudgets, updateBudgets } from './update.js'
+export { addMissingBudgets, obsoleteBudgets, updateBudgets, writesBudget } from './update.js'
 export type { BudgetObservation, BudgetRef, BudgetUpdate } from './update.js'
 export { decide, moreRepetitionsToDecide } from './verdict.js'
 export type { Decision, Verdict } from './verdict.js'

@@ -62,10 +62,13 @@ export function obsoleteBudgets(
 }
 
 /**
- * Writes a budget for every measured test (`measured × (1 + headroomPct/100)`, rounded up to 2
- * significant digits) under its device model (`*` when unknown), and removes obsolete entries.
- * A test whose net energy is not above its own noise (at or below idle: the figure's interval
- * reaches 0) gets none — a 0 J budget would fail it on noise — and keeps one it already has.
+ * `-u`, as for snapshots: writes a budget for every measured test that asked for one
+ * (`toStayWithinBudget()`, `checkBudgets`) — `measured × (1 + headroomPct/100)`, rounded up to 2
+ * significant digits, under its device model (`*` when unknown) — and removes obsolete entries. A
+ * test that never asked gets none (its energy is reported, not budgeted) and its entry, if it has
+ * one, is left as it is. A test whose net energy is not above its own noise (at or below idle: the
+ * figure's interval reaches 0) gets none — a 0 J budget would fail it on noise — and keeps one it
+ * already has.
  */
 export function updateBudgets(
   file: BudgetFile,
@@ -76,7 +79,7 @@ export function updateBudgets(
   const added: BudgetRef[] = []
   const changed: BudgetRef[] = []
   for (const o of observations) {
-    const entry = entryFrom(o, headroomPct)
+    const entry = o.requested === true ? entryFrom(o, headroomPct) : undefined
     if (entry === undefined) continue
     const device = o.device ?? ANY_DEVICE
     const devices = ((tests[o.file] ??= {})[o.name] ??= {})
@@ -143,6 +146,14 @@ function copyTests(file: BudgetFile): Tests {
     for (const [name, devices] of Object.entries(names)) tests[f][name] = { ...devices }
   }
   return tests
+}
+
+/**
+ * Whether `-u` (or the runner's `new` mode, for a missing one) would write this test a budget: it
+ * asked for one and its net energy is above its noise. What the summary may promise.
+ */
+export function writesBudget(o: BudgetObservation): boolean {
+  return o.requested === true && entryFrom(o, 0) !== undefined
 }
 
 /** The budget written from a measurement; none when the net energy is not above its noise. */

@@ -163,14 +163,21 @@ describe('new budgets from measurements', () => {
     )
   })
 
-  test('update writes measured tests (by device), keeps others, removes obsolete entries of files that ran', async () => {
+  test('update writes measured tests that asked (by device), keeps others, removes obsolete entries of files that ran', async () => {
     const before = parseBudgetFile(await readFile(golden, 'utf8'))
     const result = updateBudgets(
       before,
       [
-        { file: 'feed.test.ts', name: 'feed > opening the feed', valueJ: 2.0, device: 'Pixel 6' },
-        { file: 'feed.test.ts', name: 'feed > scrolling', valueJ: 0.5 },
-        { file: 'feed.test.ts', name: 'feed > not measured' },
+        {
+          file: 'feed.test.ts',
+          name: 'feed > opening the feed',
+          valueJ: 2.0,
+          device: 'Pixel 6',
+          requested: true,
+        },
+        { file: 'feed.test.ts', name: 'feed > scrolling', valueJ: 0.5, requested: true },
+        { file: 'feed.test.ts', name: 'feed > never asked', valueJ: 0.7 },
+        { file: 'feed.test.ts', name: 'feed > not measured', requested: true },
       ],
       10,
     )
@@ -187,7 +194,7 @@ describe('new budgets from measurements', () => {
 
     const renamed = updateBudgets(
       before,
-      [{ file: 'sync.test.ts', name: 'sync v2', valueJ: 1 }],
+      [{ file: 'sync.test.ts', name: 'sync v2', valueJ: 1, requested: true }],
       10,
     )
     expect(renamed.removed).toEqual([{ file: 'sync.test.ts', name: 'syncing', device: '*' }])
@@ -199,10 +206,16 @@ describe('new budgets from measurements', () => {
     const result = updateBudgets(
       { schemaVersion: 1, tests: { 'idle.test.ts': { 'kept idle': { '*': { energyJ: 0.1 } } } } },
       [
-        { file: 'idle.test.ts', name: 'below idle', valueJ: -3.28, lowJ: -3.28001 },
-        { file: 'idle.test.ts', name: 'within noise', valueJ: 4e-7, lowJ: -1e-5 },
-        { file: 'idle.test.ts', name: 'kept idle', valueJ: 2e-7, lowJ: -1e-5 },
-        { file: 'idle.test.ts', name: 'above noise', valueJ: 0.3, lowJ: 0.29999 },
+        {
+          file: 'idle.test.ts',
+          name: 'below idle',
+          valueJ: -3.28,
+          lowJ: -3.28001,
+          requested: true,
+        },
+        { file: 'idle.test.ts', name: 'within noise', valueJ: 4e-7, lowJ: -1e-5, requested: true },
+        { file: 'idle.test.ts', name: 'kept idle', valueJ: 2e-7, lowJ: -1e-5, requested: true },
+        { file: 'idle.test.ts', name: 'above noise', valueJ: 0.3, lowJ: 0.29999, requested: true },
       ],
       10,
     )

@@ -34,6 +34,8 @@ export async function runReporter(
         screen: plainScreen,
         write: (text) => void (out += text),
         outputFile: join(dir, 'energy.json'),
+        // Budgets the run writes (its tests may ask for one) go to the temporary folder too.
+        budgets: join(dir, 'energy-budgets.json'),
         ...options(dir),
       }),
     ],

@@ -4,6 +4,7 @@
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { htmlData } from '../../reporter/html/data.js'
 import { renderMarkdown } from '../../reporter/markdown.js'
@@ -88,7 +89,7 @@ describe('budget update modes in the reporter', () => {
     expect(b?.changed).toEqual([])
     expect(b?.over).toBe(1)
     expect(b?.within, 'a budget written now is no verdict').toBe(0)
-    expect(b?.missing, 'not asked, and within noise').toBe(2)
+    expect(b?.missing, 'not asked, and within noise: -u would write neither').toBe(0)
     expect(b?.obsolete).toEqual([{ file: 'test/feed.test.ts', name: 'feed > gone', device: '*' }])
     expect(
       built.budgetReview?.after?.tests['test/feed.test.ts']?.['feed > scrolling'],
@@ -100,7 +101,7 @@ describe('budget update modes in the reporter', () => {
 
     const terminal = renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })
     expect(terminal).toContain(
-      'Budgets   1 written (new) — review energy-budgets.json and commit it · 1 over · 2 without a budget (vitest -u writes them)',
+      'Budgets   1 written (new) — review energy-budgets.json and commit it · 1 over\n',
     )
     expect(terminal).toContain('1 obsolete in energy-budgets.json (vitest -u removes them)')
     expect(renderMarkdown(built.report)).toContain(
@@ -145,10 +146,10 @@ describe('budget update modes in the reporter', () => {
     const interrupted = buildRunReport(entries, settings('new'), [], { interrupted: true })
     expect(await readFile(path, 'utf8')).toBe(existing)
     expect(interrupted.report.budgets?.added).toEqual([])
-    expect(interrupted.report.budgets?.missing).toBe(3)
+    expect(interrupted.report.budgets?.missing, 'the one -u would write').toBe(1)
   })
 
-  test('all (-u): every measured test, asked or not, and obsolete entries removed', async () => {
+  test('all (-u): every measured test that asked, and obsolete entries removed', async () => {
     await writeFile(path, existing)
     const built = buildRunReport(entries, settings('all'), [])
     expect(built.report.budgets?.updated).toBe(true)
@@ -156,6 +157,46 @@ describe('budget update modes in the reporter', () => {
       Object.keys(
         parseBudgetFile(await readFile(path, 'utf8')).tests['test/feed.test.ts'] ?? {},
       ).sort(),
-    ).toEqual(['feed > not asked', 'feed > opening', 'feed > scrolling'])
+    ).toEqual(['feed > opening', 'feed > scrolling'])
+    expect(built.report.budgets?.added.map((r) => r.name)).toEqual([
+      'feed > opening', // for Pixel 6: the file had only '*'
+      'feed > scrolling',
+    ])
+  })
+
+  test('all (-u) leaves the entry of a test that no longer asks as it is', async () => {
+    await writeFile(path, existing)
+    buildRunReport([entry('feed > opening', 0.9, false)], settings('all'), [])
+    expect(parseBudgetFile(await readFile(path, 'utf8')).tests['test/feed.test.ts']).toEqual({
+      'feed > opening': { '*': { energyJ: 2.8, measuredEnergyJ: 2.53 } },
+    })
+  })
+
+  // The summary's promise, "N without a budget (vitest -u writes them)", is what -u then does.
+  test('the tests counted without a budget are exactly those -u then writes', async () => {
+    const arb = fc.uniqueArray(
+      fc.record({
+        name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+        netEnergyJ: fc.constantFrom(-0.3, 0, 0.005, 0.02, 0.5, 2),
+        asked: fc.boolean(),
+      }),
+      { selector: (t) => t.name, minLength: 1 },
+    )
+    await fc.assert(
+      fc.asyncProperty(arb, async (tests) => {
+        await writeFile(
+          path,
+          '{"schemaVersion":1,"tests":{"other.test.ts":{"x":{"*":{"energyJ":1}}}}}\n',
+        )
+        const run = tests.map((t) => entry(t.name, t.netEnergyJ, t.asked))
+        const ci = buildRunReport(run, settings('none'), [])
+        const missing = ci.report.budgets?.missing ?? 0
+        const said = renderTerminal(ci.report, plainScreen, { topMethods: 3, verbose: false })
+        expect(said.includes('without a budget (vitest -u writes them)')).toBe(missing > 0)
+        const updated = buildRunReport(run, settings('all'), [])
+        expect(updated.report.budgets?.added.length ?? 0).toBe(missing)
+      }),
+      { numRuns: 40 },
+    )
   })
 })

@@ -3,7 +3,11 @@ import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { renderMarkdown } from '../../reporter/markdown.js'
 import { buildEnergyReport, measuredWindows, type ReportEntry } from '../../reporter/report.js'
-import { budgetFromMeasurement, type BudgetFile } from '../../src/budgets/index.js'
+import {
+  budgetFromMeasurement,
+  testBudgetFigure,
+  type BudgetFile,
+} from '../../src/budgets/index.js'
 import { measuredResult, type EnergyResult } from '../../src/model/index.js'
 
 const windowArb = fc
@@ -41,6 +45,7 @@ const entriesArb = fc.uniqueArray(
     state: fc.constantFrom('passed' as const, 'failed' as const),
     results: fc.array(windowArb, { maxLength: 4 }),
     errors: fc.constant([] as string[]),
+    budgetRequested: fc.boolean(),
   }),
   { selector: (e) => `${e.file}\u0000${e.name}`, maxLength: 15 },
 )
@@ -69,7 +74,15 @@ test('totals are the sums of the tests; budget verdicts account for every measur
       expect(sum(Object.values(report.summary.states))).toBe(entries.length)
       const measured = report.tests.filter((t) => measuredWindows(t).length > 0)
       const b = report.budgets!
-      expect(b.within + b.over + b.inconclusive + b.missing).toBe(measured.length)
+      const judged = measured.filter((t) => t.budget !== undefined)
+      expect(b.within + b.over + b.inconclusive).toBe(judged.length)
+      // Without a budget counts only what -u would write: tests that asked, above their noise.
+      const writable = entries.filter((e, i) => {
+        const f = testBudgetFigure(e.results)
+        const above = f !== undefined && f.valueJ > 0 && (f.intervalJ?.low ?? 1) > 0
+        return e.budgetRequested && above && report.tests[i]?.budget === undefined
+      })
+      expect(b.missing).toBe(writable.length)
       for (const t of report.tests) {
         if (t.budget?.verdict === 'within') expect(t.budget.valueJ).toBeLessThanOrEqual(budgetJ)
         if (t.budget?.verdict === 'over') expect(t.budget.valueJ).toBeGreaterThan(budgetJ)

@@ -199,6 +199,7 @@ export function method(
   })
 }
 
+/** A test's energy meta; each asks for a budget, as with the plugin's `checkBudgets: true`. */
 export function meta(...windows: MeasuredEnergyResult[]): TestEnergyMeta {
-  return summarize(windows)
+  return summarize(windows, { budgetRequested: true })
 }
