@@ -62,8 +62,10 @@ describe('checkBudgets and an unplugged phone', () => {
     )
     expect(state('a bright screen over a tiny budget')?.state).toBe('failed')
     expect(state('scrolling within a generous budget')?.state).toBe('passed')
-    expect(state('a test without a budget')?.state, 'no budget: not failed, counted').toBe('passed')
-    expect(report.budgets).toMatchObject({ within: 1, over: 1, inconclusive: 0, missing: 2 })
+    expect(state('a test without a budget')?.state, 'no budget: not failed').toBe('passed')
+    // The two tests without a budget idle (net within its noise): -u would write them none, so
+    // the summary does not count them as missing (docs/budgets.md).
+    expect(report.budgets).toMatchObject({ within: 1, over: 1, inconclusive: 0, missing: 0 })
   })
 
   test('a phone unplugged mid-window fails that test with the device error', () => {
