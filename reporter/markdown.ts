@@ -62,7 +62,7 @@ export function renderMarkdown(report: EnergyReport): string {
             formatJoules(t.grossEnergyJ),
             formatWatts(t.durationS > 0 ? t.grossEnergyJ / t.durationS : 0),
             formatSeconds(t.durationS),
-            t.budgetFigure === undefined ? '–' : formatBudgetFigure(t.budgetFigure),
+            t.budgetFigure === undefined ? '–' : formatBudgetFigure(t.budgetFigure, t.results),
             budgetCell(t),
             deltaCell(t),
             top

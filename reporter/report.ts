@@ -14,6 +14,7 @@ import {
   decide,
   lookupBudget,
   obsoleteBudgets,
+  repetitionGroups,
   testBudgetFigure,
   writesBudget,
   type BudgetFigure,
@@ -457,12 +458,11 @@ export function budgetObservations(
   })
 }
 
-/** Net energies of repetitions (windows sharing a base label `x #i`), when there are ≥ 2. */
+/** Net energies of the repetitions of one `energy.repeat` call, when the test has only those (≥ 2). */
 function repetitionsOf(test: Pick<ReportEntry, 'results'>): number[] | undefined {
   const windows = measuredWindows(test)
   if (windows.length < 2) return undefined
-  const labels = new Set(windows.map((w) => w.label.replace(/ #\d+$/, '')))
-  return labels.size === 1 ? windows.map((w) => w.netEnergyJ) : undefined
+  return repetitionGroups(windows).length === 1 ? windows.map((w) => w.netEnergyJ) : undefined
 }
 
 function compareWithBaseline(

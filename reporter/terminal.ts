@@ -19,6 +19,7 @@ import {
   type RailEnergy,
   type WarningSeverity,
 } from '../src/model/index.js'
+import { repetitionGroups } from '../src/budgets/index.js'
 import {
   measuredWindows,
   type EnergyReport,
@@ -226,30 +227,6 @@ function isWindowError(test: ReportedTest, message: string): boolean {
   )
 }
 
-/** `scroll #3` → `scroll`; undefined for a window that is not one of `energy.repeat`'s. */
-function repetitionBase(label: string): string | undefined {
-  const m = / #\d+$/.exec(label)
-  return m === null ? undefined : label.slice(0, m.index)
-}
-
-/** Windows in order, the repetitions of one `energy.repeat` (≥ 2 windows `x #n`) grouped. */
-function repetitionGroups(windows: readonly MeasuredEnergyResult[]): MeasuredEnergyResult[][] {
-  const groups: MeasuredEnergyResult[][] = []
-  const byBase = new Map<string, MeasuredEnergyResult[]>()
-  for (const w of windows) {
-    const base = repetitionBase(w.label)
-    const group = base === undefined ? undefined : byBase.get(base)
-    if (group !== undefined) {
-      group.push(w)
-      continue
-    }
-    const fresh = [w]
-    if (base !== undefined) byBase.set(base, fresh)
-    groups.push(fresh)
-  }
-  return groups
-}
-
 function renderWindow(
   r: MeasuredEnergyResult,
   labelled: boolean,
@@ -399,16 +376,29 @@ function warningText(w: EnergyWarning, screen: Screen): string {
 
 /** The figure the budget is checked against, beside the budget (and for any repeated test). */
 function figureTag(test: ReportedTest): string {
-  return test.budgetFigure === undefined ? '' : `  ${formatBudgetFigure(test.budgetFigure)}`
+  return test.budgetFigure === undefined
+    ? ''
+    : `  ${formatBudgetFigure(test.budgetFigure, test.results)}`
 }
 
 /**
  * `13.9 mJ ± 600 µJ (mean of 5)`: the value, its 95% interval (`± half-width` when symmetric,
  * else `(95% low – high)`) and, over repetitions, how many.
  */
-export function formatBudgetFigure(figure: ReportedBudgetFigure): string {
+export function formatBudgetFigure(
+  figure: ReportedBudgetFigure,
+  results: ReportedTest['results'] = [],
+): string {
   const interval = figure.intervalJ === undefined ? undefined : { ...figure.intervalJ, level: 0.95 }
-  return `${formatJoulesWithInterval(figure.valueJ, interval)}${figure.n >= 2 ? ` (mean of ${figure.n})` : ''}`
+  // Several windows (two repeat() calls, a measure() and a repeat()) are summed, never averaged.
+  const parts = repetitionGroups(measuredWindows({ results })).length
+  const what =
+    parts >= 2
+      ? ` (sum of ${parts} windows${figure.n >= 2 ? ', repetitions as their mean' : ''})`
+      : figure.n >= 2
+        ? ` (mean of ${figure.n})`
+        : ''
+  return `${formatJoulesWithInterval(figure.valueJ, interval)}${what}`
 }
 
 /** `91% of budget 2.20 J ✓`: how much of its budget the test's figure used, and the verdict. */

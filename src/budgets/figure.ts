@@ -1,8 +1,9 @@
 /**
  * What a budget applies to, and how a new budget is derived from a measurement.
  *
- * A test's budget figure is its net energy: the sum over its measured windows, where repetitions
- * of one window (`energy.repeat`, labelled `label #1`, `label #2`, …) count once, as their mean.
+ * A test's budget figure is its net energy: the sum over its measured windows, where the
+ * repetitions of one `energy.repeat` call (labelled `label #1`, `label #2`, …) count once, as their
+ * mean.
  */
 import type { Interval, MeasuredEnergyResult, EnergyResult } from '../model/index.js'
 import { tInterval, toSamples } from '../stats/index.js'
@@ -14,29 +15,57 @@ export interface BudgetFigure {
   readonly intervalJ?: Interval
   /** Largest number of repetitions behind a part (1 without repetitions). */
   readonly n: number
+  /** How many parts are summed: windows, a repeat() call's repetitions counting as one. */
+  readonly parts: number
   /** Device model of the first measured window, when known. */
   readonly device?: string
 }
 
-const REPETITION = / #\d+$/
+const REPETITION = / #(\d+)$/
+
+/**
+ * A test's windows in order, the repetitions of each `energy.repeat` call (`label #1`, `#2`, …)
+ * grouped. A repetition joins the group before it when it has the same label and a higher number;
+ * another `#1` (a second repeat() with the same label) starts a group of its own, and windows
+ * without a number are one each, whatever their label: two different workloads are never
+ * averaged together.
+ */
+export function repetitionGroups<T extends { readonly label: string }>(
+  windows: readonly T[],
+): T[][] {
+  const groups: T[][] = []
+  let open: { base: string; index: number; group: T[] } | undefined
+  for (const w of windows) {
+    const m = REPETITION.exec(w.label)
+    if (m === null) {
+      groups.push([w])
+      open = undefined
+      continue
+    }
+    const base = w.label.slice(0, m.index)
+    const index = Number(m[1])
+    if (open !== undefined && open.base === base && index > open.index) {
+      open.group.push(w)
+      open.index = index
+      continue
+    }
+    open = { base, index, group: [w] }
+    groups.push(open.group)
+  }
+  return groups
+}
 
 /** The test's budget figure, or `undefined` when no window was measured. */
 export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure | undefined {
   const measured = results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
   if (measured.length === 0) return undefined
-  const groups = new Map<string, MeasuredEnergyResult[]>()
-  for (const r of measured) {
-    const label = r.label.replace(REPETITION, '')
-    const group = groups.get(label) ?? []
-    group.push(r)
-    groups.set(label, group)
-  }
+  const groups = repetitionGroups(measured)
   let valueJ = 0
   let low = 0
   let high = 0
   let intervals = true
   let n = 1
-  for (const runs of groups.values()) {
+  for (const runs of groups) {
     const values = runs.map((r) => r.netEnergyJ)
     const mean = values.reduce((a, b) => a + b, 0) / values.length
     valueJ += mean
@@ -57,6 +86,7 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
     valueJ,
     ...(intervals ? { intervalJ: { low, high, level: 0.95 } } : {}),
     n,
+    parts: groups.length,
     ...(device === undefined ? {} : { device }),
   }
 }

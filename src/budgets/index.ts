@@ -13,6 +13,7 @@ export type { BudgetEntry, BudgetFile, BudgetKey, BudgetTable } from './file.js'
 export {
   budgetFromMeasurement,
   ceilSignificant,
+  repetitionGroups,
   roundSignificant,
   testBudgetFigure,
 } from './figure.js'

@@ -2,13 +2,14 @@
 // JSON and markdown show that figure, with its 95% interval and n, beside the budget.
 import { readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
+import fc from 'fast-check'
 import { expect, test } from 'vitest'
 import { renderJson } from '../../reporter/json.js'
 import { renderMarkdown } from '../../reporter/markdown.js'
 import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { formatBudgetFigure, renderTerminal } from '../../reporter/terminal.js'
-import type { BudgetFile } from '../../src/budgets/index.js'
+import { repetitionGroups, testBudgetFigure, type BudgetFile } from '../../src/budgets/index.js'
 import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
 
 function window(label: string, netEnergyJ: number): MeasuredEnergyResult {
@@ -183,4 +184,61 @@ test('without a budget, the markdown row shows the matcher limit the terminal ro
   // The most used of two passing limits, and how many more there are ('<' escaped for HTML).
   expect(md).toContain('| 50% of limit &lt; 2.00 J ✅ (+1 limit) |')
   expect(md).toContain('| 200% of limit &lt; 500 mJ ❌ over |')
+})
+
+// Two energy.repeat() calls with the same label (the test's name) are two workloads: summed, each
+// as its mean, never one mean of six.
+test('two repeat() calls with the same label are two parts of the figure, summed', () => {
+  const high = [0.61, 0.62, 0.63].map((j, i) => window(`brightness #${i + 1}`, j))
+  const low = [-0.21, -0.2, -0.19].map((j, i) => window(`brightness #${i + 1}`, j))
+  const figure = testBudgetFigure([...high, ...low])
+  expect(figure?.parts).toBe(2)
+  expect(figure?.n).toBe(3)
+  expect(figure?.valueJ).toBeCloseTo(0.62 - 0.2, 12)
+  const report = buildEnergyReport([
+    {
+      file: 'b.test.ts',
+      name: 'brightness',
+      state: 'passed',
+      results: [...high, ...low],
+      errors: [],
+    },
+  ])
+  expect(report.tests[0]?.budgetFigure?.valueJ).toBeCloseTo(0.42, 12)
+  const out = renderTerminal(report, plainScreen)
+  expect(out).toMatch(/420 mJ ± [\d.]+ mJ \(sum of 2 windows, repetitions as their mean\)/)
+  expect(out).not.toContain('mean of 6')
+  // A measure() after a repeat(): two parts too.
+  const mixed = testBudgetFigure([...high, window('brightness', 1)])
+  expect(mixed).toMatchObject({ parts: 2, n: 3 })
+  expect(mixed?.valueJ).toBeCloseTo(1.62, 12)
+})
+
+test('repetition groups: in order, one label each, numbers rising; another #1 starts a group', () => {
+  const label = fc.oneof(
+    fc.constantFrom('a', 'b', 'a (2)'),
+    fc
+      .tuple(fc.constantFrom('a', 'b'), fc.integer({ min: 1, max: 4 }))
+      .map(([b, k]) => `${b} #${k}`),
+  )
+  fc.assert(
+    fc.property(fc.array(label, { maxLength: 12 }), (labels) => {
+      const windows = labels.map((l) => ({ label: l }))
+      const groups = repetitionGroups(windows)
+      expect(groups.flat()).toEqual(windows)
+      for (const g of groups) {
+        const parsed = g.map((w) => /^(.*) #(\d+)$/.exec(w.label))
+        if (g.length > 1) {
+          expect(new Set(parsed.map((m) => m?.[1])).size).toBe(1)
+          const ks = parsed.map((m) => Number(m?.[2]))
+          for (let i = 1; i < ks.length; i++) expect(ks[i]).toBeGreaterThan(ks[i - 1] ?? Infinity)
+        }
+        expect(parsed.every((m) => m !== null) || g.length === 1).toBe(true)
+      }
+    }),
+  )
+  const labels = ['x #1', 'x #2', 'x #1', 'x #2', 'y', 'y']
+  expect(repetitionGroups(labels.map((label) => ({ label }))).map((g) => g.length)).toEqual([
+    2, 2, 1, 1,
+  ])
 })
