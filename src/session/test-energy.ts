@@ -115,7 +115,32 @@ export class TestEnergy {
       device.options.artifacts === 'never'
         ? undefined
         : new ArtifactStore(join(device.options.artifactsDir, '.staging'))
-    this.api = this.makeApi()
+    this.api = this.withDistinctLabels(this.makeApi())
+  }
+
+  /**
+   * Each `measure()`/`repeat()` call gets a label of its own: the second call labelled `scroll`
+   * (the default label is the test's name) is `scroll (2)`. Budgets, the reporter and the baseline
+   * comparison tell windows apart by label, and two repeat() calls sharing one were averaged
+   * together as one workload. The API's promises are returned as they are (they know whether the
+   * test awaits them).
+   */
+  private withDistinctLabels(api: EnergyApi): EnergyApi {
+    const used = new Set<string>()
+    const distinct = (wanted: string | undefined): string => {
+      const base = wanted ?? this.test.name
+      let label = base
+      for (let k = 2; used.has(label); k++) label = `${base} (${k})`
+      used.add(label)
+      return label
+    }
+    return {
+      results: api.results,
+      measure: (fn, options) => api.measure(fn, { ...options, label: distinct(options?.label) }),
+      repeat: (n, fn, options) =>
+        api.repeat(n, fn, { ...options, label: distinct(options?.label) }),
+      baseline: (options) => api.baseline(options),
+    }
   }
 
   /** `prepare()`, then `openAutoWindow()`: for a runner that starts the test's energy at the body. */
