@@ -257,6 +257,8 @@ export default class EnergyEnvironment extends NodeEnvironment {
     this.current = undefined
     const { energy, lease } = current
     try {
+      // A measurement the test left running is settled before the next test takes the phone.
+      await energy.settleMeasurements()
       if (current.bodyStarted) await energy.close()
     } catch (error) {
       test.errors.push(expectedError(error))

@@ -80,6 +80,12 @@ const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
  * the rest of the run: the idle baseline (measured once per phone per run) and the clock offsets
  * Perfetto reported with it. Kept as JSON in the run's folder, written and read under the lease.
  */
+/** A window of `measure()`: its claim on the phone, and the window once its collectors record. */
+interface InFlightWindow {
+  readonly release: () => void
+  window: OpenWindow | undefined
+}
+
 interface SharedPhoneState {
   readonly baselineW: number
   readonly baselineRails?: readonly RailBaseline[]
@@ -112,6 +118,8 @@ export class DeviceSession {
   private readonly leaseHooks = new Set<() => Promise<void>>()
   /** The window open on this phone now, if any: windows never overlap (E_WINDOW_ALREADY_OPEN). */
   private openLabel: string | undefined
+  /** The window `measure()` runs now, so a test that ends without awaiting it can abandon it. */
+  private inFlight: InFlightWindow | undefined
   /** Whether this process has left the run's "measured" marker. */
   private markedMeasured = false
   /** The idle baseline being measured, so that concurrent callers share one measurement. */
@@ -450,15 +458,22 @@ export class DeviceSession {
     await rename(partial, this.sharedStatePath)
   }
 
-  /** Runs one window with fresh collectors; remembers clock offsets the power source reported. */
+  /**
+   * Runs one window with fresh collectors; remembers clock offsets the power source reported.
+   * Once `signal` is aborted (its test ended with the measurement still running) the window is
+   * abandoned, not attributed, and the measurement rejects with the signal's reason.
+   */
   async measure<T>(
     label: string,
     baseline: WindowBaseline,
     body: () => Promise<T>,
     progress?: Progress,
-    options: { readonly execution?: boolean } = {},
+    options: { readonly execution?: boolean; readonly signal?: AbortSignal } = {},
   ): Promise<WindowOutcome<T>> {
-    const release = this.claimWindow(label)
+    const { signal } = options
+    signal?.throwIfAborted()
+    const flight: InFlightWindow = { release: this.claimWindow(label), window: undefined }
+    this.inFlight = flight
     try {
       await this.freshClock()
       const plan = await this.withAppProcess(
@@ -468,20 +483,43 @@ export class DeviceSession {
           progress,
         ),
       )
-      const outcome = await measureWindow(plan, label, async () => {
-        progress?.step('recording')
-        try {
-          return await body()
-        } finally {
-          progress?.step('stopping')
-        }
-      })
-      this.learnClocks(outcome.power)
-      return { ...outcome, result: this.finish(outcome.result) }
+      signal?.throwIfAborted()
+      const window = await openWindow(plan, label)
+      flight.window = window
+      let value: T
+      progress?.step('recording')
+      try {
+        value = await body()
+      } catch (error) {
+        await window.abort()
+        throw error
+      } finally {
+        progress?.step('stopping')
+      }
+      if (signal?.aborted === true) {
+        await window.abort()
+        signal.throwIfAborted()
+      }
+      const closed = await window.closeWithData()
+      this.learnClocks(closed.power)
+      return { ...closed, value, result: this.finish(closed.result) }
     } finally {
-      release()
+      if (this.inFlight === flight) this.inFlight = undefined
+      flight.release()
       progress?.step('running')
     }
+  }
+
+  /**
+   * Abandons the window `measure()` has open now, if any — its test ended while its body still
+   * runs — and frees the phone for the next window. The body, which cannot be stopped, finds its
+   * window gone when it ends.
+   */
+  async abandonWindow(): Promise<void> {
+    const flight = this.inFlight
+    this.inFlight = undefined
+    await flight?.window?.abort().catch(() => undefined)
+    flight?.release()
   }
 
   /**

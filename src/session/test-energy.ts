@@ -5,9 +5,9 @@
  *
  * The runner adapters drive it while the test holds its phone's lease — Vitest's `energy` fixture,
  * the Jest environment's test events: `open()` when the test's body starts (or `prepare()` when
- * the test starts and `openAutoWindow()` at its body), `close()` when it and its hooks have run
- * (it throws to fail the test), then, whatever happened, `abort()`, the lease's release and
- * `settle()`.
+ * the test starts and `openAutoWindow()` at its body), `settleMeasurements()` then `close()` when
+ * it and its hooks have run (they throw to fail the test), then, whatever happened, `abort()`, the
+ * lease's release and `settle()`.
  */
 import { join, relative } from 'node:path'
 import { configureEnergyMatchers } from '../../matchers/index.js'
@@ -15,6 +15,7 @@ import { recordLimitsFor } from '../../matchers/_record.js'
 import { idlePowerW, type Baseline } from '../attribution/index.js'
 import { checkTestBudget } from '../budgets/index.js'
 import {
+  EnergyError,
   summarize,
   type EnergyResult,
   type LimitCheck,
@@ -98,6 +99,10 @@ export class TestEnergy {
   private failed = false
   /** Stops recording the matchers' checks (set by `prepare()`, called by `abort()`). */
   private stopRecording: (() => void) | undefined
+  /** The test's `measure`/`repeat`/`baseline` calls, until `settleMeasurements()` looks at them. */
+  private readonly calls: TrackedCall[] = []
+  /** Aborted when the test ends with a call still running: its window is abandoned. */
+  private readonly ending = new AbortController()
 
   constructor(
     private readonly device: DeviceSession,
@@ -219,10 +224,51 @@ export class TestEnergy {
   }
 
   /**
+   * When the test's body and hooks have run, before `close()`: a `measure`/`repeat`/`baseline`
+   * still running (not awaited, or awaited by a test that timed out) has its window abandoned —
+   * after waiting up to `IN_FLIGHT_WAIT_MS` for its body to end, so the next test does not share
+   * the phone with it — and the phone's window claim released. Throws E_MEASURE_NOT_AWAITED when
+   * the test never awaited one of them.
+   */
+  async settleMeasurements(): Promise<void> {
+    const calls = this.calls.splice(0)
+    const running = calls.filter((c) => !c.settled)
+    if (running.length > 0) {
+      this.ending.abort(new Error('the test ended'))
+      if (!(await settledWithin(running, IN_FLIGHT_WAIT_MS))) await this.device.abandonWindow()
+      for (const c of running) {
+        this.results.push({
+          schemaVersion: 1,
+          status: 'skipped',
+          label: c.label,
+          reason: c.promise.awaited
+            ? `the test ended while ${c.call} was still running; its window was abandoned`
+            : `${c.call} was not awaited: the test ended while it was still running; its window was abandoned`,
+        })
+      }
+    }
+    const unawaited = calls.filter((c) => !c.promise.awaited)
+    const first = unawaited[0]
+    if (first === undefined) return
+    this.failed = true
+    throw new EnergyError({
+      code: 'E_MEASURE_NOT_AWAITED',
+      message:
+        `${first.call} '${first.label}' was not awaited` +
+        (first.settled && !running.includes(first)
+          ? ': the test never saw its result or its error'
+          : ': the test ended while it was still running, so its window was abandoned') +
+        (unawaited.length > 1 ? ` (and ${unawaited.length - 1} more call(s))` : ''),
+      hint: `Await it: \`const run = await ${first.call.replace('()', '(…)')}\`, then expect(run)…`,
+    })
+  }
+
+  /**
    * Stops a window still open (the test failed before `close()`), the raw-data sink and the
    * recording of matcher checks. Never throws.
    */
   async abort(): Promise<void> {
+    await this.settleMeasurements().catch(() => undefined)
     this.stopRecording?.()
     this.stopRecording = undefined
     await this.auto?.abort().catch(() => undefined)
@@ -297,67 +343,180 @@ export class TestEnergy {
   }
 
   private async measuredOutcome<T>(
+    call: string,
     label: string,
     fn: () => Promise<T> | T,
     execution = true,
   ): Promise<WindowOutcome<T>> {
     await this.dropAuto()
+    // The test's own code failing inside the window is the test's error, not the window's.
+    let thrown: { readonly error: unknown } | undefined
+    const body = async (): Promise<T> => {
+      try {
+        return await fn()
+      } catch (error) {
+        thrown = { error }
+        throw error
+      }
+    }
     try {
-      const outcome = await this.device.measure(
-        label,
-        await this.baseline(),
-        async () => fn(),
-        this.progress,
-        { execution },
-      )
+      const outcome = await this.device.measure(label, await this.baseline(), body, this.progress, {
+        execution,
+        signal: this.ending.signal,
+      })
       this.results.push(outcome.result)
       return outcome
     } catch (error) {
-      this.results.push(failedResult(label, error))
+      // Ended by `settleMeasurements()`, which records the window.
+      if (this.ending.signal.aborted) throw error
+      this.results.push(
+        thrown !== undefined && thrown.error === error
+          ? {
+              schemaVersion: 1,
+              status: 'skipped',
+              label,
+              reason: `the test failed inside ${call} before its window closed; the window was abandoned`,
+            }
+          : failedResult(label, error),
+      )
       throw error
     }
   }
 
+  /** A call of the test's API, watched until the test ends (`settleMeasurements()`). */
+  private tracked<R>(call: string, label: string, work: () => Promise<R>): Promise<R> {
+    const promise = new AwaitWatchingPromise<R>((resolve, reject) => {
+      work().then(resolve, reject)
+    })
+    const entry: TrackedCall = { call, label, promise, settled: false }
+    // Watched with the base `then`, which does not count as the test awaiting it; a rejection the
+    // test never sees fails it at its end (E_MEASURE_NOT_AWAITED), not as an unhandled rejection.
+    const settle = (): void => {
+      entry.settled = true
+    }
+    Promise.prototype.then.call(promise, settle, settle)
+    this.calls.push(entry)
+    return promise
+  }
+
   private makeApi(): EnergyApi {
-    const measured = async <T>(label: string, fn: () => Promise<T> | T) =>
-      (await this.measuredOutcome(label, fn)).result
     const name = this.test.name
     return {
       results: this.results,
-      measure: async (fn, options) => new EnergyRun(await measured(options?.label ?? name, fn)),
-      repeat: async (n, fn, options = {}) => {
-        const count = n ?? this.device.options.repeats
-        const label = options.label ?? name
-        await this.dropAuto()
-        for (let i = 0; i < (options.warmup ?? 1); i++) await fn()
-        const runs: MeasuredEnergyResult[] = []
-        try {
-          for (let i = 0; i < count; i++) {
-            const repetition = `repetition ${i + 1}/${count}`
-            if (count > 1) this.progress.within(repetition, repetition)
-            await sleep(options.settleMs ?? 1000)
-            runs.push(await measured(`${label} #${i + 1}`, fn))
-          }
-        } finally {
-          this.progress.within(undefined)
-        }
-        return new RepeatedEnergyRun(runs)
+      measure: (fn, options) => {
+        const label = options?.label ?? name
+        return this.tracked('energy.measure()', label, async () => {
+          const outcome = await this.measuredOutcome('energy.measure()', label, fn)
+          return new EnergyRun(outcome.result)
+        })
       },
-      baseline: async (options) => {
-        const durationMs = options?.durationMs ?? this.device.idleWindowMs
-        // An idle window: nothing of the app's to sample.
-        const idle = await this.measuredOutcome('idle baseline', () => sleep(durationMs), false)
-        // The idle level, not the mean: work still running at the start must not raise it.
-        this.testBaseline = {
-          kind: 'configured',
-          powerW: idlePowerW({
-            window: idle.result.window,
-            power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
-          }),
-        }
-        return new EnergyRun(idle.result)
-      },
+      repeat: (n, fn, options = {}) =>
+        this.tracked('energy.repeat()', options.label ?? name, () => this.repeat(n, fn, options)),
+      baseline: (options) =>
+        this.tracked('energy.baseline()', 'idle baseline', () => this.measureBaseline(options)),
     }
+  }
+
+  private async repeat(
+    n: number | undefined,
+    fn: () => Promise<unknown> | unknown,
+    options: RepeatOptions,
+  ): Promise<RepeatedEnergyRun> {
+    const count = n ?? this.device.options.repeats
+    const label = options.label ?? this.test.name
+    await this.dropAuto()
+    for (let i = 0; i < (options.warmup ?? 1); i++) await fn()
+    const runs: MeasuredEnergyResult[] = []
+    try {
+      for (let i = 0; i < count; i++) {
+        const repetition = `repetition ${i + 1}/${count}`
+        if (count > 1) this.progress.within(repetition, repetition)
+        await sleep(options.settleMs ?? 1000)
+        const outcome = await this.measuredOutcome('energy.repeat()', `${label} #${i + 1}`, fn)
+        runs.push(outcome.result)
+      }
+    } finally {
+      this.progress.within(undefined)
+    }
+    return new RepeatedEnergyRun(runs)
+  }
+
+  private async measureBaseline(options?: { readonly durationMs?: number }): Promise<EnergyRun> {
+    const durationMs = options?.durationMs ?? this.device.idleWindowMs
+    // An idle window: nothing of the app's to sample.
+    const idle = await this.measuredOutcome(
+      'energy.baseline()',
+      'idle baseline',
+      () => sleep(durationMs),
+      false,
+    )
+    // The idle level, not the mean: work still running at the start must not raise it.
+    this.testBaseline = {
+      kind: 'configured',
+      powerW: idlePowerW({
+        window: idle.result.window,
+        power: idle.power.kind === 'series' ? idle.power.series : idle.power.rails,
+      }),
+    }
+    return new EnergyRun(idle.result)
+  }
+}
+
+/** How long a test's end waits for a call it left running before abandoning its window. */
+const IN_FLIGHT_WAIT_MS = 5000
+
+/** A `measure`/`repeat`/`baseline` call of the test. */
+interface TrackedCall {
+  /** `energy.measure()`, … */
+  readonly call: string
+  readonly label: string
+  readonly promise: AwaitWatchingPromise<unknown>
+  settled: boolean
+}
+
+/**
+ * The promise the test's API returns: it knows whether the test awaited it. `await` on a subclass
+ * of Promise calls its `then` (a plain Promise's is bypassed), as do `.catch`, `.finally`,
+ * `Promise.all` and `expect(…).resolves`.
+ */
+class AwaitWatchingPromise<T> extends Promise<T> {
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise
+  }
+
+  awaited = false
+
+  override then<A = T, B = never>(
+    onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    this.awaited = true
+    return super.then(onFulfilled, onRejected)
+  }
+}
+
+/** Whether every call settled within `ms`. */
+async function settledWithin(calls: readonly TrackedCall[], ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const all = Promise.allSettled(
+    calls.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          Promise.prototype.then.call(
+            c.promise,
+            () => resolve(),
+            () => resolve(),
+          )
+        }),
+    ),
+  ).then(() => true)
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([all, late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

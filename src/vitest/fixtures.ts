@@ -112,6 +112,8 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     try {
       await energy.open()
       await use(energy.api)
+      // A measurement the test left running is settled before the next test takes the phone.
+      await energy.settleMeasurements()
       await energy.close()
     } catch (error) {
       failed = true

@@ -6,21 +6,14 @@ import { buildEnergyReport } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
 import { measuredResult } from '../../src/model/index.js'
-import type { DeviceSession } from '../../src/session/device-session.js'
-import { TestEnergy } from '../../src/session/test-energy.js'
+import type { TestEnergy } from '../../src/session/test-energy.js'
+import { scriptedOptions, testEnergyOn } from './_scripted-phone.js'
 
 /** Measures whatever is asked, one window at a time: a window's net energy is `netJ(label)`. */
 function scriptedPhone(netJ: (label: string) => number) {
   return {
     serial: 'vdev-0001',
-    options: {
-      autoWindow: false,
-      artifacts: 'never',
-      checkBudgets: false,
-      budgets: 'energy-budgets.json',
-      inconclusive: 'fail',
-      repeats: 3,
-    },
+    options: scriptedOptions,
     idleWindowMs: 10,
     artifactSink: undefined,
     baseline: async () => ({ kind: 'none' as const }),
@@ -43,14 +36,11 @@ function scriptedPhone(netJ: (label: string) => number) {
 }
 
 function testEnergy(netJ: (label: string) => number): TestEnergy {
-  const name = 'low brightness costs less than high'
-  const energy = new TestEnergy(
-    scriptedPhone(netJ) as unknown as DeviceSession,
-    { filePath: '/p/settings.test.ts', file: 'settings.test.ts', name, fullName: name },
-    { updateBudgets: () => false },
+  return testEnergyOn(
+    scriptedPhone(netJ),
+    'low brightness costs less than high',
+    'settings.test.ts',
   )
-  energy.prepare()
-  return energy
 }
 
 const quick = { warmup: 0, settleMs: 0 }
