@@ -527,10 +527,14 @@ export function noEnergyReason(
       ? `its energy window failed${of}`
       : `its ${failed} energy windows failed${of}`
   }
-  if (results.length > 0)
+  if (results.length > 0) {
+    // One skipped window says why itself: e.g. the test failed inside energy.measure().
+    const [only] = results
+    if (results.length === 1 && only?.status === 'skipped' && only.reason !== '') return only.reason
     return results.length === 1
       ? 'its energy window was skipped'
       : `its ${results.length} energy windows were skipped`
+  }
   if (test.state === 'todo') return 'todo'
   if (test.state === 'pending') return 'did not finish: the run was interrupted'
   const suite = test.failure?.suite

@@ -17,6 +17,7 @@ import {
   type MethodColor,
   type MethodEnergy,
   type RailEnergy,
+  type SkippedEnergyResult,
   type WarningSeverity,
 } from '../src/model/index.js'
 import { repetitionGroups } from '../src/budgets/index.js'
@@ -185,7 +186,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
         continue
       }
       if (result.status === 'skipped') {
-        lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
+        lines.push(...skippedLine(test, result, context.screen))
         continue
       }
       // A group of repetitions is printed once, at its first window.
@@ -201,7 +202,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
     // Not detailed: still every failed or skipped window's one line (they say why energy is missing).
     for (const result of test.results) {
       if (result.status === 'skipped' && windows.length === 0)
-        lines.push(`       ${c.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`)
+        lines.push(...skippedLine(test, result, context.screen))
     }
   }
   // The test's own failure; a suite's failure is printed once, on the suite's row, and a window's
@@ -213,6 +214,14 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
   )
     lines.push(...renderMessage(test.failure.message, context.screen))
   return lines
+}
+
+/** A skipped window's line, unless its reason is the row's already (the test's only window). */
+function skippedLine(test: ReportedTest, result: SkippedEnergyResult, screen: Screen): string[] {
+  if (test.results.length === 1 && test.noEnergyReason === result.reason) return []
+  return [
+    `       ${screen.colors.dim(`energy window '${result.label}' skipped: ${result.reason}`)}`,
+  ]
 }
 
 /** Whether `message` is the error of one of the test's failed windows (`[CODE] first line`). */
@@ -577,6 +586,13 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
   const s = report.summary
   if (s.windows === 0) {
     return [c.dim(' No test measured energy. Use the `energy` fixture (see the README).')]
+  }
+  if (s.measuredWindows === 0) {
+    // Tests used the fixture, but every window failed or was abandoned: each row says why.
+    return [
+      ` ${c.bold('Energy')}  none measured: ${s.windows} energy window${s.windows === 1 ? '' : 's'} opened in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}, none completed` +
+        (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : ''),
+    ]
   }
   const lines = [
     ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +

@@ -264,3 +264,70 @@ test('a run without energy says how to measure it', () => {
   expect(out).toContain('No test measured energy. Use the `energy` fixture')
   expect(renderTerminal(buildEnergyReport([]), plainScreen)).toContain('No tests ran.')
 })
+
+test("a window abandoned because the test's code failed inside it: the row says so, the test's error follows once", () => {
+  const message =
+    'Can\'t call click on element with selector "~refresh-button" because element wasn\'t found'
+  const reason =
+    'the test failed inside energy.measure() before its window closed; the window was abandoned'
+  const abandoned = buildEnergyReport([
+    {
+      file: 'a.test.ts',
+      name: 'wrong selector',
+      state: 'failed',
+      results: [{ schemaVersion: 1, status: 'skipped', label: 'wrong selector', reason }],
+      errors: [message],
+      failure: { message },
+    },
+    {
+      file: 'a.test.ts',
+      name: 'two windows, one abandoned',
+      state: 'passed',
+      results: [measured, { schemaVersion: 1, status: 'skipped', label: 'second', reason }],
+      errors: [],
+    },
+  ])
+  const out = renderTerminal(abandoned, plainScreen)
+  expect(out).toContain(
+    [
+      `   ✗ wrong selector              no energy measured: ${reason}`,
+      `       ${message}`,
+      '   ✓ two windows, one abandoned',
+    ].join('\n'),
+  )
+  expect(out.split(message)).toHaveLength(2)
+  expect(out.split(reason)).toHaveLength(2)
+  expect(out).not.toContain('E_WINDOW_FAILED')
+  // Beside a measured window, the abandoned one has its own line (the row shows figures).
+  expect(renderTerminal(abandoned, plainScreen, { verbose: true })).toContain(
+    `       energy window 'second' skipped: ${reason}`,
+  )
+})
+
+test('a run whose windows all failed or were abandoned says none completed, not that no test used the fixture', () => {
+  const out = renderTerminal(
+    buildEnergyReport([
+      { ...(unplugged as unknown as ReportEntry), errors: [] },
+      {
+        file: 'a.test.ts',
+        name: 'forgot await',
+        state: 'failed',
+        results: [
+          {
+            schemaVersion: 1,
+            status: 'skipped',
+            label: 'forgot await',
+            reason: 'energy.measure() was not awaited',
+          },
+        ],
+        errors: ['[E_MEASURE_NOT_AWAITED] …'],
+        failure: { message: '[E_MEASURE_NOT_AWAITED] …' },
+      },
+    ]),
+    plainScreen,
+  )
+  expect(out).not.toContain('No test measured energy')
+  expect(out).toContain(
+    'Energy  none measured: 2 energy windows opened in 2 tests, none completed · 1 failed',
+  )
+})
