@@ -486,6 +486,13 @@ export class DeviceSession {
       signal?.throwIfAborted()
       const window = await openWindow(plan, label)
       flight.window = window
+      // The test ended (while the recorders started, or the body ran): abandon, never attribute.
+      const abandonIfEnded = async (): Promise<void> => {
+        if (signal?.aborted !== true) return
+        await window.abort()
+        signal.throwIfAborted()
+      }
+      await abandonIfEnded()
       let value: T
       progress?.step('recording')
       try {
@@ -496,10 +503,7 @@ export class DeviceSession {
       } finally {
         progress?.step('stopping')
       }
-      if (signal?.aborted === true) {
-        await window.abort()
-        signal.throwIfAborted()
-      }
+      await abandonIfEnded()
       const closed = await window.closeWithData()
       this.learnClocks(closed.power)
       return { ...closed, value, result: this.finish(closed.result) }
