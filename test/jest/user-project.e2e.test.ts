@@ -165,6 +165,36 @@ describe('the docs/jest.md quick start in a fresh project', () => {
     expect(next.leftInTmp).toEqual(LEFT_IN_TMP)
   }, 240_000)
 
+  test('energy.measure() without await fails only its test, with E_MEASURE_NOT_AWAITED, as in Vitest', async () => {
+    await writeFile(
+      join(project, 'forgot-await.test.js'),
+      [
+        "test('forgot await', async () => {",
+        '  const run = energy.measure(() => driver.pause(300))',
+        '  expect(run).toConsumeLessThan(20)',
+        '})',
+        "test('measured after it', async () => {",
+        '  const run = await energy.measure(() => driver.pause(600))',
+        '  expect(run).toConsumeLessThan(20)',
+        '})',
+        '',
+      ].join('\n'),
+    )
+    try {
+      const forgot = await jest(['forgot-await.test.js'], 'forgot-await')
+      expect(forgot.code).toBe(1)
+      const states = Object.fromEntries(forgot.report.tests.map((t) => [t.name, t.state]))
+      expect(states).toEqual({ 'forgot await': 'failed', 'measured after it': 'passed' })
+      const failed = forgot.report.tests.find((t) => t.name === 'forgot await')
+      expect(failed?.errors[0]).toContain('received a Promise — did you forget `await`')
+      expect(failed?.errors.some((e) => e.startsWith('[E_MEASURE_NOT_AWAITED] '))).toBe(true)
+      expect(forgot.output).not.toContain('E_WINDOW_ALREADY_OPEN')
+      expect(forgot.leftInTmp).toEqual(LEFT_IN_TMP)
+    } finally {
+      await rm(join(project, 'forgot-await.test.js'))
+    }
+  }, 240_000)
+
   test('a failing energy assertion fails its test, with the matcher’s message, as in Vitest', async () => {
     await writeFile(
       join(project, 'missing-method.test.js'),
