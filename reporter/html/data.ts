@@ -7,7 +7,7 @@
  * are embedded within `DETAIL_BUDGET_BYTES`. Version 2 (1 had no timelines or trees), read only by
  * `client/app.ts` of the same build.
  */
-import type { BudgetFile } from '../../src/budgets/index.js'
+import { repetitionGroups, type BudgetFile } from '../../src/budgets/index.js'
 import {
   limitUse,
   type CallTreeNode,
@@ -66,6 +66,8 @@ export interface HtmlTest {
     readonly lowJ?: number
     readonly highJ?: number
     readonly n: number
+    /** Windows summed (a repeat() call's repetitions count as one), when more than one. */
+    readonly parts?: number
   }
   readonly budget?: ReportedBudget
   /** `ReportedTest.limits`: what the test's energy matchers checked, in call order. */
@@ -372,6 +374,7 @@ function htmlTest(
   const measured = t.results.filter((r) => r.status === 'measured')
   const origin = measured.length > 0 ? Math.min(...measured.map((r) => r.window.startNs)) : 0
   const f = t.budgetFigure
+  const parts = repetitionGroups(measured).length
   const limits = t.limits ?? []
   const primary = primaryLimit(limits)
   return {
@@ -394,6 +397,7 @@ function htmlTest(
               ? {}
               : { lowJ: round(f.intervalJ.low), highJ: round(f.intervalJ.high) }),
             n: f.n,
+            ...(parts >= 2 ? { parts } : {}),
           },
         }),
     ...(t.budget === undefined ? {} : { budget: t.budget }),

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { Ajv } from 'ajv'
 import fc from 'fast-check'
 import { expect, test } from 'vitest'
+import { htmlData } from '../../reporter/html/data.js'
 import { renderJson } from '../../reporter/json.js'
 import { renderMarkdown } from '../../reporter/markdown.js'
 import { buildEnergyReport, type EnergyReport, type ReportEntry } from '../../reporter/report.js'
@@ -241,4 +242,17 @@ test('repetition groups: in order, one label each, numbers rising; another #1 st
   expect(repetitionGroups(labels.map((label) => ({ label }))).map((g) => g.length)).toEqual([
     2, 2, 1, 1,
   ])
+})
+
+test("the HTML report's data says how many windows a figure sums", () => {
+  const high = [0.61, 0.62, 0.63].map((j, i) => window(`brightness #${i + 1}`, j))
+  const low = [-0.21, -0.2, -0.19].map((j, i) => window(`brightness (2) #${i + 1}`, j))
+  const two = buildEnergyReport([
+    { file: 'b.test.ts', name: 'two', state: 'passed', results: [...high, ...low], errors: [] },
+    { file: 'b.test.ts', name: 'one', state: 'passed', results: high, errors: [] },
+  ])
+  const [both, one] = htmlData(two).tests
+  expect(both?.budgetFigure).toMatchObject({ n: 3, parts: 2 })
+  expect(one?.budgetFigure).toMatchObject({ n: 3 })
+  expect(one?.budgetFigure && 'parts' in one.budgetFigure, 'one part: not said').toBe(false)
 })

@@ -776,9 +776,24 @@ function netCell(t: HtmlTest): Child {
             class: 'small muted figure',
             title: 'the figure a budget checks: repetitions as their mean',
           },
-          `${withInterval(f.valueJ, f.lowJ, f.highJ)} (mean of ${f.n})`,
+          figureText(f),
         ),
   ]
+}
+
+/**
+ * A budget figure as the terminal writes it: `13.9 mJ ± 0.4 mJ (mean of 5)`, or, over several
+ * windows (two repeat() calls), `… (sum of 2 windows, repetitions as their mean)`.
+ */
+function figureText(f: NonNullable<HtmlTest['budgetFigure']>): string {
+  const parts = f.parts ?? 1
+  const what =
+    parts >= 2
+      ? ` (sum of ${parts} windows${f.n >= 2 ? ', repetitions as their mean' : ''})`
+      : f.n >= 2
+        ? ` (mean of ${f.n})`
+        : ''
+  return `${withInterval(f.valueJ, f.lowJ, f.highJ)}${what}`
 }
 
 /** A figure of tests that measured energy; '—' for the others. */
@@ -1093,12 +1108,7 @@ function testView(root: HTMLElement): void {
           ['Gross energy', joules(t.grossEnergyJ)],
           ['Duration', seconds(t.durationS)],
           ['Average power', watts(averagePowerW(t) ?? 0)],
-          f === undefined
-            ? null
-            : [
-                'Budget figure',
-                `${withInterval(f.valueJ, f.lowJ, f.highJ)}${f.n >= 2 ? ` (mean of ${f.n})` : ''}`,
-              ],
+          f === undefined ? null : ['Budget figure', figureText(f)],
           t.budget === undefined ? null : ['Budget', budgetCell(t)],
           t.limits === undefined
             ? null
@@ -2328,9 +2338,7 @@ function budgetsView(root: HTMLElement): void {
       key: (i) => tests[i]?.budget?.valueJ,
       cell: (i) => {
         const f = tests[i]?.budgetFigure
-        return f === undefined
-          ? '—'
-          : `${withInterval(f.valueJ, f.lowJ, f.highJ)}${f.n >= 2 ? ` (mean of ${f.n})` : ''}`
+        return f === undefined ? '—' : figureText(f)
       },
     },
     {
