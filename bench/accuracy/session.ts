@@ -152,6 +152,7 @@ let windowCounter = 0
 const PROFILE_CURRENTS = defaultPowerProfile().cpu.clusters.map((c) => ({
   speedsKhz: c.speedsKhz,
   currentsMa: c.corePowerMa,
+  clusterMa: c.clusterPowerMa,
 }))
 
 /** The ODPM collector's poll period (its default): one poll lands within this after any instant. */

@@ -40,6 +40,11 @@ export interface PowerPart {
 export interface CoreCurrents {
   readonly speedsKhz: readonly number[]
   readonly currentsMa: readonly number[]
+  /**
+   * The cluster's own current while any of its cores runs (`cpu.cluster_power.clusterN`), shared
+   * by the cores running at each moment. @default 0
+   */
+  readonly clusterMa?: number
 }
 
 /**
@@ -184,13 +189,13 @@ export function runningWeight(
     const changes = frequencies.filter((c) => cpus.has(c.cpu))
     if (changes.length === 0) return { between: (a, b) => b - a, at: () => 1 }
     const table = part.coreCurrents
-    return stepWeight(
-      Float64Array.from(changes, (c) => c.tNs),
-      Float64Array.from(changes, (c) =>
-        table === undefined ? (c.khz / 1e6) ** 2 : currentAtKhz(table, c.khz),
-      ),
-      true,
+    const times = Float64Array.from(changes, (c) => c.tNs)
+    const values = Float64Array.from(changes, (c) =>
+      table === undefined ? (c.khz / 1e6) ** 2 : currentAtKhz(table, c.khz),
     )
+    const clusterMa = table?.clusterMa ?? 0
+    if (clusterMa > 0) return withClusterCost(times, values, slices, clusterMa)
+    return stepWeight(times, values, true)
   }
   // Number of busy CPUs as a step function: start and end times sorted apart and merged (ends
   // first at one time), 1/N after each.
@@ -217,6 +222,48 @@ export function runningWeight(
     values[e] = busy > 0 ? 1 / busy : 0
   }
   return stepWeight(times, values, false)
+}
+
+/**
+ * A cluster rail's weight with the profile's cluster cost: a running core at an instant weighs its
+ * core current at the cluster's frequency (`times`/`currents`, the first standing before it) plus
+ * the cluster's current shared by the cores of the cluster running then — as the cluster draws
+ * it, once while any of its cores runs. So a stretch at a low frequency, where the cluster's cost
+ * is a large part of the rail, is not charged as if the rail were core current only.
+ */
+function withClusterCost(
+  times: Float64Array,
+  currents: Float64Array,
+  slices: readonly CpuSlice[],
+  clusterMa: number,
+): RunningWeight {
+  const edges: number[] = []
+  for (const s of slices) if (s.endNs > s.startNs) edges.push(s.startNs, -s.endNs)
+  // Ends before starts at one instant (an end is stored negated).
+  const order = Float64Array.from(edges).sort((a, b) => Math.abs(a) - Math.abs(b) || a - b)
+  const at: number[] = []
+  const value: number[] = []
+  let f = 0
+  let busy = 0
+  let e = 0
+  const first = currents[0] ?? 0
+  const push = (t: number): void => {
+    const core = f === 0 ? first : (currents[f - 1] as number)
+    at.push(t)
+    value.push(core + (busy > 0 ? clusterMa / busy : 0))
+  }
+  while (f < times.length || e < order.length) {
+    const tf = f < times.length ? (times[f] as number) : Infinity
+    const te = e < order.length ? Math.abs(order[e] as number) : Infinity
+    const t = Math.min(tf, te)
+    while (f < times.length && (times[f] as number) === t) f++
+    while (e < order.length && Math.abs(order[e] as number) === t) {
+      busy += (order[e] as number) < 0 ? -1 : 1
+      e++
+    }
+    push(t)
+  }
+  return stepWeight(Float64Array.from(at), Float64Array.from(value), true)
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The phone's per-core currents per frequency, from its power profile, for the interval and
  * sampling methods' split of the CPU cluster rails (`WindowPlan.cpuCoreCurrents`): a running ns
- * on a cluster weighs the profile's current at the cluster's frequency then instead of the
+ * on a cluster weighs the profile's current at the cluster's frequency then, plus the cluster's
+ * own current (`cpu.cluster_power.clusterN`) shared by its cores running then, instead of the
  * (f / 1 GHz)² proxy.
  */
 import type { CoreCurrents } from '../attribution/index.js'
@@ -62,7 +63,11 @@ export function coreCurrentsFor(
       c.speedsKhz.every((k) => k > 0) &&
       c.corePowerMa.every((ma) => ma >= 0)
     if (!usable) return mismatch(`cluster ${i} has no usable speed/current table`)
-    currents.push({ speedsKhz: c.speedsKhz, currentsMa: c.corePowerMa })
+    currents.push({
+      speedsKhz: c.speedsKhz,
+      currentsMa: c.corePowerMa,
+      clusterMa: c.clusterPowerMa,
+    })
   }
   return { currents }
 }

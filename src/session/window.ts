@@ -106,8 +106,8 @@ export interface WindowPlan {
   /** The CPUs of each cluster (little first), to match a CPU schedule to the cluster rails. */
   readonly cpuClusters?: ReadonlyArray<readonly number[]>
   /**
-   * Per cluster (same order), the per-core current at each frequency from the phone's
-   * power_profile.xml (the `powerProfile` option, else the phone's
+   * Per cluster (same order), the per-core current at each frequency and the cluster's own
+   * current from the phone's power_profile.xml (the `powerProfile` option, else the phone's
    * plain-text file: `profileCurrents`): weighs running time on cluster rails instead of the
    * (f / 1 GHz)² proxy.
    */

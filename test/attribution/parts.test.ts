@@ -75,6 +75,34 @@ describe('runningWeight with the power profile’s per-core currents', () => {
     expect(proxy.between(100, 200) / proxy.between(0, 100)).toBeCloseTo((1803 / 300) ** 2, 6)
   })
 
+  test("with the cluster's own current: each running core weighs its core current plus the cluster's shared by the cores running", () => {
+    const withCluster = {
+      curve: undefined,
+      baselinePowerW: 0,
+      cpus: [0, 1],
+      coreCurrents: { ...coreCurrents, clusterMa: 10 },
+    } as never
+    const frequencies = [
+      { cpu: 0, tNs: 0, khz: 300_000 },
+      { cpu: 0, tNs: 100, khz: 1_803_000 },
+    ]
+    // CPU 0 runs over [0, 200), CPU 1 over [50, 150): alone, two at once, alone again, at 300 MHz
+    // before 100 and 1.8 GHz after.
+    const slices = [slice(0, 1, 0, 200), slice(1, 2, 50, 150)]
+    const w = runningWeight(withCluster, slices, frequencies)
+    expect(w.at(25)).toBe(8 + 10)
+    expect(w.at(75)).toBe(8 + 10 / 2)
+    expect(w.at(125)).toBe(98 + 10 / 2)
+    expect(w.at(175)).toBe(98 + 10)
+    expect(w.between(0, 200)).toBeCloseTo(50 * 18 + 50 * 13 + 50 * 103 + 50 * 108, 9)
+    // What the rail draws over [0, 200) is Σ of every running slice's weight: the cores' currents
+    // and the cluster's once while any runs.
+    const drawn = 100 * 8 + 100 * 98 + 50 * 8 + 50 * 98 + 200 * 10
+    expect(w.between(0, 200) + w.between(50, 150)).toBeCloseTo(drawn, 9)
+    // Without it, the core current alone.
+    expect(runningWeight(withTable([0, 1]), slices, frequencies).at(75)).toBe(8)
+  })
+
   test('between listed frequencies linear, outside them the nearest end', () => {
     expect(currentAtKhz(coreCurrents, 1_098_000)).toBe(33)
     expect(currentAtKhz(coreCurrents, (1_098_000 + 1_803_000) / 2)).toBeCloseTo((33 + 98) / 2, 9)

@@ -37,15 +37,18 @@ function tablesOf(profile: PowerProfile) {
   return [0, 1, 2].map((n) => ({
     speedsKhz: profile.arrays[`cpu.core_speeds.cluster${n}`],
     currentsMa: profile.arrays[`cpu.core_power.cluster${n}`],
+    clusterMa: profile.items[`cpu.cluster_power.cluster${n}`],
   }))
 }
 
 describe('coreCurrentsFor', () => {
-  test("the Pixel 6 profile on the Pixel 6's clusters: each cluster's speeds and core currents", () => {
+  test("the Pixel 6 profile on the Pixel 6's clusters: each cluster's speeds, core and cluster currents", () => {
     const profile = parsePowerProfile(defaultPowerProfileXml())
     const { currents, warning } = coreCurrentsFor(profile, PIXEL6_CPUS)
     expect(warning).toBeUndefined()
     expect(currents).toEqual(tablesOf(profile))
+    // The file's own numbers, not zeros: the mid cluster's own cost is a real current.
+    expect(currents?.[1]?.clusterMa).toBeGreaterThan(0)
     expect(currents?.[2]?.speedsKhz.length).toBeGreaterThan(5)
   })
 
