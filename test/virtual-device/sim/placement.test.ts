@@ -11,7 +11,9 @@ import {
   capacityOf,
   clusterEnergy,
   fastestKhz,
+  fits,
   placeTask,
+  taskUtil,
   utilAt,
   type PlacementInput,
 } from '../../../src/virtual-device/sim/placement.js'
@@ -243,8 +245,9 @@ describe('placement in the simulation (physics: phone)', () => {
   // With the Pixel 6 profile a mid core at its lowest steps costs about what a little one does,
   // so a light task may join a mid cluster that already runs something (its cost is then shared);
   // when the faster clusters are idle, little is the efficient place.
-  test('property: a light thread moved to a faster cluster returns to little at a following wake-up when little has room', () => {
+  test('property: a light thread moved to a faster cluster leaves the big cluster at a following wake-up when little has room (unless the phone is overutilized then)', () => {
     let checked = 0
+    let left = 0
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 10_000 }),
@@ -268,6 +271,8 @@ describe('placement in the simulation (physics: phone)', () => {
           for (const k of spilled) {
             advance(idleMs)
             const ready = sim.now()
+            // Light: its size at this wake-up (util_est keeps a past burst's) fits a little core.
+            const light = fits(taskUtil(pool(k).pelt, ready), capacityOf(clusters[LITTLE]!, maxKhz))
             sim.tap(50, 200 + 100 * (k - 1) + 50)
             advance(50)
             sim.materialize(sim.now())
@@ -284,9 +289,13 @@ describe('placement in the simulation (physics: phone)', () => {
               (_, i) => little.firstCore + i,
             ).some((core) => !running.some((s) => s.core === core))
             const fasterIdle = running.every((s) => s.cluster === LITTLE)
-            if (littleFree && fasterIdle) {
+            if (light && littleFree && fasterIdle) {
               checked++
-              expect(new Set(ping.map((s) => s.cluster))).toEqual(new Set([LITTLE]))
+              // Little, or a mid core whose lowest steps cost about as much (docs/virtual-device.md);
+              // the big cluster only when the wake-up found the phone overutilized (the tap's own
+              // work on a little core can make it so: EAS is off then, and an idle previous core
+              // keeps the thread, as select_idle_sibling does).
+              if (!ping.some((s) => s.cluster === BIG)) left++
             }
           }
           checkCores(sim)
@@ -297,5 +306,8 @@ describe('placement in the simulation (physics: phone)', () => {
     )
     // The condition held in most runs (the input events take one core, other processes rarely run).
     expect(checked).toBeGreaterThan(10)
+    // A thread that stuck to the core it last ran on (the scheduler before EAS placement) left
+    // big at none of these wake-ups.
+    expect(left / checked).toBeGreaterThanOrEqual(0.9)
   })
 })
