@@ -149,7 +149,9 @@ describe("a new user's first runs of the README quick start, as for snapshots", 
 describe('the README quick start in a fresh project', () => {
   const quickstartTests = ['opening the map', 'refreshing the feed', 'scrolling the feed']
 
-  test('vitest -u writes budgets for every test', async () => {
+  // As for snapshots: -u writes budgets for the tests that ask for one (feed.test.ts's
+  // toStayWithinBudget()); the map and scroll tests never asked and get none (docs/budgets.md).
+  test('vitest -u writes the budget of every test that asks for one', async () => {
     const first = await vitest(['-u'], 'update')
     expect(first.output).not.toMatch(/Test timed out|close timed out/)
     expect(first.code, first.output).toBe(0)
@@ -157,7 +159,7 @@ describe('the README quick start in a fresh project', () => {
       tests: Record<string, Record<string, Record<string, unknown>>>
     }
     const names = Object.values(budgets.tests).flatMap((byName) => Object.keys(byName))
-    expect(names.sort()).toEqual(quickstartTests)
+    expect(names.sort()).toEqual(['refreshing the feed'])
     // Budgets measured on the simulation are never applied to a real phone, nor the reverse.
     const models = Object.values(budgets.tests).flatMap((byName) =>
       Object.values(byName).flatMap((byModel) => Object.keys(byModel)),
