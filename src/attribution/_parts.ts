@@ -162,6 +162,14 @@ export interface RunningWeight {
   readonly between: (startNs: number, endNs: number, lane?: number) => number
   /** The weight at one instant. */
   readonly at: (tNs: number, lane?: number) => number
+  /**
+   * Σ of `between` over every slice the weight was built from, in each interval of `bounds`, when
+   * the weight knows it without going slice by slice: for 1/N, the time anything ran (Σ of 1/N
+   * over the N slices running at an instant is 1). Equal to the slice-by-slice sum in exact
+   * arithmetic; in floating point it differs by that sum's rounding (its terms are differences of
+   * a prefix integral that grows over the whole schedule).
+   */
+  readonly perInterval?: (bounds: Float64Array) => Float64Array
 }
 
 /**
@@ -187,7 +195,7 @@ export function runningWeight(
     const cpus = new Set(part.cpus)
     // One policy per cluster: every CPU of the part changes together; any of them tells.
     const changes = frequencies.filter((c) => cpus.has(c.cpu))
-    if (changes.length === 0) return { between: (a, b) => b - a, at: () => 1 }
+    if (changes.length === 0) return new FlatWeight()
     const table = part.coreCurrents
     const times = Float64Array.from(changes, (c) => c.tNs)
     const values = Float64Array.from(changes, (c) =>
@@ -197,31 +205,9 @@ export function runningWeight(
     if (clusterMa > 0) return withClusterCost(times, values, slices, clusterMa)
     return stepWeight(times, values, true)
   }
-  // Number of busy CPUs as a step function: start and end times sorted apart and merged (ends
-  // first at one time), 1/N after each.
-  let count = 0
-  for (const s of slices) if (s.endNs > s.startNs) count++
-  const starts = new Float64Array(count)
-  const ends = new Float64Array(count)
-  count = 0
-  for (const s of slices) {
-    if (!(s.endNs > s.startNs)) continue
-    starts[count] = s.startNs
-    ends[count++] = s.endNs
-  }
-  const startsSorted = sortedTimes(starts)
-  const endsSorted = sortedTimes(ends)
-  const times = new Float64Array(2 * count)
-  const values = new Float64Array(2 * count)
-  let busy = 0
-  for (let i = 0, k = 0, e = 0; e < 2 * count; e++) {
-    const end =
-      k < count && (i === count || (endsSorted[k] as number) <= (startsSorted[i] as number))
-    times[e] = end ? (endsSorted[k++] as number) : (startsSorted[i++] as number)
-    busy += end ? -1 : 1
-    values[e] = busy > 0 ? 1 / busy : 0
-  }
-  return stepWeight(times, values, false)
+  // Number of busy CPUs as a step function, 1/N after each start or end.
+  const { times, counts } = inverseBusyFromRuns(slices) ?? inverseBusySorted(slices)
+  return new InverseBusyWeight(times, counts)
 }
 
 /**
@@ -264,6 +250,144 @@ function withClusterCost(
     push(t)
   }
   return stepWeight(Float64Array.from(at), Float64Array.from(value), true)
+}
+
+/** Busy steps: breakpoints in ascending order and how many slices run from each on. */
+export interface BusySteps {
+  readonly times: Float64Array
+  readonly counts: Int32Array
+}
+
+/**
+ * N (slices running) after each start and end, from start and end times sorted apart and merged
+ * (ends first at one time), collapsed to the count after the last event at each time.
+ */
+export function inverseBusySorted(slices: readonly CpuSlice[]): BusySteps {
+  let count = 0
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i] as CpuSlice
+    if (s.endNs > s.startNs) count++
+  }
+  const starts = new Float64Array(count)
+  const ends = new Float64Array(count)
+  count = 0
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i] as CpuSlice
+    if (!(s.endNs > s.startNs)) continue
+    starts[count] = s.startNs
+    ends[count++] = s.endNs
+  }
+  const startsSorted = sortedTimes(starts)
+  const endsSorted = sortedTimes(ends)
+  const times = new Float64Array(2 * count)
+  const counts = new Int32Array(2 * count)
+  let busy = 0
+  let m = 0
+  for (let i = 0, k = 0, e = 0; e < 2 * count; e++) {
+    const end =
+      k < count && (i === count || (endsSorted[k] as number) <= (startsSorted[i] as number))
+    const t = end ? (endsSorted[k++] as number) : (startsSorted[i++] as number)
+    busy += end ? -1 : 1
+    if (m > 0 && times[m - 1] === t) counts[m - 1] = busy
+    else {
+      times[m] = t
+      counts[m++] = busy
+    }
+  }
+  return { times: times.subarray(0, m), counts: counts.subarray(0, m) }
+}
+
+/**
+ * The same steps, collapsed, when the slices are a few runs that each follow one another without
+ * overlapping (sched_switch gives each CPU's slices so): a run's starts and ends then alternate
+ * in time order, and the runs are merged directly, without sorting starts and ends apart or
+ * copying them. Which of several events at one time comes first does not matter: only the count
+ * after all of them is kept. `undefined` for more runs than `MAX_EVENT_RUNS` or an infinite time.
+ */
+export function inverseBusyFromRuns(slices: readonly CpuSlice[]): BusySteps | undefined {
+  // Each run's first slice index; a slice that starts before the previous one ended starts a run.
+  const runs: number[] = []
+  let count = 0
+  let previousEnd = 0
+  for (let i = 0; i < slices.length; i++) {
+    const s = slices[i] as CpuSlice
+    if (!(s.endNs > s.startNs)) continue
+    // An infinite time would tie with the runs that are done (their next event is Infinity).
+    if (!Number.isFinite(s.startNs) || !Number.isFinite(s.endNs)) return undefined
+    if (count === 0 || !(s.startNs >= previousEnd)) {
+      if (runs.length === MAX_EVENT_RUNS) return undefined
+      runs.push(i)
+    }
+    previousEnd = s.endNs
+    count++
+  }
+  const k = runs.length
+  // Per run: the slice at its head, its last index, whether the head's end is next, and the time
+  // of that next event (Infinity once the run is done).
+  const head = Int32Array.from(runs)
+  const stop = Int32Array.from(runs, (_, r) => (runs[r + 1] ?? slices.length) - 1)
+  const atEnd = new Uint8Array(k)
+  const next = Float64Array.from(runs, (i) => (slices[i] as CpuSlice).startNs)
+  const times = new Float64Array(2 * count)
+  const counts = new Int32Array(2 * count)
+  let m = 0
+  let busy = 0
+  for (let e = 0; e < 2 * count; e++) {
+    let best = 0
+    for (let r = 1; r < k; r++) if ((next[r] as number) < (next[best] as number)) best = r
+    const t = next[best] as number
+    const i = head[best] as number
+    if (atEnd[best] === 1) {
+      busy--
+      atEnd[best] = 0
+      // The run's next slice that is not empty.
+      let j = i + 1
+      const last = stop[best] as number
+      while (j <= last && !((slices[j] as CpuSlice).endNs > (slices[j] as CpuSlice).startNs)) j++
+      head[best] = j
+      next[best] = j <= last ? (slices[j] as CpuSlice).startNs : Infinity
+    } else {
+      busy++
+      atEnd[best] = 1
+      next[best] = (slices[i] as CpuSlice).endNs
+    }
+    if (m > 0 && times[m - 1] === t) counts[m - 1] = busy
+    else {
+      times[m] = t
+      counts[m++] = busy
+    }
+  }
+  return { times: times.subarray(0, m), counts: counts.subarray(0, m) }
+}
+
+/** Runs `inverseBusyFromRuns` merges (a phone's CPUs, with room for a window cut per CPU). */
+const MAX_EVENT_RUNS = 16
+
+/**
+ * The time within each interval of `bounds` where the step function is above 0, ns: one sweep
+ * over the steps and the intervals together (0 before the first step).
+ */
+function busyPerInterval(steps: BusySteps, bounds: Float64Array): Float64Array {
+  const { times, counts } = steps
+  const intervals = Math.max(0, bounds.length - 1)
+  const busy = new Float64Array(intervals)
+  const m = times.length
+  // The step in effect at the interval's start (or the first step, when it starts later).
+  let i = Math.max(0, lastAtOrBefore(times, bounds[0] as number))
+  for (let j = 0; j < intervals; j++) {
+    const lo = bounds[j] as number
+    const hi = bounds[j + 1] as number
+    while (i + 1 < m && (times[i + 1] as number) <= lo) i++
+    let sum = 0
+    for (let k = i; k < m && (times[k] as number) < hi; k++) {
+      if (!((counts[k] as number) > 0)) continue
+      const a = Math.max(lo, times[k] as number)
+      const b = k + 1 < m ? Math.min(hi, times[k + 1] as number) : hi
+      if (b > a) sum += b - a
+    }
+    busy[j] = sum
+  }
+  return busy
 }
 
 /**
@@ -317,7 +441,7 @@ const MAX_MERGED_RUNS = 64
  * one time wins), as ∫ over [a, b) and a value at an instant. Before the first step: the first
  * value when `holdFirst`, else 0.
  */
-function stepWeight(at: Float64Array, values: Float64Array, holdFirst: boolean): RunningWeight {
+function stepWeight(at: Float64Array, values: Float64Array, holdFirst: boolean): StepWeight {
   // Collapsed in place: the arrays are this function's own.
   let m = 0
   for (let i = 0; i < at.length; i++) {
@@ -328,33 +452,115 @@ function stepWeight(at: Float64Array, values: Float64Array, holdFirst: boolean):
       values[m++] = values[i] as number
     }
   }
-  const times = at.subarray(0, m)
-  const before = holdFirst ? (values[0] ?? 0) : 0
-  // Prefix integral of the value up to each breakpoint.
-  const prefix = new Float64Array(m)
-  for (let i = 1; i < m; i++) {
-    prefix[i] =
-      (prefix[i - 1] as number) +
-      (values[i - 1] as number) * ((times[i] as number) - (times[i - 1] as number))
+  return new StepWeight(at.subarray(0, m), values.subarray(0, m), holdFirst)
+}
+
+/**
+ * A step function's ∫ and values (`stepWeight`). A class rather than closures: the split's loops
+ * call `between` and `at` for every slice and sample, and V8 inlines a method of one class there.
+ */
+class StepWeight implements RunningWeight {
+  private readonly lanes: LaneCursors
+  /** Prefix integral of the value up to each breakpoint. */
+  private readonly prefix: Float64Array
+  private readonly before: number
+  private readonly first: number
+  readonly perInterval = undefined
+
+  constructor(
+    readonly times: Float64Array,
+    readonly values: Float64Array,
+    holdFirst: boolean,
+  ) {
+    const m = times.length
+    this.before = holdFirst ? (values[0] ?? 0) : 0
+    this.first = times[0] ?? 0
+    const prefix = new Float64Array(m)
+    for (let i = 1; i < m; i++) {
+      prefix[i] =
+        (prefix[i - 1] as number) +
+        (values[i - 1] as number) * ((times[i] as number) - (times[i - 1] as number))
+    }
+    this.prefix = prefix
+    this.lanes = new LaneCursors(times)
   }
-  const first = times[0] ?? 0
-  const cursors: Cursor[] = []
-  const cursor = (lane = 0): Cursor => (cursors[lane] ??= new Cursor(times))
-  const integral = (t: number, c: Cursor): number => {
+
+  private integral(t: number, c: Cursor): number {
     const i = c.index(t)
-    if (i < 0) return before * (t - first)
-    return (prefix[i] as number) + (values[i] as number) * (t - (times[i] as number))
+    if (i < 0) return this.before * (t - this.first)
+    return (this.prefix[i] as number) + (this.values[i] as number) * (t - (this.times[i] as number))
   }
-  return {
-    between: (a, b, lane) => {
-      const c = cursor(lane)
-      const fromA = integral(a, c)
-      return integral(b, c) - fromA
-    },
-    at: (t, lane) => {
-      const i = cursor(lane).index(t)
-      return i < 0 ? before : (values[i] as number)
-    },
+
+  between(a: number, b: number, lane = 0): number {
+    const c = this.lanes.of(lane)
+    const fromA = this.integral(a, c)
+    return this.integral(b, c) - fromA
+  }
+
+  at(t: number, lane = 0): number {
+    const i = this.lanes.of(lane).index(t)
+    return i < 0 ? this.before : (this.values[i] as number)
+  }
+}
+
+/**
+ * 1/N, N the slices running (a shared domain's weight), from the busy steps alone: ∫ over [a, b)
+ * summed step by step rather than as a difference of a prefix integral. No values or prefix
+ * arrays beside the times: with half a million slices those are tens of MB per window, which V8
+ * counts as external memory and answers with a full collection of the heap.
+ */
+class InverseBusyWeight implements RunningWeight, BusySteps {
+  private readonly lanes: LaneCursors
+  constructor(
+    readonly times: Float64Array,
+    readonly counts: Int32Array,
+  ) {
+    this.lanes = new LaneCursors(times)
+  }
+
+  between(a: number, b: number, lane = 0): number {
+    const times = this.times
+    const counts = this.counts
+    const m = times.length
+    let sum = 0
+    // The step in effect at a (none before the first: 0 there), then each step that starts
+    // before b.
+    let k = this.lanes.of(lane).index(a)
+    let from = a
+    if (k < 0) {
+      k = 0
+      if (m > 0 && (times[0] as number) > from) from = times[0] as number
+    }
+    while (k < m && from < b) {
+      const next = k + 1 < m ? (times[k + 1] as number) : b
+      const to = next < b ? next : b
+      const n = counts[k] as number
+      if (n > 0 && to > from) sum += (1 / n) * (to - from)
+      if (next > from) from = next
+      k++
+    }
+    return sum
+  }
+
+  at(t: number, lane = 0): number {
+    const i = this.lanes.of(lane).index(t)
+    const n = i < 0 ? 0 : (this.counts[i] as number)
+    return n > 0 ? 1 / n : 0
+  }
+
+  perInterval(bounds: Float64Array): Float64Array {
+    return busyPerInterval(this, bounds)
+  }
+}
+
+/** Running time unweighted: a cluster without `cpu_frequency` changes. */
+class FlatWeight implements RunningWeight {
+  readonly perInterval = undefined
+  between(a: number, b: number): number {
+    return b - a
+  }
+  at(): number {
+    return 1
   }
 }
 
@@ -408,7 +614,9 @@ export function runningPerInterval(
   const from = bounds[0] as number
   const to = bounds[intervals] as number
   const cursors = new LaneCursors(bounds)
-  for (const slice of slices) {
+  // Indexed, not for…of: this loop runs over every slice of every part.
+  for (let i = 0; i < slices.length; i++) {
+    const slice = slices[i] as CpuSlice
     const a = Math.max(slice.startNs, from)
     const b = Math.min(slice.endNs, to)
     if (!(b > a)) continue
@@ -436,6 +644,9 @@ function runningInInterval(
   bounds: Float64Array,
   j: number,
 ): number {
+  if (weight.perInterval !== undefined) {
+    return weight.perInterval(bounds.subarray(j, j + 2))[0] as number
+  }
   const from = bounds[0] as number
   const to = bounds[bounds.length - 1] as number
   const lo = bounds[j] as number
@@ -455,14 +666,36 @@ function runningInInterval(
   return running
 }
 
-/** One `Cursor` per lane (CPU) over the same sorted times. */
+/**
+ * One `Cursor` per lane (CPU) over the same sorted times. Its array of cursors is never read past
+ * its end nor grows holes: V8 deoptimizes the split's loops that ask for a lane when it does.
+ */
 export class LaneCursors {
-  private readonly cursors: Cursor[] = []
+  private readonly cursors: Array<Cursor | undefined> = new Array<Cursor | undefined>(8).fill(
+    undefined,
+  )
   constructor(private readonly times: Float64Array) {}
   of(lane: number): Cursor {
-    return (this.cursors[lane] ??= new Cursor(this.times))
+    const cursors = this.cursors
+    if (lane >= 0 && lane < cursors.length) {
+      const cursor = cursors[lane]
+      if (cursor !== undefined) return cursor
+    }
+    return this.add(lane)
+  }
+
+  private add(lane: number): Cursor {
+    const cursor = new Cursor(this.times)
+    // Any other lane gets a cursor of its own each time (the same answers, searched afresh).
+    if (!(Number.isInteger(lane) && lane >= 0 && lane < MAX_LANES)) return cursor
+    while (this.cursors.length <= lane) this.cursors.push(undefined)
+    this.cursors[lane] = cursor
+    return cursor
   }
 }
+
+/** Lanes (CPU numbers) `LaneCursors` keeps a cursor for. */
+const MAX_LANES = 1024
 
 /**
  * A part's slices, their weight and the running time per interval of the window's sensor
@@ -506,7 +739,8 @@ function scheduleView(part: PowerPart, schedule: CpuSchedule): ScheduleView {
 function viewRunning(view: ScheduleView, bounds: Float64Array): Float64Array {
   const last = view.last
   if (last !== undefined && sameTimes(last.bounds, bounds)) return last.running
-  const running = runningPerInterval(view.slices, view.weight, bounds)
+  const running =
+    view.weight.perInterval?.(bounds) ?? runningPerInterval(view.slices, view.weight, bounds)
   view.last = { bounds: bounds.slice(), running }
   return running
 }

@@ -1,9 +1,12 @@
 /**
  * The schedule split's fast paths (cursors instead of binary searches, the busy-CPU count from
- * merged sorted runs, running time kept per schedule and shared by the floor fit, the split and
- * the warnings) against the straightforward implementation they replaced, kept here as the
- * reference: same numbers to the last bit on random phone-like schedules (slices in any order,
- * overlapping, empty, on shared instants; frequency changes; windows inside the readings).
+ * merged sorted runs or straight from each CPU's run of slices, running time kept per schedule and
+ * shared by the floor fit, the split and the warnings) against the straightforward implementation
+ * they replaced, kept here as the reference, on random phone-like schedules (slices in any order,
+ * overlapping, empty, on shared instants; frequency changes; windows inside the readings). Cluster
+ * rails: the same numbers to the last bit. The shared (1/N) rail: its running time per interval is
+ * the time anything ran and a slice's ∫ 1/N is summed step by step — equal in exact arithmetic,
+ * within SHARED_REL (and a few ulps of the schedule's span for tiny stretches) in floating point.
  */
 import { describe, expect, test } from 'vitest'
 import fc from 'fast-check'
@@ -12,9 +15,12 @@ import {
   Cursor,
   fitTwo,
   fittedFloorW,
+  inverseBusyFromRuns,
+  inverseBusySorted,
   netEnergyJ,
   partIntervals,
   partRunning,
+  runningPerInterval,
   runningWeight,
   type PowerPart,
   type RunningWeight,
@@ -162,6 +168,7 @@ function refPartRunning(part: PowerPart, schedule: CpuSchedule, window: EnergyWi
     bounds,
     energyJ,
     slices,
+    running,
     shareOf: (a: number, b: number, j: number) => weight.between(a, b) / (running[j] as number),
     rateAt: (t: number, j: number) => weight.at(t) / (running[j] as number),
   }
@@ -252,6 +259,37 @@ function phone(seed: number) {
   return { rails, schedule, window, coreCurrents, rand }
 }
 
+/**
+ * How far the shared (1/N) rail's figures may move. Its running time per interval is now the time
+ * anything ran rather than the sum of every slice's ∫ 1/N, and a slice's ∫ 1/N is summed step by
+ * step rather than taken as a difference of a prefix integral over the whole schedule: equal in
+ * exact arithmetic. The reference's terms are rounded at the prefix integral's magnitude (up to
+ * the schedule's span in ns), so a tiny stretch's ∫ may differ by a few of its ulps beyond the
+ * relative tolerance: `SHARED_ULPS` of the span.
+ */
+const SHARED_REL = 1e-12
+const SHARED_ULPS = 8
+
+/** Within `rel` of each expected number plus `abs` (NaN equals NaN). */
+function expectClose(
+  actual: ArrayLike<number>,
+  expected: ArrayLike<number>,
+  rel: number,
+  abs = 0,
+): void {
+  expect(actual.length).toBe(expected.length)
+  for (let i = 0; i < expected.length; i++) {
+    const a = actual[i] as number
+    const e = expected[i] as number
+    if (Object.is(a, e)) continue
+    const d = Math.abs(a - e)
+    if (!(d <= rel * Math.abs(e) + abs)) expect.fail(`index ${i}: ${a} vs ${e} (by ${d})`)
+  }
+}
+
+/** `SHARED_ULPS` ulps of a time, ns (the reference's rounding of a prefix integral that large). */
+const ulpsOf = (tNs: number): number => SHARED_ULPS * Number.EPSILON * Math.abs(tNs)
+
 /** The same numbers, bit for bit (`Object.is`: NaN equals NaN, 0 and −0 differ). */
 function expectSame(actual: ArrayLike<number>, expected: ArrayLike<number>): void {
   expect(actual.length).toBe(expected.length)
@@ -290,12 +328,78 @@ describe('the schedule split against the reference implementation', () => {
         const a = window.startNs + rand() * span
         const b = a + rand() * 5e6
         const lane = Math.floor(rand() * 8)
-        expectSame([fast.between(a, b, lane), fast.at(a, lane)], [slow.between(a, b), slow.at(a)])
+        expectSame([fast.at(a, lane)], [slow.at(a)])
+        expectClose([fast.between(a, b, lane)], [slow.between(a, b)], SHARED_REL, ulpsOf(b))
       }
     }
   })
 
-  test('fitted floors, whole-edge intervals, shares and rates: the same to the last bit', () => {
+  test('the busy-CPU steps merged from runs (sched_switch: each CPU in order) are the sorted ones', () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const { schedule, window, rand } = phone(seed)
+      // Each CPU's slices in time order without overlaps (empty and back-to-back ones kept), CPU
+      // by CPU as the Perfetto parser gives them; in some cases a few CPUs cut in two runs.
+      const perCpu: CpuSlice[] = []
+      for (let cpu = 0; cpu < 8; cpu++) {
+        let endNs = -Infinity
+        for (const x of schedule.slices
+          .filter((y) => y.cpu === cpu)
+          .sort((p, q) => p.startNs - q.startNs)) {
+          if (x.startNs < endNs) continue
+          perCpu.push(x)
+          if (x.endNs > x.startNs) endNs = x.endNs
+        }
+      }
+      if (seed % 3 === 0) perCpu.push(...perCpu.splice(0, perCpu.length >> 2))
+      const fromRuns = inverseBusyFromRuns(perCpu)
+      expect(fromRuns).toBeDefined()
+      expectSame(fromRuns?.times ?? [], inverseBusySorted(perCpu).times)
+      expectSame(fromRuns?.counts ?? [], inverseBusySorted(perCpu).counts)
+      // And the weight built from them, against the reference.
+      const fast = runningWeight({} as PowerPart, perCpu)
+      const slow = refWeight({} as PowerPart, perCpu, schedule)
+      const span = window.endNs - window.startNs
+      for (let k = 0; k < 500; k++) {
+        const a = window.startNs + rand() * span
+        const b = a + rand() * 5e6
+        expectSame([fast.at(a)], [slow.at(a)])
+        expectClose([fast.between(a, b)], [slow.between(a, b)], SHARED_REL, ulpsOf(b))
+      }
+    }
+    // Slices that overlap on one CPU break the runs: too many of them, and the sorted path is used.
+    const { schedule, rand } = phone(1)
+    expect(inverseBusyFromRuns([...schedule.slices].sort(() => rand() - 0.5))).toBeUndefined()
+    // So does an infinite time (it would tie with the runs that are done).
+    const endless = [{ cpu: 0, tid: 1, startNs: 5, endNs: Infinity }]
+    expect(inverseBusyFromRuns(endless)).toBeUndefined()
+    expect(runningWeight({} as PowerPart, endless).between(0, 10)).toBe(5)
+  })
+
+  test("the shared rail's running time per interval is the time anything ran: the slice-by-slice sums within SHARED_REL", () => {
+    for (let seed = 1; seed <= 12; seed++) {
+      const { schedule, window, rand } = phone(seed)
+      const weight = runningWeight({} as PowerPart, schedule.slices)
+      expect(weight.perInterval).toBeDefined()
+      // Intervals of 1–60 ms from before the first slice to past the window, some of them empty.
+      const firstNs = Math.min(...schedule.slices.map((x) => x.startNs))
+      const times = [firstNs - 20e6, firstNs - 1e6]
+      while ((times.at(-1) as number) < window.endNs + 5e6) {
+        times.push((times.at(-1) as number) + (rand() < 0.05 ? 0 : 1e6 + rand() * 59e6))
+      }
+      const bounds = Float64Array.from(times)
+      const busy = weight.perInterval?.(bounds) ?? new Float64Array()
+      expectClose(busy, refRunning(schedule.slices, weight, bounds), SHARED_REL)
+      expectClose(busy, runningPerInterval(schedule.slices, weight, bounds), SHARED_REL)
+      // No more than the interval, nothing where nothing ran.
+      for (let j = 0; j < busy.length; j++) {
+        expect(busy[j]).toBeLessThanOrEqual((bounds[j + 1] as number) - (bounds[j] as number))
+      }
+      expect(busy[0]).toBe(0)
+      expect(busy.some((x) => x > 0)).toBe(true)
+    }
+  })
+
+  test('fitted floors, whole-edge intervals, shares and rates: the same (the shared rail within SHARED_REL)', () => {
     for (let seed = 1; seed <= 12; seed++) {
       const { rails, schedule, window, coreCurrents, rand } = phone(seed)
       const power = cpuMethodPower(rails, window, undefined, CLUSTERS, schedule, coreCurrents)
@@ -303,8 +407,13 @@ describe('the schedule split against the reference implementation', () => {
       const parts = power?.parts ?? []
       expect(parts.length).toBe(4)
       for (const part of parts) {
+        // Cluster rails to the last bit; the shared rail within SHARED_REL.
+        const same =
+          part.cpus === undefined
+            ? (x: ArrayLike<number>, y: ArrayLike<number>) => expectClose(x, y, SHARED_REL)
+            : expectSame
         const unfitted = { ...part, baselinePowerW: 0 }
-        expectSame(
+        same(
           [fittedFloorW(unfitted, schedule, window) ?? Number.NaN],
           [refFittedFloorW(unfitted, schedule, window) ?? Number.NaN],
         )
@@ -322,10 +431,17 @@ describe('the schedule split against the reference implementation', () => {
           const b = Math.min(slice.endNs, slow.bounds[j + 1] as number)
           if (!(b > a)) continue
           const t = a + rand() * (b - a)
-          expectSame(
-            [fast.shareOf(slice.cpu, a, b, j), fast.rateAt(slice.cpu, t, j)],
-            [slow.shareOf(a, b, j), slow.rateAt(t, j)],
-          )
+          same([fast.rateAt(slice.cpu, t, j)], [slow.rateAt(t, j)])
+          if (part.cpus !== undefined) {
+            expectSame([fast.shareOf(slice.cpu, a, b, j)], [slow.shareOf(a, b, j)])
+          } else {
+            expectClose(
+              [fast.shareOf(slice.cpu, a, b, j)],
+              [slow.shareOf(a, b, j)],
+              SHARED_REL,
+              ulpsOf(b) / (slow.running[j] as number),
+            )
+          }
         }
       }
     }
@@ -359,7 +475,21 @@ describe('the schedule split against the reference implementation', () => {
         .filter((u) => u.energyJ > 0)
         .sort((x, y) => y.energyJ - x.energyJ)
       expect(expected.length).toBeGreaterThan(0)
-      expect(otherThreadsEnergy(parts, schedule, window, (x) => x.tid < 1000)).toEqual(expected)
+      const actual = otherThreadsEnergy(parts, schedule, window, (x) => x.tid < 1000)
+      const sortedByName = (list: ReadonlyArray<{ name: string; energyJ: number }>) =>
+        [...list].sort((x, y) => x.name.localeCompare(y.name))
+      expect(sortedByName(actual).map((u) => u.name)).toEqual(
+        sortedByName(expected).map((u) => u.name),
+      )
+      expectClose(
+        sortedByName(actual).map((u) => u.energyJ),
+        sortedByName(expected).map((u) => u.energyJ),
+        SHARED_REL,
+      )
+      // Largest first.
+      for (let i = 1; i < actual.length; i++) {
+        expect(actual[i - 1]?.energyJ).toBeGreaterThanOrEqual(actual[i]?.energyJ as number)
+      }
     }
   })
 })
