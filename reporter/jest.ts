@@ -238,6 +238,10 @@ export default class JestEnergyReporter {
     const energy = new Map<string, EnergyResult[]>()
     const limits = new Map<string, LimitCheck[]>()
     const requested = new Set<string>()
+    // Tests whose energy only recordEnergy() sent (its records carry no attempt): whether they
+    // check a budget cannot be told.
+    const byHand = new Set<string>()
+    const fromEnvironment = new Set<string>()
     // A retried test (jest.retryTimes) reports the energy of its last attempt only.
     const lastAttempt = new Map<string, number>()
     const records = readSideFiles(this.dir, problems)
@@ -252,7 +256,14 @@ export default class JestEnergyReporter {
       if (record.meta.limits !== undefined)
         limits.set(key, [...(limits.get(key) ?? []), ...record.meta.limits])
       if (record.meta.budgetRequested === true) requested.add(key)
+      ;(record.attempt === undefined ? byHand : fromEnvironment).add(key)
     }
+    const budgetRequest = (key: string): Pick<ReportEntry, 'budgetRequested'> =>
+      requested.has(key)
+        ? { budgetRequested: true }
+        : byHand.has(key) && !fromEnvironment.has(key)
+          ? { budgetRequested: 'unknown' }
+          : {}
     const entries: ReportEntry[] = []
     for (const file of aggregated.testResults) {
       for (const t of file.testResults) {
@@ -274,9 +285,7 @@ export default class JestEnergyReporter {
           ...(t.failing === true ? { expectedToFail: true } : {}),
           results,
           ...(checked === undefined ? {} : { limits: checked }),
-          ...(requested.has(`${file.testFilePath}\u0000${t.fullName}`)
-            ? { budgetRequested: true }
-            : {}),
+          ...budgetRequest(`${file.testFilePath}\u0000${t.fullName}`),
           errors: failures.map((f) => f.message),
           ...(state === 'failed' && first !== undefined ? { failure: first } : {}),
         }

@@ -83,7 +83,7 @@ export interface ReportEntry {
    * The test asked for a budget (`toStayWithinBudget()`, or `checkBudgets`): the runner's `new`
    * mode writes one when it has none. Read from the test's meta; not part of the JSON report.
    */
-  readonly budgetRequested?: boolean
+  readonly budgetRequested?: boolean | 'unknown'
   /** Whole message of each error the test itself threw (no stack trace). */
   readonly errors: readonly string[]
   /** Why it failed, or did not run: its first error, or the error of the suite around it. */
@@ -453,7 +453,9 @@ export function budgetObservations(
       ...(figure === undefined ? {} : { valueJ: figure.valueJ }),
       ...(figure?.intervalJ === undefined ? {} : { lowJ: figure.intervalJ.low }),
       ...(figure?.device === undefined ? {} : { device: figure.device }),
-      ...(e.budgetRequested === true ? { requested: true } : {}),
+      ...(e.budgetRequested === undefined || e.budgetRequested === false
+        ? {}
+        : { requested: e.budgetRequested }),
     }
   })
 }

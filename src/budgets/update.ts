@@ -22,8 +22,12 @@ export interface BudgetObservation {
   readonly lowJ?: number
   /** Device model, when known. */
   readonly device?: string
-  /** The test asked for a budget: it called `toStayWithinBudget()` or ran with `checkBudgets`. */
-  readonly requested?: boolean
+  /**
+   * The test asked for a budget: it called `toStayWithinBudget()` or ran with `checkBudgets`.
+   * `unknown` for results recorded by hand (Jest's `recordEnergy()`), where nothing can tell:
+   * `-u` writes theirs, the runner's `new` mode does not.
+   */
+  readonly requested?: boolean | 'unknown'
 }
 
 /** A budget entry named by its keys. */
@@ -79,7 +83,8 @@ export function updateBudgets(
   const added: BudgetRef[] = []
   const changed: BudgetRef[] = []
   for (const o of observations) {
-    const entry = o.requested === true ? entryFrom(o, headroomPct) : undefined
+    const entry =
+      o.requested !== undefined && o.requested !== false ? entryFrom(o, headroomPct) : undefined
     if (entry === undefined) continue
     const device = o.device ?? ANY_DEVICE
     const devices = ((tests[o.file] ??= {})[o.name] ??= {})
@@ -149,11 +154,11 @@ function copyTests(file: BudgetFile): Tests {
 }
 
 /**
- * Whether `-u` (or the runner's `new` mode, for a missing one) would write this test a budget: it
- * asked for one and its net energy is above its noise. What the summary may promise.
+ * Whether `-u` would write this test a budget: it asked for one (or recorded its results by hand,
+ * where nothing can tell) and its net energy is above its noise. What the summary may promise.
  */
 export function writesBudget(o: BudgetObservation): boolean {
-  return o.requested === true && entryFrom(o, 0) !== undefined
+  return o.requested !== undefined && o.requested !== false && entryFrom(o, 0) !== undefined
 }
 
 /** The budget written from a measurement; none when the net energy is not above its noise. */

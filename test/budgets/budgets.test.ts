@@ -21,6 +21,7 @@ import {
   serializeBudgetFile,
   testBudgetFigure,
   updateBudgets,
+  writesBudget,
   writeBudgetFile,
   type BudgetFile,
   type BudgetObservation,
@@ -286,6 +287,20 @@ describe('new budgets from measurements', () => {
     const result = addMissingBudgets(emptyBudgetFile(), [twice, { ...twice, valueJ: 2 }], 10)
     expect(result.added).toEqual([{ file: 'a.test.ts', name: 'same', device: '*' }])
     expect(result.file.tests['a.test.ts']?.['same']?.['*']?.measuredEnergyJ).toBe(1)
+  })
+
+  test("results recorded by hand (requested: 'unknown'): -u writes their budget, mode new does not", () => {
+    const byHand: BudgetObservation = {
+      file: 'a.test.ts',
+      name: 'by hand',
+      valueJ: 1,
+      requested: 'unknown',
+    }
+    expect(writesBudget(byHand)).toBe(true)
+    expect(updateBudgets(emptyBudgetFile(), [byHand], 10).added).toEqual([
+      { file: 'a.test.ts', name: 'by hand', device: '*' },
+    ])
+    expect(addMissingBudgets(emptyBudgetFile(), [byHand], 10).added).toEqual([])
   })
 
   test('property: mode new never changes or drops an entry, and adds exactly what -u would write for the tests that asked and had none', () => {

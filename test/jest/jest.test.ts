@@ -56,11 +56,16 @@ test.skipIf(!hasBuild)(
     const dir = join(project, 'with-reporter')
     const out = join(dir, 'out')
     try {
-      const { stdout, code } = await runJest(['--config', join(dir, 'jest.config.mjs')], {
-        cwd: dir,
-      })
+      // --ci=false: Jest's `new` snapshot mode wherever this runs. These results come from
+      // recordEnergy(), which cannot say whether a test asks for a budget: `new` writes none.
+      const { stdout, code } = await runJest(
+        ['--config', join(dir, 'jest.config.mjs'), '--ci=false'],
+        { cwd: dir },
+      )
       // Two tests fail on purpose (3 J against 2.5 J; an error before recording), so Jest exits 1.
       expect(code).toBe(1)
+      expect(existsSync(join(dir, 'energy-budgets.json'))).toBe(false)
+      expect(stdout).not.toContain('Budgets ')
       expect(stdout).toContain(' ENERGY  power: odpm')
       expect(stdout).toMatch(/✗ feed scrolls too much\s+·\s+3\.00 J net/)
       expect(stdout).toContain('Energy  7.50 J net, 9.10 J gross over 4 windows in 3 tests')
