@@ -590,12 +590,12 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
   if (s.measuredWindows === 0) {
     // Tests used the fixture, but every window failed or was abandoned: each row says why.
     return [
-      ` ${c.bold('Energy')}  none measured: ${s.windows} energy window${s.windows === 1 ? '' : 's'} opened in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}, none completed` +
+      ` ${c.bold('Energy')}    none measured: ${s.windows} energy window${s.windows === 1 ? '' : 's'} opened in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}, none completed` +
         (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : ''),
     ]
   }
   const lines = [
-    ` ${c.bold('Energy')}  ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +
+    ` ${c.bold('Energy')}    ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +
       (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : '') +
       warningCountText(report, screen),
   ]

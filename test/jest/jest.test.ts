@@ -68,7 +68,7 @@ test.skipIf(!hasBuild)(
       expect(stdout).not.toContain('Budgets ')
       expect(stdout).toContain(' ENERGY  power: odpm')
       expect(stdout).toMatch(/✗ feed scrolls too much\s+·\s+3\.00 J net/)
-      expect(stdout).toContain('Energy  7.50 J net, 9.10 J gross over 4 windows in 3 tests')
+      expect(stdout).toContain('Energy    7.50 J net, 9.10 J gross over 4 windows in 3 tests')
       const report = JSON.parse(await readFile(join(out, 'energy.json'), 'utf8')) as EnergyReport
       const schema = JSON.parse(
         await readFile(

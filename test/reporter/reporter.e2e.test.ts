@@ -58,7 +58,7 @@ describe('energy reporter in a real Vitest run', () => {
   test('summarizes totals and the hungriest tests', () => {
     // net = gross − 0.25 W × 2 s for each measured window: 2.0 + 3.5 + 5.5
     expect(out).toContain(
-      'Energy  11.0 J net, 12.5 J gross over 3 windows in 4 tests · 1 failed · 3 warnings',
+      'Energy    11.0 J net, 12.5 J gross over 3 windows in 4 tests · 1 failed · 3 warnings',
     )
     expect(out).toMatch(/Hungriest export fails its budget \(5\.50 J\)/)
   })

@@ -234,7 +234,7 @@ test('a failed suite is printed once, before its tests, which say they did not r
   expect(out).toContain(
     'Tests     2 failed · 1 passed · 2 skipped · 1 todo · 2 errors outside tests',
   )
-  expect(out).toContain('Energy  1.00 J net, 1.50 J gross over 1 window in 1 test')
+  expect(out).toContain('Energy    1.00 J net, 1.50 J gross over 1 window in 1 test')
 })
 
 test('an interrupted run says so and marks the unfinished tests; unhandled errors are listed', () => {
@@ -328,6 +328,6 @@ test('a run whose windows all failed or were abandoned says none completed, not 
   )
   expect(out).not.toContain('No test measured energy')
   expect(out).toContain(
-    'Energy  none measured: 2 energy windows opened in 2 tests, none completed · 1 failed',
+    'Energy    none measured: 2 energy windows opened in 2 tests, none completed · 1 failed',
   )
 })
