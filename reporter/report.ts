@@ -202,7 +202,10 @@ export interface ReportBudgets {
   readonly within: number
   readonly over: number
   readonly inconclusive: number
-  /** Measured tests without a budget (after this run wrote the new ones). */
+  /**
+   * Tests without a budget that `-u` would write one for (they asked, and measured above their
+   * noise: `testsWithoutBudget`), after this run wrote the new ones; 0 when `updated`.
+   */
   readonly missing: number
   /** Entries whose test no longer exists in a file that ran (removed when updating). */
   readonly obsolete: readonly BudgetRef[]
@@ -284,12 +287,10 @@ export function buildEnergyReport(
   let within = 0
   let over = 0
   let inconclusive = 0
-  // Without a budget: the tests `-u` would write one for (they asked, above their noise).
-  let missing = 0
   const observed = context.budgets
     ? budgetObservations(entries, context.budgets.fileKey ?? identity)
     : []
-  const tests: ReportedTest[] = entries.map((e, i) => {
+  const tests: ReportedTest[] = entries.map((e) => {
     const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
     const windows = measuredWindows({ results })
     const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
@@ -311,10 +312,7 @@ export function buildEnergyReport(
         name: e.name,
         ...(figure.device === undefined ? {} : { device: figure.device }),
       })
-      if (found === undefined) {
-        const o = observed[i]
-        if (o !== undefined && writesBudget(o)) missing++
-      } else {
+      if (found !== undefined) {
         const { verdict } = decide(
           figure.valueJ,
           found.entry.energyJ,
@@ -399,21 +397,16 @@ export function buildEnergyReport(
     classification?: ReportClassification
   } = {}
   if (context.budgets) {
-    const observations = observed
     const update = context.budgets.update
     const updated = update !== undefined && update.mode !== 'new'
-    // In `new` mode the tests whose budget was just written were counted as missing.
-    const written = new Set(update?.added.map((r) => `${r.file}\u0000${r.name}`))
     extra.budgets = {
       file: context.budgets.path,
       updated,
       within,
       over,
       inconclusive,
-      missing: updated
-        ? 0
-        : missing - observations.filter((o) => written.has(`${o.file}\u0000${o.name}`)).length,
-      obsolete: updated ? update.removed : obsoleteBudgets(context.budgets.file, observations),
+      missing: testsWithoutBudget(observed, context.budgets).length,
+      obsolete: updated ? update.removed : obsoleteBudgets(context.budgets.file, observed),
       added: update?.added ?? [],
       changed: update?.changed ?? [],
     }
@@ -458,6 +451,33 @@ export function budgetObservations(
         : { requested: e.budgetRequested }),
     }
   })
+}
+
+/**
+ * The tests a run checking budgets counts as without one (`ReportBudgets.missing`): exactly those
+ * `-u` would write a budget for — they asked for one (or sent their results with Jest's
+ * `recordEnergy()`, which cannot say) and measured above their noise (`writesBudget`) — that have
+ * none for their device and did not get one from this run (`new` mode). None after `-u`. Indices
+ * into `observations` (`budgetObservations` of the run's entries, in report order).
+ */
+export function testsWithoutBudget(
+  observations: readonly BudgetObservation[],
+  budgets: NonNullable<ReportContext['budgets']>,
+): number[] {
+  const update = budgets.update
+  if (update !== undefined && update.mode !== 'new') return []
+  const written = new Set(update?.added.map((r) => `${r.file}\u0000${r.name}`))
+  return observations.flatMap((o, i) =>
+    writesBudget(o) &&
+    !written.has(`${o.file}\u0000${o.name}`) &&
+    lookupBudget(budgets.file, {
+      file: o.file,
+      name: o.name,
+      ...(o.device === undefined ? {} : { device: o.device }),
+    }) === undefined
+      ? [i]
+      : [],
+  )
 }
 
 /** Net energies of the repetitions of one `energy.repeat` call, when the test has only those (≥ 2). */

@@ -29,6 +29,7 @@ import { renderMarkdown } from './markdown.js'
 import {
   budgetObservations,
   buildEnergyReport,
+  testsWithoutBudget,
   type EnergyReport,
   type ReportContext,
   type ReportEntry,
@@ -142,6 +143,14 @@ export function buildRunReport(
     }
   }
   const report = buildEnergyReport(entries, context)
+  if (budgetReview !== undefined && context.budgets !== undefined)
+    budgetReview = {
+      ...budgetReview,
+      withoutBudget: testsWithoutBudget(
+        budgetObservations(entries, context.budgets.fileKey),
+        context.budgets,
+      ),
+    }
   return {
     report,
     ...(hierarchy === undefined ? {} : { hierarchy }),

@@ -221,6 +221,11 @@ export interface HtmlBudgets extends Pick<
 > {
   /** What changed (update mode) or is obsolete (check mode), with values where known. */
   readonly entries: readonly HtmlBudgetChange[]
+  /**
+   * Indices into `tests` of the tests counted in `missing`: no budget, and `-u` writes one
+   * (`BudgetReview.withoutBudget`). Empty when the reporter did not say.
+   */
+  readonly withoutBudget: readonly number[]
 }
 
 export interface HtmlBudgetChange {
@@ -269,6 +274,12 @@ export interface BudgetReview {
   readonly after?: BudgetFile
   /** Maps a report file (root-relative) to its key in the budget file. */
   readonly fileKey: (file: string) => string
+  /**
+   * Indices into `report.tests` of the tests the report counts as without a budget
+   * (`testsWithoutBudget` of reporter/report.ts): the JSON report has only their number, and not
+   * whether a test asked for a budget.
+   */
+  readonly withoutBudget?: readonly number[]
 }
 
 export interface HtmlDataOptions {
@@ -655,6 +666,7 @@ function htmlBudgets(report: EnergyReport, review: BudgetReview | undefined): Ht
       ...b.changed.map((r) => change('changed', r)),
       ...b.obsolete.map((r) => change('obsolete', r)),
     ],
+    withoutBudget: review?.withoutBudget ?? [],
   }
 }
 

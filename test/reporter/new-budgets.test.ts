@@ -15,7 +15,11 @@ import { renderTerminal } from '../../reporter/terminal.js'
 import { parseBudgetFile } from '../../src/budgets/index.js'
 import { measuredResult } from '../../src/model/index.js'
 
-function entry(name: string, netEnergyJ: number, budgetRequested: boolean): ReportEntry {
+function entry(
+  name: string,
+  netEnergyJ: number,
+  budgetRequested: ReportEntry['budgetRequested'],
+): ReportEntry {
   return {
     file: 'test/feed.test.ts',
     name,
@@ -36,7 +40,7 @@ function entry(name: string, netEnergyJ: number, budgetRequested: boolean): Repo
         warnings: [],
       }),
     ],
-    ...(budgetRequested ? { budgetRequested } : {}),
+    ...(budgetRequested === undefined || budgetRequested === false ? {} : { budgetRequested }),
   }
 }
 
@@ -172,13 +176,14 @@ describe('budget update modes in the reporter', () => {
     })
   })
 
-  // The summary's promise, "N without a budget (vitest -u writes them)", is what -u then does.
+  // The summary's promise, "N without a budget (vitest -u writes them)", is what -u then does;
+  // the HTML report's Budgets view lists those tests.
   test('the tests counted without a budget are exactly those -u then writes', async () => {
     const arb = fc.uniqueArray(
       fc.record({
         name: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
         netEnergyJ: fc.constantFrom(-0.3, 0, 0.005, 0.02, 0.5, 2),
-        asked: fc.boolean(),
+        asked: fc.constantFrom(true, false, 'unknown' as const),
       }),
       { selector: (t) => t.name, minLength: 1 },
     )
@@ -193,8 +198,12 @@ describe('budget update modes in the reporter', () => {
         const missing = ci.report.budgets?.missing ?? 0
         const said = renderTerminal(ci.report, plainScreen, { topMethods: 3, verbose: false })
         expect(said.includes('without a budget (vitest -u writes them)')).toBe(missing > 0)
+        const listed = htmlData(ci.report, { budgetReview: ci.budgetReview! }).budgets
         const updated = buildRunReport(run, settings('all'), [])
         expect(updated.report.budgets?.added.length ?? 0).toBe(missing)
+        expect(listed?.withoutBudget.map((i) => ci.report.tests[i]?.name).sort()).toEqual(
+          updated.report.budgets?.added.map((r) => r.name).sort(),
+        )
       }),
       { numRuns: 40 },
     )

@@ -447,6 +447,25 @@ function reportChecks(engine: Engine): void {
     await done()
   })
 
+  test('budgets when checking: the tests without one are those -u would write, not those that never asked', async () => {
+    const r = check.report
+    const { page, done } = await open(check, '#budgets')
+    const listed = await page
+      .locator('#budget-missing li')
+      .evaluateAll((items) => items.map((li) => li.textContent ?? ''))
+    expect(listed).toHaveLength(r.budgets?.missing ?? -1)
+    expect(listed).toContain(HOSTILE)
+    // limits.spec.ts checks matcher limits and never asks for a budget: measured, none, unlisted.
+    const trails = r.tests.filter((t) => t.file === 'limits.spec.ts')
+    expect(trails.length).toBeGreaterThan(0)
+    for (const t of trails) {
+      expect(measured(t).length, t.name).toBeGreaterThan(0)
+      expect(t.budget, t.name).toBeUndefined()
+      expect(listed).not.toContain(t.name)
+    }
+    await done()
+  })
+
   test('budgets after `vitest -u`: what was added, changed (old → new) and removed', async () => {
     const r = update.report
     expect(r.budgets?.updated).toBe(true)

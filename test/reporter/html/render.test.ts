@@ -1,10 +1,14 @@
 // The HTML report as a string: hostile text stays data, the page loads nothing from anywhere, a
 // 10,000-test run stays under 25 MB, and what it embeds is the report (6 significant digits).
 import { createHash } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { htmlData, type HtmlData, type HtmlMeasuredWindow } from '../../../reporter/html/data.js'
 import { LOCALE_GUARD, renderHtml } from '../../../reporter/html/index.js'
 import { buildEnergyReport, type ReportEntry } from '../../../reporter/report.js'
+import { buildRunReport } from '../../../reporter/run-report.js'
 import type { BudgetFile } from '../../../src/budgets/index.js'
 import { measuredResult, methodEnergy } from '../../../src/model/index.js'
 
@@ -199,5 +203,60 @@ describe('renderHtml', () => {
         before: { energyJ: 2 },
       },
     ])
+  })
+
+  // The Budgets view lists the tests the summary counts without a budget: those `-u` would write
+  // (95d06a4), never a measured test that did not ask for one.
+  test('tests without a budget: exactly those -u would write, the summary’s count', () => {
+    const root = mkdtempSync(join(tmpdir(), 'vitest-energy-html-missing-'))
+    try {
+      const budgetsPath = join(root, 'energy-budgets.json')
+      const has = entry(0, 'has a budget')
+      writeFileSync(
+        budgetsPath,
+        JSON.stringify({
+          schemaVersion: 1,
+          tests: { [has.file]: { [has.name]: { '*': { energyJ: 100 } } } },
+        }),
+      )
+      const idle = entry(4, 'idle')
+      const window = idle.results[0]
+      if (window?.status !== 'measured') throw new Error('expected a measured window')
+      const repeated = entry(5, 'asked, repeated, none')
+      const entries: ReportEntry[] = [
+        { ...has, budgetRequested: true },
+        { ...entry(1, 'asked, none'), budgetRequested: true },
+        entry(2, 'measured, never asked'),
+        { ...entry(3, 'recordEnergy(), none'), budgetRequested: 'unknown' },
+        {
+          ...idle,
+          budgetRequested: true,
+          results: [
+            { ...window, netEnergyJ: 0.01, netIntervalJ: { low: -0.1, high: 0.12, level: 0.95 } },
+          ],
+        },
+        {
+          ...repeated,
+          budgetRequested: true,
+          results: [1, 2, 3].map((k) => ({
+            ...repeated.results[0]!,
+            label: `${repeated.name} #${k}`,
+          })),
+        },
+      ]
+      const problems: string[] = []
+      const built = buildRunReport(
+        entries,
+        { root, budgetsPath, headroomPct: 10, update: 'none', classify: false },
+        problems,
+      )
+      expect(problems).toEqual([])
+      const budgets = htmlData(built.report, { budgetReview: built.budgetReview! }).budgets
+      const names = budgets?.withoutBudget.map((i) => built.report.tests[i]?.name)
+      expect(names).toEqual(['asked, none', 'recordEnergy(), none', 'asked, repeated, none'])
+      expect(names).toHaveLength(built.report.budgets?.missing ?? -1)
+    } finally {
+      rmSync(root, { recursive: true, force: true })
+    }
   })
 })
