@@ -6,9 +6,9 @@
 // The device side (DeviceSession.measure with a signal, abandonWindow) runs on the virtual device
 // in test/vitest/mistakes.e2e.test.ts.
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { EnergyError, measuredResult } from '../../src/model/index.js'
+import { EnergyError } from '../../src/model/index.js'
 import type { TestEnergy } from '../../src/session/test-energy.js'
-import { scriptedOptions, testEnergyOn } from './_scripted-phone.js'
+import { scriptedPhoneFields, scriptedWindow, testEnergyOn } from './_scripted-phone.js'
 import type { WindowOutcome } from '../../src/session/window.js'
 
 /** A phone that measures one window at a time, like DeviceSession: the calls it saw, in order. */
@@ -16,11 +16,7 @@ function scriptedPhone(windowError?: Error) {
   const log: string[] = []
   let open: string | undefined
   const phone = {
-    serial: 'vdev-0001',
-    options: scriptedOptions,
-    idleWindowMs: 10,
-    artifactSink: undefined,
-    baseline: async () => ({ kind: 'none' as const }),
+    ...scriptedPhoneFields,
     async measure<T>(
       label: string,
       _baseline: unknown,
@@ -39,7 +35,7 @@ function scriptedPhone(windowError?: Error) {
           throw options.signal.reason
         }
         log.push(`closed ${label}`)
-        return { result: result(label), value, power: undefined as never }
+        return { result: scriptedWindow(label, 1, 0.5), value, power: undefined as never }
       } finally {
         if (open === label) open = undefined
       }
@@ -50,19 +46,6 @@ function scriptedPhone(windowError?: Error) {
     },
   }
   return { phone, log, isOpen: () => open !== undefined }
-}
-
-function result(label: string) {
-  return measuredResult({
-    label,
-    window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
-    grossEnergyJ: 1,
-    baselinePowerW: 0.5,
-    components: [],
-    rails: [],
-    methods: [],
-    sources: { power: 'odpm', sampleCount: 0 },
-  })
 }
 
 function testEnergy(phone: ReturnType<typeof scriptedPhone>['phone']): TestEnergy {

@@ -5,30 +5,16 @@ import { expect, test } from 'vitest'
 import { buildEnergyReport } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
-import { measuredResult } from '../../src/model/index.js'
 import type { TestEnergy } from '../../src/session/test-energy.js'
-import { scriptedOptions, testEnergyOn } from './_scripted-phone.js'
+import { scriptedPhoneFields, scriptedWindow, testEnergyOn } from './_scripted-phone.js'
 
 /** Measures whatever is asked, one window at a time: a window's net energy is `netJ(label)`. */
 function scriptedPhone(netJ: (label: string) => number) {
   return {
-    serial: 'vdev-0001',
-    options: scriptedOptions,
-    idleWindowMs: 10,
-    artifactSink: undefined,
-    baseline: async () => ({ kind: 'none' as const }),
+    ...scriptedPhoneFields,
     async measure<T>(label: string, _baseline: unknown, body: () => Promise<T>) {
       const value = await body()
-      const result = measuredResult({
-        label,
-        window: { clock: 'boottime', startNs: 0, endNs: 1e9 },
-        grossEnergyJ: 1.3 + netJ(label),
-        baselinePowerW: 1.3,
-        components: [],
-        rails: [],
-        methods: [],
-        sources: { power: 'odpm', sampleCount: 0 },
-      })
+      const result = scriptedWindow(label, 1.3 + netJ(label), 1.3)
       return { result, value, power: undefined as never }
     },
     async abandonWindow() {},
