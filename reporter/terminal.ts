@@ -12,6 +12,7 @@ import {
   formatWatts,
   appMethodsFirst,
   methodOrigin,
+  workWindows,
   type EnergyWarning,
   type MeasuredEnergyResult,
   type MethodColor,
@@ -370,7 +371,7 @@ function railsLine(rails: readonly RailEnergy[], screen: Screen): string[] {
     .slice(0, 4)
   if (drew.length === 0) return []
   return [
-    `       ${c.dim('rails')}   ${drew.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
+    `       ${c.dim('rails')}   ${c.dim('gross')} ${drew.map((x) => `${x.subsystem ?? x.rail} ${formatJoules(x.energyJ)}`).join(c.dim(' · '))}`,
   ]
 }
 
@@ -400,7 +401,7 @@ export function formatBudgetFigure(
 ): string {
   const interval = figure.intervalJ === undefined ? undefined : { ...figure.intervalJ, level: 0.95 }
   // Several windows (two repeat() calls, a measure() and a repeat()) are summed, never averaged.
-  const parts = repetitionGroups(measuredWindows({ results })).length
+  const parts = repetitionGroups(workWindows(results)).length
   const what =
     parts >= 2
       ? ` (sum of ${parts} windows${figure.n >= 2 ? ', repetitions as their mean' : ''})`

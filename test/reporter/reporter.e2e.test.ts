@@ -47,7 +47,7 @@ describe('energy reporter in a real Vitest run', () => {
     const verbose = await runReporter(root, () => ({ verbose: true }))
     try {
       expect(verbose.out).toMatch(
-        /✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s\n {7}methods 750 mJ FeedAdapter\.bind ●red\n {7}rails {3}CPU\(LITTLE\) 1\.00 J\n/,
+        /✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s\n {7}methods 750 mJ FeedAdapter\.bind ●red\n {7}rails {3}gross CPU\(LITTLE\) 1\.00 J\n/,
       )
       expect(verbose.out.match(/⚠ W_UNDERSAMPLED only 20 samples/g)).toHaveLength(3)
     } finally {

@@ -114,7 +114,7 @@ describe('compact by default', () => {
     expect(block('binding rows')).toEqual([
       '   ✗ binding rows        ·    1.50 J net (2.00 J gross)',
       '       methods 0 J SyncManager.poll +300 mJ async · 15.0 mJ FeedAdapter.bind · 5.00 mJ ElevationProfile.smooth',
-      '       rails   Display 1.60 J · CPU(LITTLE) 400 mJ',
+      '       rails   gross Display 1.60 J · CPU(LITTLE) 400 mJ',
       `       ⚠ W_UNDERSAMPLED ${undersampled.message}`,
       `       ⚠ W_SOMETHING_NEW ${odd.message}`,
       '       expect(method).toConsumeLessThan(1 mJ)',
@@ -141,7 +141,7 @@ describe('compact by default', () => {
       [
         '       window scroll #1–#3: 120 mJ net on average (110 mJ – 130 mJ), 1.00 s each',
         '       methods 0 J SyncManager.poll +300 mJ async · 15.0 mJ FeedAdapter.bind · 5.00 mJ ElevationProfile.smooth',
-        '       rails   Display 496 mJ · CPU(LITTLE) 124 mJ',
+        '       rails   gross Display 496 mJ · CPU(LITTLE) 124 mJ',
         `       ⚠ W_UNDERSAMPLED ${undersampled.message} (all 3 repetitions)`,
         '       regressed',
       ].join('\n'),
