@@ -3,12 +3,13 @@
  * terminal, JSON and markdown. The JSON form is versioned and documented in docs/reporter.md
  * (schema: reporter/energy-report.schema.json).
  */
-import type {
-  EnergyResult,
-  EnergyWarning,
-  LimitCheck,
-  MeasuredEnergyResult,
-  MethodColor,
+import {
+  workWindows,
+  type EnergyResult,
+  type EnergyWarning,
+  type LimitCheck,
+  type MeasuredEnergyResult,
+  type MethodColor,
 } from '../src/model/index.js'
 import {
   decide,
@@ -132,8 +133,12 @@ export interface ReportedDelta {
 export interface ReportedTest extends ReportEntry {
   /** Present exactly when the test has no measured window: why (`skipped`, `todo`, …). */
   readonly noEnergyReason?: string
-  /** Sum of net energy over the test's measured windows (every repetition included). */
+  /**
+   * Sum of net energy over the test's measured windows (every repetition included), but the idle
+   * reference `energy.baseline()` measured (`idleBaseline`), which is not the test's work.
+   */
   readonly netEnergyJ: number
+  /** The same windows' gross energy and duration. */
   readonly grossEnergyJ: number
   readonly durationS: number
   /**
@@ -170,6 +175,7 @@ export interface EnergyReport {
     readonly windows: number
     readonly measuredWindows: number
     readonly failedWindows: number
+    /** Sums over the tests (`netEnergyJ`, `grossEnergyJ`: `energy.baseline()` windows left out). */
     readonly totalNetEnergyJ: number
     readonly totalGrossEnergyJ: number
     /** Highest net energy first (at most 5). */
@@ -293,7 +299,9 @@ export function buildEnergyReport(
   const tests: ReportedTest[] = entries.map((e) => {
     const results = colors ? e.results.map((r) => recolor(r, colors)) : e.results
     const windows = measuredWindows({ results })
-    const netEnergyJ = sum(windows.map((w) => w.netEnergyJ))
+    // energy.baseline()'s window is listed, but the idle reference is not the test's work.
+    const work = workWindows(results)
+    const netEnergyJ = sum(work.map((w) => w.netEnergyJ))
     const { noEnergyReason: given, budgetRequested: _, ...entry } = e
     const reason = windows.length > 0 ? undefined : (given ?? noEnergyReason(e))
     const test: ReportedTest = {
@@ -301,8 +309,8 @@ export function buildEnergyReport(
       ...(reason === undefined ? {} : { noEnergyReason: reason }),
       results,
       netEnergyJ,
-      grossEnergyJ: sum(windows.map((w) => w.grossEnergyJ)),
-      durationS: sum(windows.map((w) => w.durationS)),
+      grossEnergyJ: sum(work.map((w) => w.grossEnergyJ)),
+      durationS: sum(work.map((w) => w.durationS)),
     }
     let budget: ReportedBudget | undefined
     const figure = testBudgetFigure(results)
@@ -358,6 +366,7 @@ export function buildEnergyReport(
   })
   const all = tests.flatMap((t) => t.results)
   const measured = all.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
+  const work = workWindows(all)
   const warnings: EnergyWarning[] = all.flatMap((r) => (r.status === 'skipped' ? [] : r.warnings))
   const states: Record<ReportedState, number> = {
     passed: 0,
@@ -380,8 +389,8 @@ export function buildEnergyReport(
       windows: all.length,
       measuredWindows: measured.length,
       failedWindows: all.filter((r) => r.status === 'failed').length,
-      totalNetEnergyJ: sum(measured.map((r) => r.netEnergyJ)),
-      totalGrossEnergyJ: sum(measured.map((r) => r.grossEnergyJ)),
+      totalNetEnergyJ: sum(work.map((r) => r.netEnergyJ)),
+      totalGrossEnergyJ: sum(work.map((r) => r.grossEnergyJ)),
       worst: [...tests]
         .filter((t) => measuredWindows(t).length > 0)
         .sort((a, b) => b.netEnergyJ - a.netEnergyJ)
@@ -482,7 +491,7 @@ export function testsWithoutBudget(
 
 /** Net energies of the repetitions of one `energy.repeat` call, when the test has only those (≥ 2). */
 function repetitionsOf(test: Pick<ReportEntry, 'results'>): number[] | undefined {
-  const windows = measuredWindows(test)
+  const windows = workWindows(test.results)
   if (windows.length < 2) return undefined
   return repetitionGroups(windows).length === 1 ? windows.map((w) => w.netEnergyJ) : undefined
 }

@@ -10,6 +10,7 @@
 import { repetitionGroups, type BudgetFile } from '../../src/budgets/index.js'
 import {
   limitUse,
+  workWindows,
   type CallTreeNode,
   type EnergyResult,
   type MethodColor,
@@ -385,7 +386,7 @@ function htmlTest(
   const measured = t.results.filter((r) => r.status === 'measured')
   const origin = measured.length > 0 ? Math.min(...measured.map((r) => r.window.startNs)) : 0
   const f = t.budgetFigure
-  const parts = repetitionGroups(measured).length
+  const parts = repetitionGroups(workWindows(t.results)).length
   const limits = t.limits ?? []
   const primary = primaryLimit(limits)
   return {

@@ -3,9 +3,9 @@
  *
  * A test's budget figure is its net energy: the sum over its measured windows, where the
  * repetitions of one `energy.repeat` call (labelled `label #1`, `label #2`, …) count once, as their
- * mean.
+ * mean, and the idle phone `energy.baseline()` measured does not count.
  */
-import type { Interval, MeasuredEnergyResult, EnergyResult } from '../model/index.js'
+import { workWindows, type Interval, type EnergyResult } from '../model/index.js'
 import { tInterval, toSamples } from '../stats/index.js'
 
 export interface BudgetFigure {
@@ -55,9 +55,10 @@ export function repetitionGroups<T extends { readonly label: string }>(
   return groups
 }
 
-/** The test's budget figure, or `undefined` when no window was measured. */
+/** The test's budget figure, or `undefined` when no window of its work was measured. */
 export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure | undefined {
-  const measured = results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
+  // energy.baseline()'s window is the idle reference, not the test's work.
+  const measured = workWindows(results)
   if (measured.length === 0) return undefined
   const groups = repetitionGroups(measured)
   let valueJ = 0

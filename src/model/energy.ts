@@ -149,6 +149,12 @@ export interface MeasuredEnergyResult extends EnergyResultBase, EnergyAccounting
   readonly timeline?: PowerTimeline
   /** Where the method energy went, by callers: root → thread → frames, trimmed. */
   readonly callTree?: CallTreeNode
+  /**
+   * Set on the window of `energy.baseline()`: the idle phone, measured as the reference for the
+   * test's later windows. It is not the test's work, so the test's net energy and its budget figure
+   * leave it out (`workWindows`). Added within schema version 1: older readers ignore it.
+   */
+  readonly idleBaseline?: true
 }
 
 export interface SkippedEnergyResult extends EnergyResultBase {
@@ -163,3 +169,13 @@ export interface FailedEnergyResult extends EnergyResultBase {
 }
 
 export type EnergyResult = MeasuredEnergyResult | SkippedEnergyResult | FailedEnergyResult
+
+/**
+ * The windows a test's net energy and budget figure sum: its measured windows but the idle
+ * reference `energy.baseline()` measured (`idleBaseline`), in order.
+ */
+export function workWindows(results: readonly EnergyResult[]): MeasuredEnergyResult[] {
+  return results.filter(
+    (r): r is MeasuredEnergyResult => r.status === 'measured' && r.idleBaseline !== true,
+  )
+}

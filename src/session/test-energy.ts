@@ -342,11 +342,12 @@ export class TestEnergy {
     await a?.abort()
   }
 
+  /** `idle`: the window of `energy.baseline()` — no app code to sample, and marked `idleBaseline`. */
   private async measuredOutcome<T>(
     call: string,
     label: string,
     fn: () => Promise<T> | T,
-    execution = true,
+    idle = false,
   ): Promise<WindowOutcome<T>> {
     await this.dropAuto()
     // The test's own code failing inside the window is the test's error, not the window's.
@@ -360,10 +361,13 @@ export class TestEnergy {
       }
     }
     try {
-      const outcome = await this.device.measure(label, await this.baseline(), body, this.progress, {
-        execution,
+      const out = await this.device.measure(label, await this.baseline(), body, this.progress, {
+        execution: !idle,
         signal: this.ending.signal,
       })
+      const outcome = idle
+        ? { ...out, result: { ...out.result, idleBaseline: true as const } }
+        : out
       this.results.push(outcome.result)
       return outcome
     } catch (error) {
@@ -443,12 +447,12 @@ export class TestEnergy {
 
   private async measureBaseline(options?: { readonly durationMs?: number }): Promise<EnergyRun> {
     const durationMs = options?.durationMs ?? this.device.idleWindowMs
-    // An idle window: nothing of the app's to sample.
+    // An idle window: nothing of the app's to sample, and not the test's work.
     const idle = await this.measuredOutcome(
       'energy.baseline()',
       'idle baseline',
       () => sleep(durationMs),
-      false,
+      true,
     )
     // The idle level, not the mean: work still running at the start must not raise it.
     this.testBaseline = {

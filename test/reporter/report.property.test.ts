@@ -15,8 +15,10 @@ const windowArb = fc
     label: fc.constantFrom('w', 'w #1', 'w #2', 'x'),
     grossEnergyJ: fc.double({ min: 0, max: 50, noNaN: true }),
     failed: fc.boolean(),
+    // energy.baseline()'s window: listed, not summed.
+    idle: fc.boolean(),
   })
-  .map(({ label, grossEnergyJ, failed }): EnergyResult =>
+  .map(({ label, grossEnergyJ, failed, idle }): EnergyResult =>
     failed
       ? {
           schemaVersion: 1,
@@ -35,6 +37,7 @@ const windowArb = fc
           methods: [],
           sources: { power: 'odpm', sampleCount: 10 },
           warnings: [],
+          ...(idle ? { label: 'idle baseline', idleBaseline: true as const } : {}),
         }),
   )
 
@@ -66,6 +69,11 @@ test('totals are the sums of the tests; budget verdicts account for every measur
         sum(report.tests.map((t) => t.netEnergyJ)),
         9,
       )
+      for (const t of report.tests)
+        expect(t.netEnergyJ, 'the idle baseline window is not the test’s work').toBeCloseTo(
+          sum(measuredWindows(t).flatMap((w) => (w.idleBaseline === true ? [] : [w.netEnergyJ]))),
+          9,
+        )
       expect(report.tests.length).toBe(entries.length)
       for (const t of report.tests)
         expect(t.noEnergyReason === undefined, 'a reason exactly when nothing was measured').toBe(
