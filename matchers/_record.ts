@@ -14,6 +14,7 @@
  * the reporter writes in the runner's `new` mode when the test has none (docs/budgets.md); the
  * answer says whether a reporter of this run will write it.
  */
+import type { BudgetWriter } from '../src/budgets/index.js'
 import type { LimitCheck } from '../src/model/index.js'
 
 /** A test as the matcher state names it. */
@@ -39,8 +40,8 @@ interface MatcherTestState {
   readonly currentTestName?: unknown
 }
 
-/** Takes a test's budget request; says whether a reporter of this run writes budgets. */
-export type BudgetRequestSink = () => boolean
+/** Takes a test's budget request; says what this run's energy reporter does with budgets. */
+export type BudgetRequestSink = () => BudgetWriter
 
 interface Recorder {
   readonly sink: LimitSink
@@ -81,14 +82,14 @@ export function recordLimit(
 }
 
 /**
- * Says that the test the `expect` runs in asks for a budget. True when the budget will be written
- * if missing (a measured test, in a run whose energy reporter writes budgets); false in a measured
- * test of a run without such a reporter; undefined outside a measured test (no fixture to ask).
+ * Says that the test the `expect` runs in asks for a budget, and returns what this run's energy
+ * reporter does with it: `writes` (a missing one is written), `off` (its `updateBudgets: false`),
+ * `absent` (no energy reporter); undefined outside a measured test (no fixture to ask).
  */
-export function recordBudgetRequest(state: MatcherTestState): boolean | undefined {
+export function recordBudgetRequest(state: MatcherTestState): BudgetWriter | undefined {
   const recorder = recorderOf(state)
   if (recorder === undefined) return undefined
-  return recorder.onBudgetRequest?.() ?? false
+  return recorder.onBudgetRequest?.() ?? 'absent'
 }
 
 function recorderOf(state: MatcherTestState): Recorder | undefined {

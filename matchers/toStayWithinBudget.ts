@@ -15,6 +15,7 @@ import {
   readBudgetFile,
   resolveBudgetsFile,
   updateCommand,
+  type BudgetWriter,
 } from '../src/budgets/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import { matcherSettings, type BudgetOptions } from './_options.js'
@@ -57,19 +58,23 @@ export function toStayWithinBudget(
   const mode = budgetUpdateMode(process.env, snapshotUpdateMode(this), settings.updateBudgets)
   const subject = resolveSubject(received)
   if (isUnjudgeable(subject)) return fail(subject.reason)
-  const willBeWritten = recordBudgetRequest(this)
+  const writer = recordBudgetRequest(this)
   const passes = (why: string): MatcherResult => ({
     pass: !this.isNot,
     message: () => `${hint}\n\n${why}`,
   })
   if (mode === 'all') {
-    // `-u` in a run the fixture knows has no energy reporter writes nothing: passing would hide
-    // that. Outside the fixture (results built by hand) nobody can tell, and an explicit
-    // `updateBudgets: true` is the caller's own arrangement.
-    if (willBeWritten !== false || settings.updateBudgets !== undefined)
+    // `-u` in a run the fixture knows writes no budgets: passing would hide that. Outside the
+    // fixture (results built by hand) nobody can tell, and an explicit `updateBudgets: true` is
+    // the caller's own arrangement.
+    if (writer === undefined || writer === 'writes' || settings.updateBudgets !== undefined)
       return passes("update mode: the reporter writes this test's budget")
     return fail(
-      `update mode, but this run has no energy reporter to write the budget of ${currentTestName}: ${budgetReporterHint(process.env)}, then review and commit energy-budgets.json.`,
+      `update mode, but ${
+        writer === 'absent'
+          ? `this run has no energy reporter to write the budget of ${currentTestName}: ${budgetReporterHint(process.env)}`
+          : `the energy reporter runs with \`updateBudgets: false\` (it checks budgets and writes none), so nothing writes the budget of ${currentTestName}: remove that option`
+      }, then review and commit energy-budgets.json.`,
     )
   }
   const budgetsPath = resolveBudgetsFile(testPath, settings.budgetsFile)
@@ -88,20 +93,13 @@ export function toStayWithinBudget(
   const found = lookupBudget(budgets, key)
   const where = `${key.file} › ${key.name}${device === undefined ? '' : ` [${device}]`}`
   if (found === undefined) {
-    if (mode === 'new' && willBeWritten !== true) {
-      // Passing would leave the test unbudgeted on every run, until CI fails it.
-      return fail(
-        `no budget for ${where} in ${budgetsPath}.\nOutside CI a missing budget is written at the end of the run by the energy reporter, which this run does not have: ${budgetReporterHint(process.env)}, then review and commit the file.`,
-      )
-    }
-    if (mode === 'new') {
+    if (mode === 'new' && writer === 'writes') {
       return passes(
         `no budget for ${where} in ${budgetsPath} yet: the reporter writes one from this measurement (a new budget, as for a new snapshot).`,
       )
     }
-    return fail(
-      `no budget for ${where} in ${budgetsPath}.\nRun \`${updateCommand(process.env)}\` (or VITEST_ENERGY_UPDATE=1) to write one from this measurement, then review and commit the file.`,
-    )
+    // Passing in `new` mode would leave the test unbudgeted on every run, until CI fails it.
+    return fail(`no budget for ${where} in ${budgetsPath}.\n${howToWrite(mode, writer)}`)
   }
   return checkLimit(this, received, {
     matcherName: 'toStayWithinBudget',
@@ -114,6 +112,25 @@ export function toStayWithinBudget(
     note: `Budget:   ${formatJoules(found.entry.energyJ)} for ${where}${found.device === ANY_DEVICE && device !== undefined ? ' (any device)' : ''}${found.entry.measuredEnergyJ === undefined ? '' : `, written from ${formatJoules(found.entry.measuredEnergyJ)}`}`,
     ...(options === undefined ? {} : { options }),
   })
+}
+
+/**
+ * How to write a missing budget, after "no budget for …", as the run is: in CI (`none`), or in
+ * `new` mode where nothing will write it — no energy reporter, one with `updateBudgets: false`, or
+ * results made outside the fixture (which `new` mode never writes).
+ */
+function howToWrite(mode: 'new' | 'none', writer: BudgetWriter | undefined): string {
+  const run = `Run \`${updateCommand(process.env)}\` (or VITEST_ENERGY_UPDATE=1)`
+  const then = 'then review and commit the file.'
+  if (writer === 'absent')
+    return mode === 'new'
+      ? `Outside CI a missing budget is written at the end of the run by the energy reporter, but this run has no energy reporter: ${budgetReporterHint(process.env)}, ${then}`
+      : `${run} with the energy reporter to write one from this measurement (this run has no energy reporter: ${budgetReporterHint(process.env)}), ${then}`
+  if (writer === 'off')
+    return `The energy reporter runs with \`updateBudgets: false\`: it checks budgets and writes none. ${run} without that option to write one from this measurement, ${then}`
+  if (writer === undefined && mode === 'new')
+    return `Outside the energy fixture (Jest: its test environment) the runner's \`new\` mode cannot tell that this test asks for a budget, and writes none. ${run} to write one from this measurement, ${then}`
+  return `${run} to write one from this measurement, ${then}`
 }
 
 function deviceOf(subject: Subject): string | undefined {

@@ -10,6 +10,7 @@
  */
 import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { BudgetWriter } from '../src/budgets/index.js'
 import {
   EnergyError,
   parseTestEnergyMeta,
@@ -25,13 +26,13 @@ export const JEST_SIDE_DIR_ENV = 'VITEST_ENERGY_JEST_DIR'
 export const JEST_WRITES_BUDGETS_ENV = 'VITEST_ENERGY_JEST_WRITES_BUDGETS'
 
 /**
- * Whether the run's Jest energy reporter writes the budgets tests ask for (all but its
- * `updateBudgets: false`), as a worker reads it from the environment it inherited.
+ * What the run's Jest energy reporter does with the budgets tests ask for — writes them (all but
+ * its `updateBudgets: false`), or is not there — as a worker reads it from the environment it
+ * inherited.
  */
-export function jestReporterWritesBudgets(
-  env: Readonly<Record<string, string | undefined>>,
-): boolean {
-  return env[JEST_SIDE_DIR_ENV] !== undefined && env[JEST_WRITES_BUDGETS_ENV] !== '0'
+export function jestBudgetWriter(env: Readonly<Record<string, string | undefined>>): BudgetWriter {
+  if (env[JEST_SIDE_DIR_ENV] === undefined) return 'absent'
+  return env[JEST_WRITES_BUDGETS_ENV] === '0' ? 'off' : 'writes'
 }
 
 export interface SideRecord {

@@ -25,12 +25,13 @@ export {
   budgetReporterHint,
   budgetUpdateMode,
   isUpdateRequested,
+  providedBudgetWriter,
   readBudgetFile,
   resolveBudgetsFile,
   updateCommand,
   writeBudgetFile,
 } from './load.js'
-export type { BudgetUpdateMode } from './load.js'
+export type { BudgetUpdateMode, BudgetWriter } from './load.js'
 export { addMissingBudgets, obsoleteBudgets, updateBudgets, writesBudget } from './update.js'
 export type { BudgetObservation, BudgetRef, BudgetUpdate } from './update.js'
 export { decide, moreRepetitionsToDecide } from './verdict.js'

@@ -108,9 +108,20 @@ export function updateCommand(env: Readonly<Record<string, string | undefined>>)
 
 /**
  * What the Vitest energy reporter provides to test processes (provide/inject): `true` when it
- * writes the budgets tests ask for.
+ * writes the budgets tests ask for, `false` with its `updateBudgets: false`; unset without it.
  */
 export const BUDGET_WRITER_PROVIDE_KEY = 'vitestEnergyBudgetWriter'
+
+/**
+ * What the run's energy reporter does with the budgets its tests ask for: `writes` them, or only
+ * checks them (`off`: its option `updateBudgets: false`); `absent`: the run has no energy reporter.
+ */
+export type BudgetWriter = 'writes' | 'off' | 'absent'
+
+/** The Vitest reporter's provided value (`BUDGET_WRITER_PROVIDE_KEY`) as a BudgetWriter. */
+export function providedBudgetWriter(provided: unknown): BudgetWriter {
+  return provided === true ? 'writes' : provided === false ? 'off' : 'absent'
+}
 
 /** How to add the reporter that writes budgets, as the user of this process runs their tests. */
 export function budgetReporterHint(env: Readonly<Record<string, string | undefined>>): string {

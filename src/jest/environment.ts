@@ -24,7 +24,7 @@ import { energyMatchers } from '../../matchers/index.js'
 import {
   appendSideRecord,
   JEST_SIDE_DIR_ENV,
-  jestReporterWritesBudgets,
+  jestBudgetWriter,
 } from '../../reporter/jest-side-files.js'
 import { isUpdateRequested } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
@@ -220,7 +220,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
         updateBudgets: () => this.updateBudgets,
         // The Jest energy reporter sets its side-file folder, and says whether it writes the
         // budgets tests ask for (not with its `updateBudgets: false`).
-        budgetWriter: jestReporterWritesBudgets(process.env),
+        budgetWriter: jestBudgetWriter(process.env),
         progress,
       },
     )

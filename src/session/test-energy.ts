@@ -13,7 +13,7 @@ import { join, relative } from 'node:path'
 import { configureEnergyMatchers } from '../../matchers/index.js'
 import { recordLimitsFor } from '../../matchers/_record.js'
 import { idlePowerW, type Baseline } from '../attribution/index.js'
-import { checkTestBudget } from '../budgets/index.js'
+import { checkTestBudget, type BudgetWriter } from '../budgets/index.js'
 import {
   EnergyError,
   summarize,
@@ -72,11 +72,11 @@ export interface TestEnergyOptions {
   /** True in update mode (`-u`, VITEST_ENERGY_UPDATE=1): budgets are written, not checked. */
   readonly updateBudgets: () => boolean
   /**
-   * The run has the energy reporter, which writes the budgets tests ask for (Vitest: it provides
-   * this; Jest: its side-file folder is set). Without it `toStayWithinBudget()` cannot pass a
-   * missing budget in the runner's `new` mode: nothing would write it. @default false
+   * What the run's energy reporter does with the budgets tests ask for (Vitest: it provides this;
+   * Jest: its side-file folder is set). Unless it writes them, `toStayWithinBudget()` cannot pass
+   * a missing budget in the runner's `new` mode: nothing would write it. @default 'absent'
    */
-  readonly budgetWriter?: boolean
+  readonly budgetWriter?: BudgetWriter
   /** The test's progress (the one its lease was taken with). @default plain lines on stderr */
   readonly progress?: TestProgress
 }
@@ -168,7 +168,7 @@ export class TestEnergy {
       (check, judged) => this.limits.push(this.withWindow(check, judged)),
       () => {
         this.budgetRequested = true
-        return this.options.budgetWriter === true
+        return this.options.budgetWriter ?? 'absent'
       },
     )
     const kept = this.kept

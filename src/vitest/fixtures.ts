@@ -17,7 +17,7 @@
  * maps it onto Vitest's fixtures.
  */
 import { expect, inject, test as baseTest } from 'vitest'
-import { isUpdateRequested } from '../budgets/index.js'
+import { isUpdateRequested, providedBudgetWriter } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
 import { EnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
@@ -104,7 +104,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       },
       {
         updateBudgets: budgetUpdateMode,
-        budgetWriter: inject(BUDGET_WRITER_KEY) === true,
+        budgetWriter: providedBudgetWriter(inject(BUDGET_WRITER_KEY)),
         progress: testProgress.get(task),
       },
     )

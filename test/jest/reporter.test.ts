@@ -10,7 +10,7 @@ import {
   appendSideRecord,
   JEST_SIDE_DIR_ENV,
   JEST_WRITES_BUDGETS_ENV,
-  jestReporterWritesBudgets,
+  jestBudgetWriter,
 } from '../../reporter/jest-side-files.js'
 import type { EnergyReport } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
@@ -54,14 +54,14 @@ afterEach(async () => {
 // so the test fails as in CI rather than pass on a promise nobody keeps (the Vitest reporter tells
 // its workers the same through `provide`).
 test('the workers are told whether this reporter writes the budgets they ask for', () => {
-  expect(jestReporterWritesBudgets(process.env), 'no Jest energy reporter').toBe(false)
+  expect(jestBudgetWriter(process.env), 'no Jest energy reporter').toBe('absent')
   const config = { rootDir: root }
   new JestEnergyReporter(config, { write: () => undefined })
-  expect(jestReporterWritesBudgets(process.env), 'default').toBe(true)
+  expect(jestBudgetWriter(process.env), 'default').toBe('writes')
   new JestEnergyReporter(config, { write: () => undefined, updateBudgets: true })
-  expect(jestReporterWritesBudgets(process.env), 'updateBudgets: true').toBe(true)
+  expect(jestBudgetWriter(process.env), 'updateBudgets: true').toBe('writes')
   new JestEnergyReporter(config, { write: () => undefined, updateBudgets: false })
-  expect(jestReporterWritesBudgets(process.env), 'updateBudgets: false').toBe(false)
+  expect(jestBudgetWriter(process.env), 'updateBudgets: false').toBe('off')
 })
 
 test('retries report their last attempt; an empty record is a test that opened no window', async () => {

@@ -12,7 +12,7 @@ import {
   type BudgetOptions,
 } from '../../matchers/index.js'
 import { recordLimitsFor } from '../../matchers/_record.js'
-import { budgetFileKey, writeBudgetFile } from '../../src/budgets/index.js'
+import { budgetFileKey, writeBudgetFile, type BudgetWriter } from '../../src/budgets/index.js'
 import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
 
 expect.extend(energyMatchers)
@@ -50,9 +50,9 @@ function inSnapshotMode<T>(mode: 'all' | 'new' | 'none', fn: () => T): T {
 
 /**
  * Whether `fn`'s matchers said the current test asks for a budget (the registry TestEnergy fills),
- * in a run whose energy reporter writes budgets (`writer`) or not.
+ * in a run whose energy reporter does `writer` with budgets.
  */
-function asksForBudget(fn: () => void, writer = true): boolean {
+function asksForBudget(fn: () => void, writer: BudgetWriter = 'writes'): boolean {
   const { testPath, currentTestName } = expect.getState()
   let asked = false
   const stop = recordLimitsFor(
@@ -162,7 +162,10 @@ describe('toStayWithinBudget', () => {
     inSnapshotMode('new', () => {
       let message = ''
       expect(
-        asksForBudget(() => (message = failure(() => expect(run(1)).toStayWithinBudget())), false),
+        asksForBudget(
+          () => (message = failure(() => expect(run(1)).toStayWithinBudget())),
+          'absent',
+        ),
       ).toBe(true)
       expect(message).toContain('no budget for')
       expect(message).toContain('--reporter=energy')
@@ -186,7 +189,7 @@ describe('toStayWithinBudget', () => {
   })
 
   test('with -u (mode all) it passes, even over a budget (the reporter rewrites it)', () => {
-    inSnapshotMode('all', () => asksForBudget(() => expect(run(100)).toStayWithinBudget(), true))
+    inSnapshotMode('all', () => asksForBudget(() => expect(run(100)).toStayWithinBudget()))
     inSnapshotMode('none', () => {
       configureEnergyMatchers({ updateBudgets: true })
       expect(run(100)).toStayWithinBudget()
@@ -195,7 +198,9 @@ describe('toStayWithinBudget', () => {
 
   test('with -u but no energy reporter to write budgets it fails and says how to add one', () => {
     inSnapshotMode('all', () => {
-      const message = failure(() => asksForBudget(() => expect(run(1)).toStayWithinBudget(), false))
+      const message = failure(() =>
+        asksForBudget(() => expect(run(1)).toStayWithinBudget(), 'absent'),
+      )
       expect(message).toContain('update mode, but this run has no energy reporter')
       expect(message).toContain('--reporter=energy')
     })
@@ -233,5 +238,137 @@ describe('toStayWithinBudget', () => {
     >()
     // @ts-expect-error a budget comes from the file, not an argument
     inSnapshotMode('none', () => expect(() => expect(run(1)).toStayWithinBudget(2.5)).toThrow())
+  })
+})
+
+// Every branch of the matcher's answer against the run it is in: the energy reporter writing
+// budgets, running with `updateBudgets: false`, absent, or unknown (results made outside the
+// fixture), in each snapshot update mode, with and without the test's budget. Only a run without
+// the reporter may be told it lacks one.
+describe('toStayWithinBudget: what it says, as the run is', () => {
+  type Writer = BudgetWriter | 'outside the fixture'
+  type Row = readonly [
+    writer: Writer,
+    mode: 'all' | 'new' | 'none',
+    budget: 'present' | 'missing',
+    expected: 'passes' | readonly string[],
+  ]
+  const written = 'vitest -u --reporter=energy'
+  const rows: readonly Row[] = [
+    ['writes', 'all', 'missing', 'passes'],
+    ['writes', 'all', 'present', 'passes'],
+    ['outside the fixture', 'all', 'missing', 'passes'],
+    [
+      'absent',
+      'all',
+      'missing',
+      ['update mode, but this run has no energy reporter', 'reporter=energy'],
+    ],
+    ['absent', 'all', 'present', ['update mode, but this run has no energy reporter']],
+    [
+      'off',
+      'all',
+      'missing',
+      [
+        'update mode, but the energy reporter runs with `updateBudgets: false`',
+        'remove that option',
+      ],
+    ],
+    ['off', 'all', 'present', ['`updateBudgets: false`']],
+    ['writes', 'new', 'missing', 'passes'],
+    [
+      'absent',
+      'new',
+      'missing',
+      ['no budget for', 'this run has no energy reporter', '--reporter=energy'],
+    ],
+    ['off', 'new', 'missing', ['no budget for', '`updateBudgets: false`', `Run \`${written}\``]],
+    [
+      'outside the fixture',
+      'new',
+      'missing',
+      ['no budget for', 'Outside the energy fixture', `Run \`${written}\``],
+    ],
+    [
+      'writes',
+      'none',
+      'missing',
+      ['no budget for', `Run \`${written}\` (or VITEST_ENERGY_UPDATE=1) to write one`],
+    ],
+    ['off', 'none', 'missing', ['no budget for', '`updateBudgets: false`', `Run \`${written}\``]],
+    [
+      'absent',
+      'none',
+      'missing',
+      ['no budget for', `Run \`${written}\``, 'this run has no energy reporter'],
+    ],
+    [
+      'outside the fixture',
+      'none',
+      'missing',
+      ['no budget for', `Run \`${written}\` (or VITEST_ENERGY_UPDATE=1) to write one`],
+    ],
+    ...(['writes', 'off', 'absent', 'outside the fixture'] as const).flatMap((w) =>
+      (['new', 'none'] as const).map((m): Row => [w, m, 'present', 'passes']),
+    ),
+  ]
+  let dir = ''
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-matcher-branches-'))
+  })
+  afterEach(() => configureEnergyMatchers({ budgetsFile: undefined }))
+  afterAll(async () => rm(dir, { recursive: true, force: true }))
+
+  /** The matcher's answer for `run(1)` in the current test, as `row`'s run; '' when it passes. */
+  function answer([writer, mode, budget]: Row): string {
+    const file = join(dir, `${budget}.json`)
+    const name = expect.getState().currentTestName ?? ''
+    writeBudgetFile(file, {
+      schemaVersion: 1,
+      tests:
+        budget === 'present'
+          ? { [budgetFileKey(file, thisFile)]: { [name]: { '*': { energyJ: 2.5 } } } }
+          : {},
+    })
+    configureEnergyMatchers({ budgetsFile: file })
+    const check = (): void => expect(run(1)).toStayWithinBudget()
+    const said = (fn: () => void): string => {
+      try {
+        fn()
+        return ''
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    return inSnapshotMode(mode, () =>
+      writer === 'outside the fixture' ? said(check) : said(() => asksForBudget(check, writer)),
+    )
+  }
+
+  test.each(rows)('%s reporter, mode %s, budget %s', (...row) => {
+    const [writer, , , expected] = row
+    const message = answer(row)
+    if (expected === 'passes') {
+      expect(message).toBe('')
+      return
+    }
+    for (const part of expected) expect(message).toContain(part)
+    if (writer === 'absent') expect(message).toContain('no energy reporter')
+    else expect(message, 'the reporter is there (or unknown)').not.toContain('no energy reporter')
+  })
+
+  test('under Jest: `jest -u`, and its reporter by name', () => {
+    const before = process.env['JEST_WORKER_ID']
+    process.env['JEST_WORKER_ID'] = '1'
+    try {
+      const off = answer(['off', 'none', 'missing', []])
+      expect(off).toContain('Run `jest -u` (or VITEST_ENERGY_UPDATE=1) without that option')
+      expect(off).not.toContain('no energy reporter')
+      const absent = answer(['absent', 'new', 'missing', []])
+      expect(absent).toContain("list 'vitest-energy/jest-reporter' in Jest's `reporters`")
+    } finally {
+      if (before === undefined) Reflect.deleteProperty(process.env, 'JEST_WORKER_ID')
+      else process.env['JEST_WORKER_ID'] = before
+    }
   })
 })
