@@ -79,11 +79,26 @@ export function recordEnergy(
   return true
 }
 
-/** Appends one record to this process's side file in `dir`. */
+/**
+ * Appends one record to this process's side file in `dir`. Throws E_REPORT_OUTPUT_IO when it
+ * cannot be written (the folder removed with its parent, or not writable): the test's energy
+ * would be missing from the report.
+ */
 export function appendSideRecord(dir: string, record: SideRecord): void {
   const line = JSON.stringify({ schemaVersion: 1, ...record })
-  mkdirSync(dir, { recursive: true })
-  appendFileSync(join(dir, `${process.pid}.jsonl`), `${line}\n`)
+  const path = join(dir, `${process.pid}.jsonl`)
+  try {
+    mkdirSync(dir, { recursive: true })
+    appendFileSync(path, `${line}\n`)
+  } catch (error) {
+    throw new EnergyError({
+      code: ReporterErrors.OUTPUT_IO,
+      message: `could not hand the energy of '${record.name}' to the Jest energy reporter: writing its side file ${path} failed: ${error instanceof Error ? error.message : String(error)}`,
+      hint: `The reporter's folder (${JEST_SIDE_DIR_ENV}) must stay writable while the tests run: check that nothing cleans the temporary folder during the run, and the disk has room.`,
+      details: { path },
+      cause: error,
+    })
+  }
 }
 
 /** Reads every side file; records of one test are concatenated in file order. */

@@ -264,18 +264,28 @@ export default class EnergyEnvironment extends NodeEnvironment {
       test.errors.push(expectedError(error))
     } finally {
       await energy.abort()
-      const dir = process.env[JEST_SIDE_DIR_ENV]
-      if (dir !== undefined && dir !== '') {
-        appendSideRecord(dir, {
-          testPath: this.testPath,
-          name: fullNameOf(test),
-          meta: energy.summary(),
-          attempt: test.invocations,
-        })
+      // The phone is released and the raw data settled whatever happens to the side record; a
+      // record that cannot be written fails the test (its energy would be missing from the report).
+      try {
+        this.recordForReporter(test, energy)
+      } catch (error) {
+        test.errors.push(expectedError(error))
       }
       await lease.release()
       await energy.settle(test.errors.length > 0)
     }
+  }
+
+  /** What the test measured, to the Jest energy reporter's side files (when it runs). */
+  private recordForReporter(test: Circus.TestEntry, energy: TestEnergy): void {
+    const dir = process.env[JEST_SIDE_DIR_ENV]
+    if (dir === undefined || dir === '') return
+    appendSideRecord(dir, {
+      testPath: this.testPath,
+      name: fullNameOf(test),
+      meta: energy.summary(),
+      attempt: test.invocations,
+    })
   }
 
   /** The `energy` global: the API of the test running now. */
