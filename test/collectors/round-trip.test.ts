@@ -143,7 +143,13 @@ describe('a 100 Hz fuel gauge', () => {
     }
     const { sensorRateHz } = testEnergy({ window, power: series, integration: 'zero-order-hold' })
     // Noise makes (almost) every register update a new value: seeing ~100 per second means none
-    // fell between two polls. /proc/uptime's 10 ms ticks cap what a poll can timestamp.
-    expect(sensorRateHz, 'distinct updates per second').toBeGreaterThan(90)
+    // fell between two polls. /proc/uptime's 10 ms ticks cap what a poll can timestamp, and a
+    // loaded machine runs the phone's poll loop slower than asked: each distinct tick the loop
+    // reached must still bring a new update (the collector keeps every one it saw).
+    const ticksPerS = (s.length - 1) / ((window.endNs - window.startNs) / 1e9)
+    expect(ticksPerS, 'the loop polls faster than the default 50 Hz').toBeGreaterThan(60)
+    expect(sensorRateHz, 'distinct updates per second').toBeGreaterThan(
+      0.9 * Math.min(100, ticksPerS),
+    )
   })
 })
