@@ -5,6 +5,7 @@
 import type { EnergyWindow } from '../model/energy.js'
 import type { CpuFrequencyChange, CpuSchedule, CpuSlice } from '../model/samples.js'
 import { NS_PER_S } from '../model/units.js'
+import { MAD_TO_SD } from '../stats/index.js'
 import { lastAtOrBefore, sensorIntervalBounds, type EnergyCurve } from './curve.js'
 import { tailCumulativeJ, type TailCharge } from './tails.js'
 
@@ -785,14 +786,16 @@ export function fittedFloorW(
 }
 
 /**
- * Least squares of y ≈ a·u + b·v without intercept, as [a, b]; `undefined` when u or v is all zero
- * or they are too alike to tell apart (1 − r², uncentred, at most `minSeparation`).
+ * Least squares of y ≈ a·u + b·v without intercept, as [a, b], each row weighted by `w` (1 without);
+ * `undefined` when u or v is all zero or they are too alike to tell apart (1 − r², uncentred, at
+ * most `minSeparation`).
  */
 export function fitTwo(
   u: ArrayLike<number>,
   v: ArrayLike<number>,
   y: ArrayLike<number>,
   minSeparation: number,
+  w?: ArrayLike<number>,
 ): readonly [number, number] | undefined {
   let suu = 0
   let svv = 0
@@ -803,11 +806,12 @@ export function fitTwo(
     const a = u[j] as number
     const b = v[j] as number
     const c = y[j] as number
-    suu += a * a
-    svv += b * b
-    suv += a * b
-    suy += a * c
-    svy += b * c
+    const q = w === undefined ? 1 : (w[j] as number)
+    suu += q * a * a
+    svv += q * b * b
+    suv += q * a * b
+    suy += q * a * c
+    svy += q * b * c
   }
   const det = suu * svv - suv * suv
   if (!(suu > 0) || !(svv > 0) || !(det > minSeparation * suu * svv)) return undefined
@@ -897,6 +901,13 @@ function splitRunning(
   if (bounds[last] !== inside.bounds[last]) {
     running[last - 1] = runningInInterval(slices, weight, bounds, last - 1)
   }
+  const clusters = clusterParts.filter((c) => c.cpus !== undefined)
+  const followsClusters = part.cpus === undefined && part.followsCorePower === true
+  // A shared domain's interval energy less its reading noise (a memory rail's below, against
+  // what the clusters drew).
+  if (part.cpus === undefined && !(followsClusters && clusters.length > 0)) {
+    energyJ.set(withoutReadingNoise(energyJ, running, bounds))
+  }
   const cursors = new LaneCursors(bounds)
   const plain = {
     shareOf: (cpu: number, a: number, b: number, j: number): number =>
@@ -911,8 +922,7 @@ function splitRunning(
     slices,
     intervalCursor: (cpu: number) => cursors.of(cpu),
   }
-  const clusters = clusterParts.filter((c) => c.cpus !== undefined)
-  if (part.cpus !== undefined || part.followsCorePower !== true || clusters.length === 0) {
+  if (!followsClusters || clusters.length === 0) {
     return { ...common, ...plain }
   }
   // Each cluster's rail energy in each of this part's intervals, its running and its weight.
@@ -932,6 +942,7 @@ function splitRunning(
   for (const drawn of share) {
     for (let j = 0; j < total.length; j++) total[j] = (total[j] as number) + (drawn[j] as number)
   }
+  energyJ.set(withoutReadingNoise(energyJ, total, bounds))
   // Where the clusters drew nothing above their floors, the rule falls back to 1/N.
   const follows = (cpu: number, j: number): number | undefined => {
     const t = total[j] as number
@@ -954,4 +965,137 @@ function splitRunning(
       return f === 0 ? 0 : f * (cluster[byCpu.get(cpu) as number]?.weight.at(tNs) ?? 0)
     },
   }
+}
+
+/**
+ * A shared rail's net energy per sensor interval (`bounds`) with the readings' noise taken out of
+ * what each interval's work is charged (noise-aware shrinkage), against `driver`, what the rail
+ * follows in each interval (the time anything ran; for memory, what the clusters' rails drew).
+ *
+ * A counter reading's time stamp is off by the HAL's latch delay (1–2 ms on a Pixel, varying from
+ * reading to reading), so an interval of a 149 mW rail holds ±150–300 µJ more or less than its
+ * stamps say — as much as a call of a few ms draws from it, and no split inside the interval can
+ * tell which. Only a rate learnt over many intervals can: the window's intervals are fitted as
+ * floor·Δt + k·driver + residual (`robustRate`), and an interval with activity is charged k·driver
+ * plus its residual shrunk by the non-negative garrote, r·max(0, 1 − λ²/r²), at the universal
+ * threshold λ = σ·√(2 ln n): the level n residuals of pure noise rarely exceed. A residual well
+ * above it (activity the rate does not explain) stays with its interval almost whole; one at the
+ * noise's level, and the fit's floor term, are left with the floor, unattributed. Intervals
+ * without activity are unchanged. The input itself when the window cannot tell: fewer than
+ * `MIN_FIT_INTERVALS` intervals, floor and driver too alike, a rate that is not positive, no
+ * spread.
+ */
+export function withoutReadingNoise(
+  energyJ: Float64Array,
+  driver: ArrayLike<number>,
+  bounds: Float64Array,
+): Float64Array {
+  const n = energyJ.length
+  if (n < MIN_FIT_INTERVALS || driver.length !== n || bounds.length !== n + 1) return energyJ
+  const t = new Float64Array(n)
+  for (let j = 0; j < n; j++) t[j] = ((bounds[j + 1] as number) - (bounds[j] as number)) / NS_PER_S
+  if (fitTwo(t, driver, energyJ, 0.01) === undefined) return energyJ
+  const fit = robustRate(t, driver, energyJ)
+  if (fit === undefined) return energyJ
+  const { k, residuals, sigma } = fit
+  const lambda2 = sigma * sigma * 2 * Math.log(n)
+  const out = energyJ.slice()
+  for (let j = 0; j < n; j++) {
+    const x = driver[j] as number
+    if (!(x > 0)) continue
+    const r = residuals[j] as number
+    out[j] = k * x + (r === 0 ? 0 : r * Math.max(0, 1 - lambda2 / (r * r)))
+  }
+  return out
+}
+
+/**
+ * y ≈ floor·t + k·x fitted so that no single interval sets the rate: a short call's charge is k
+ * times its running time, and a window may have only one interval with much running time — if
+ * that interval also holds activity the rate does not explain (a real interconnect's DMA, say),
+ * least squares (and an M-estimator started from it) follows it and charges every other call the
+ * wrong rate. Theil–Sen's median of pairwise slopes (powers against the share of the interval
+ * busy) starts the fit, then Tukey-bisquare steps (c = 4.685, scale 1.4826 × median |residual|)
+ * refine it: the start is not moved by one interval, the steps make it as efficient as least
+ * squares where nothing is out of line. `undefined` when the rate is not positive or the residuals
+ * have no spread (exact readings: nothing to take out).
+ */
+export function robustRate(
+  t: Float64Array,
+  x: ArrayLike<number>,
+  y: Float64Array,
+): { readonly k: number; readonly residuals: Float64Array; readonly sigma: number } | undefined {
+  const n = y.length
+  const start = theilSen(t, x, y)
+  if (start === undefined) return undefined
+  let [floorW, k] = start
+  const residuals = new Float64Array(n)
+  const weights = new Float64Array(n)
+  let sigma = 0
+  for (let it = 0; it <= BISQUARE_STEPS; it++) {
+    for (let j = 0; j < n; j++) {
+      residuals[j] = (y[j] as number) - floorW * (t[j] as number) - k * (x[j] as number)
+    }
+    sigma = MAD_TO_SD * medianOfAbs(residuals)
+    if (!(sigma > 0) || it === BISQUARE_STEPS) break
+    for (let j = 0; j < n; j++) {
+      const u = (residuals[j] as number) / (BISQUARE_C * sigma)
+      weights[j] = Math.abs(u) < 1 ? (1 - u * u) ** 2 : 0
+    }
+    const next = fitTwo(t, x, y, 1e-12, weights)
+    if (next === undefined) break
+    ;[floorW, k] = next
+  }
+  if (!(k > 0) || !Number.isFinite(k) || !Number.isFinite(floorW) || !(sigma > 0)) return undefined
+  return { k, residuals, sigma }
+}
+
+const BISQUARE_C = 4.685
+const BISQUARE_STEPS = 20
+
+/**
+ * Theil–Sen on powers p = y/t against busy shares u = x/t: the median of the pairwise slopes, the
+ * floor the median of p − k·u. All pairs up to `ALL_PAIRS` intervals, else each interval with the
+ * ones at `PAIR_STRIDES` strides ahead (a long window's pairs, sampled evenly).
+ */
+function theilSen(
+  t: Float64Array,
+  x: ArrayLike<number>,
+  y: Float64Array,
+): [number, number] | undefined {
+  const n = y.length
+  const u = Float64Array.from(t, (dt, j) => (x[j] as number) / dt)
+  const p = Float64Array.from(t, (dt, j) => (y[j] as number) / dt)
+  const slopes: number[] = []
+  const add = (i: number, j: number): void => {
+    const du = (u[j] as number) - (u[i] as number)
+    if (du !== 0) slopes.push(((p[j] as number) - (p[i] as number)) / du)
+  }
+  if (n <= ALL_PAIRS) {
+    for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j)
+  } else {
+    for (let s = 1; s <= PAIR_STRIDES; s++) {
+      const stride = Math.max(1, Math.round((s * (n - 1)) / (PAIR_STRIDES + 1)))
+      for (let i = 0; i + stride < n; i++) add(i, i + stride)
+    }
+  }
+  if (slopes.length === 0) return undefined
+  const k = median(Float64Array.from(slopes))
+  const levels = Float64Array.from(p, (v, j) => v - k * (u[j] as number))
+  return [median(levels), k]
+}
+
+const ALL_PAIRS = 200
+const PAIR_STRIDES = 100
+
+function median(values: Float64Array): number {
+  values.sort()
+  const m = values.length >> 1
+  return values.length % 2 === 1
+    ? (values[m] as number)
+    : ((values[m - 1] as number) + (values[m] as number)) / 2
+}
+
+function medianOfAbs(values: Float64Array): number {
+  return median(Float64Array.from(values, Math.abs))
 }

@@ -2,6 +2,8 @@ import type { EnergyWindow } from '../../src/model/energy.js'
 import type {
   CallInterval,
   CallTrace,
+  CpuSchedule,
+  CpuSlice,
   PowerSeries,
   RailSeries,
   StackSample,
@@ -36,6 +38,11 @@ export function rail(
     clock: 'boottime',
     readings: points.map(([tNs, energyJ]) => ({ tNs, energyJ })),
   }
+}
+
+/** A sched_switch schedule of `slices` on the boottime clock. */
+export function cpuSchedule(slices: readonly CpuSlice[], cpus: readonly number[]): CpuSchedule {
+  return { source: 'test', clock: 'boottime', slices, cpus, lostEvents: false }
 }
 
 export function win(startNs: number, endNs: number): EnergyWindow {

@@ -8,6 +8,7 @@ import {
 } from '../../src/attribution/_parts.js'
 import { cpuMethodPower, lowestRailPowerW, railCurve } from '../../src/attribution/index.js'
 import type { CpuSchedule, CpuSlice, RailSeries } from '../../src/model/samples.js'
+import { cpuSchedule } from './_helpers.js'
 
 /** The weight functions read no curve. */
 const part = (cpus?: number[]): PowerPart =>
@@ -141,13 +142,7 @@ describe('fittedFloorW: the idle level fitted over the sensor intervals', () => 
       readings,
     }
   }
-  const schedule = (slices: readonly CpuSlice[]): CpuSchedule => ({
-    source: 'test',
-    clock: 'boottime',
-    slices,
-    cpus: [0, 1, 2, 3],
-    lostEvents: false,
-  })
+  const schedule = (slices: readonly CpuSlice[]): CpuSchedule => cpuSchedule(slices, [0, 1, 2, 3])
   /** Short bursts (a kernel thread's 0–40 ms) in most intervals, none in every fifth. */
   const bursts = (seed: number): CpuSlice[] => {
     const out: CpuSlice[] = []
