@@ -24,8 +24,9 @@ export interface EnergyOptions {
   /**
    * The phone's power_profile.xml (path, relative to the working directory). `power: 'batterystats'`
    * prices component states with it; on ODPM rails its per-core currents per frequency
-   * (`cpu.core_speeds`/`cpu.core_power.clusterN`) weigh each cluster rail's
-   * running time for per-method energy, when its clusters are the phone's.
+   * (`cpu.core_speeds`/`cpu.core_power.clusterN`) and each cluster's own current
+   * (`cpu.cluster_power.clusterN`) weigh each cluster rail's running time for per-method energy,
+   * when its clusters are the phone's.
    * @default read from the device (most devices keep it inside framework-res.apk: then required
    * for batterystats, and ODPM uses the (f / 1 GHz)² proxy)
    */
