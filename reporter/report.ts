@@ -392,7 +392,8 @@ export function buildEnergyReport(
       totalNetEnergyJ: sum(work.map((r) => r.netEnergyJ)),
       totalGrossEnergyJ: sum(work.map((r) => r.grossEnergyJ)),
       worst: [...tests]
-        .filter((t) => measuredWindows(t).length > 0)
+        // A test that only measured the idle phone (energy.baseline()) did no work to rank.
+        .filter((t) => measuredWindows(t).some((w) => w.idleBaseline !== true))
         .sort((a, b) => b.netEnergyJ - a.netEnergyJ)
         .slice(0, 5)
         .map((t) => ({ file: t.file, name: t.name, netEnergyJ: t.netEnergyJ })),

@@ -159,6 +159,13 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
   const head = `   ${stateMark(test, context.screen)} ${test.name.padEnd(nameWidth)}`
   if (windows.length === 0) {
     lines.push(`${head}  ${c.dim(`no energy measured: ${test.noEnergyReason ?? 'no window'}`)}`)
+  } else if (windows.every((w) => w.idleBaseline === true)) {
+    // Only `energy.baseline()`: the idle phone's power, which the test's energy (0 J) leaves out.
+    const durationS = windows.reduce((sum, w) => sum + w.durationS, 0)
+    const energyJ = windows.reduce((sum, w) => sum + w.grossEnergyJ, 0)
+    lines.push(
+      `${head}  ${c.dim('·')} idle ${c.bold(formatWatts(energyJ / Math.max(durationS, Number.MIN_VALUE)))} ${c.dim(`over ${formatSeconds(durationS)} (energy.baseline())`)}${limitTag(test, context.screen)}`,
+    )
   } else {
     const figures = context.verbose
       ? [

@@ -110,6 +110,14 @@ describe('compact by default', () => {
     ])
   })
 
+  test('a test that only measured the idle phone (energy.baseline()) shows its power, not 0 J', () => {
+    const idle = { ...window('idle baseline', 1.3), idleBaseline: true as const }
+    const out = renderTerminal(buildEnergyReport([entry('an idle phone', [idle])]), plainScreen)
+    expect(out).toContain('   ✓ an idle phone  · idle 1.30 W over 1.00 s (energy.baseline())\n')
+    expect(out).not.toContain('0 J net (')
+    expect(out, 'nothing to rank').not.toContain('Hungriest')
+  })
+
   test('a failed test has its detail: methods, rails, warnings, the whole failure', () => {
     expect(block('binding rows')).toEqual([
       '   ✗ binding rows        ·    1.50 J net (2.00 J gross)',
