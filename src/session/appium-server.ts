@@ -260,6 +260,33 @@ async function provideSdkRoot(home: string): Promise<() => void> {
   }
 }
 
+/** The APPIUM_TMP_DIR values this process set (one per running server). */
+const ownTmpDirs = new Set<string>()
+
+/**
+ * Appium's drivers write temporary folders under `$APPIUM_TMP_DIR` (else the OS temp dir) and
+ * remove them when the command ends; a run stopped with Ctrl-C mid-command left them in the OS
+ * temp dir (e.g. the Android driver's `mock_apps.json` while a session starts). Inside the
+ * temporary APPIUM_HOME they go with it. A folder the user chose is left alone.
+ */
+async function provideTmpDir(home: string): Promise<() => void> {
+  if (process.env['APPIUM_TMP_DIR'] !== undefined && !ownTmpDirs.has(process.env['APPIUM_TMP_DIR']))
+    return () => undefined
+  const tmp = join(home, 'tmp')
+  await mkdir(tmp, { recursive: true })
+  ownTmpDirs.add(tmp)
+  process.env['APPIUM_TMP_DIR'] = tmp
+  return () => {
+    ownTmpDirs.delete(tmp)
+    if (process.env['APPIUM_TMP_DIR'] === tmp) {
+      // Another server of this process still running keeps its own folder.
+      const other = [...ownTmpDirs].at(-1)
+      if (other === undefined) delete process.env['APPIUM_TMP_DIR']
+      else process.env['APPIUM_TMP_DIR'] = other
+    }
+  }
+}
+
 /** Whether Appium's Android drivers will find an `adb` client (in the SDK root or on the PATH). */
 export function adbClientAvailable(): boolean {
   return (
@@ -335,6 +362,11 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
   }
   const { home, drivers } = await prepareHome(userHome)
   const restoreSdkRoot = await provideSdkRoot(home)
+  const restoreTmp = await provideTmpDir(home)
+  const restore = (): void => {
+    restoreSdkRoot()
+    restoreTmp()
+  }
   const logLevel = options.logLevel ?? process.env['APPIUM_LOG_LEVEL'] ?? 'error'
   let server: AppiumHttpServer | undefined
   try {
@@ -354,7 +386,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
       ...(options.useDrivers === undefined ? {} : { useDrivers: [...options.useDrivers] }),
     })
   } catch (cause) {
-    restoreSdkRoot()
+    restore()
     await rm(home, { recursive: true, force: true })
     throw startError(
       `Appium did not start: ${cause instanceof Error ? cause.message : String(cause)}`,
@@ -364,7 +396,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
   }
   const address = server?.address()
   if (server === undefined || typeof address !== 'object' || address === null) {
-    restoreSdkRoot()
+    restore()
     await rm(home, { recursive: true, force: true })
     throw startError(
       'Appium returned no listening server',
@@ -388,7 +420,7 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
           await endSessions(`http://127.0.0.1:${address.port}`)
           await running.close()
         } finally {
-          restoreSdkRoot()
+          restore()
           process.off('exit', removeHome)
           await rm(home, { recursive: true, force: true })
         }
