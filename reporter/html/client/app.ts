@@ -421,6 +421,15 @@ function overview(root: HTMLElement): void {
   const s = data.summary
   const windows = tests.flatMap((t) => measured(t))
   const skippedWindows = s.windows - s.measuredWindows - s.failedWindows
+  // Counted as the terminal counts them: each code once per window, notes (info) apart.
+  const tally = { warnings: 0, notes: 0 }
+  for (const t of tests)
+    for (const w of t.windows) {
+      const severities = new Map(warningsOf(w).map(([code, severity]) => [code, str(severity)]))
+      for (const severity of severities.values())
+        if (severity === 'info') tally.notes++
+        else tally.warnings++
+    }
   const devices = counted(windows.flatMap((w) => (w.device === undefined ? [] : [str(w.device)])))
   const power = counted(windows.map((w) => str(w.power)))
   const execution = counted(
@@ -457,7 +466,13 @@ function overview(root: HTMLElement): void {
         String(execution.filter(([n]) => n !== 'none').length),
         list(execution, 'window'),
       ),
-      card('Warnings', String(s.warnings), 'in energy windows'),
+      card(
+        'Warnings',
+        String(tally.warnings),
+        tally.notes > 0
+          ? `in energy windows · and ${tally.notes} note${tally.notes === 1 ? '' : 's'} (facts, nothing to act on)`
+          : 'in energy windows',
+      ),
     ),
   )
 

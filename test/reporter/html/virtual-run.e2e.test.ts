@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../../reporter/report.js'
+import { warningTally } from '../../../reporter/terminal.js'
 import { formatJoules } from '../../../src/model/index.js'
 import { ENGINES, type Browser } from './_browsers.js'
 
@@ -67,6 +68,11 @@ describe.skipIf(chromium?.missing !== undefined && !ci)(
       const totals = await page.locator('#totals').innerText()
       expect(totals).toContain(formatJoules(report.summary.totalNetEnergyJ))
       expect(totals).toContain(formatJoules(report.summary.totalGrossEnergyJ))
+      // Warnings counted as the terminal counts them; notes (severity info) apart.
+      const { warnings, notes } = warningTally(report)
+      expect(totals).toMatch(new RegExp(`warnings\\s+${warnings}\\s`, 'i'))
+      if (notes > 0) expect(totals).toContain(`and ${notes} note${notes === 1 ? '' : 's'}`)
+      else expect(totals).not.toContain(' note')
       let checked = 0
       for (const [index, t] of report.tests.entries()) {
         // A test with several windows shows one at a time (failed ones first): not compared here.
