@@ -53,6 +53,7 @@ button.link { font: inherit; background: none; border: 0; padding: 0; cursor: po
 .chip.yellow, .verdict-inconclusive { background: var(--yellow-bg); color: #7a5b00; }
 .chip.green, .verdict-within, .verdict-better, .state-passed { background: var(--green-bg); color: var(--green); }
 .verdict-same, .state-skipped, .state-todo, .state-pending { background: var(--grey-bg); color: var(--muted); }
+.state-expected { background: #ecdff7; color: #6a3d9a; }
 .use { display: inline-block; width: 70px; height: 8px; background: var(--grey-bg); border-radius: 4px; overflow: hidden; vertical-align: middle; margin-right: .35rem; }
 .use > span { display: block; height: 100%; background: var(--green); }
 .use.over > span { background: var(--red); }

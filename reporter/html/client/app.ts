@@ -39,6 +39,16 @@ const STATE_MARK: Record<string, string> = {
   pending: '…',
 }
 
+/** A test's state chip; a `test.fails` test that passed failed as it should (the terminal's ⚑). */
+const stateChip = (t: HtmlTest): HTMLElement =>
+  t.state === 'passed' && t.expectedToFail === true
+    ? h(
+        'span',
+        { class: 'chip state-expected', title: 'test.fails: it failed, as expected' },
+        '⚑ failed as expected',
+      )
+    : h('span', { class: `chip state-${t.state}` }, `${STATE_MARK[t.state] ?? ''} ${t.state}`)
+
 const measured = (t: HtmlTest): HtmlMeasuredWindow[] =>
   t.windows.filter((w): w is HtmlMeasuredWindow => w.status === 'measured')
 const warningsOf = (w: HtmlWindow): readonly (readonly [number, number, number])[] =>
@@ -836,14 +846,7 @@ const TEST_COLUMNS: readonly Column<number>[] = [
   {
     label: 'State',
     key: (i) => tests[i]?.state,
-    cell: (i) => {
-      const t = tests[i] as HtmlTest
-      return h(
-        'span',
-        { class: `chip state-${t.state}` },
-        `${STATE_MARK[t.state] ?? ''} ${t.state}`,
-      )
-    },
+    cell: (i) => stateChip(tests[i] as HtmlTest),
   },
   {
     label: 'Test',
@@ -1083,8 +1086,8 @@ function testView(root: HTMLElement): void {
     h(
       'p',
       null,
-      h('span', { class: `chip state-${t.state}` }, `${STATE_MARK[t.state] ?? ''} ${t.state}`),
-      t.expectedToFail ? ' (test.fails: passed because it failed as expected) ' : ' ',
+      stateChip(t),
+      t.expectedToFail ? ' (test.fails: Vitest counts it as passed) ' : ' ',
       h('span', { class: 'muted' }, testFile(t)),
     ),
   )

@@ -149,9 +149,12 @@ function reportChecks(engine: Engine): void {
     )
     const r = check.report
     expect(rows.map((row) => row.name)).toEqual(r.tests.map((t) => t.name))
+    expect(r.tests.some((t) => t.expectedToFail === true)).toBe(true)
     r.tests.forEach((t, i) => {
       const cells = rows[i]?.cells ?? []
-      expect(cells[0], t.name).toContain(t.state)
+      // A test.fails test that failed as it should is ⚑, as in the terminal, not 'passed'.
+      if (t.expectedToFail === true) expect(cells[0]).toBe('⚑ failed as expected')
+      else expect(cells[0], t.name).toContain(t.state)
       if (t.noEnergyReason !== undefined) {
         expect(cells[1]).toContain(`no energy measured: ${t.noEnergyReason}`)
         expect(cells[2]).toBe('—')
