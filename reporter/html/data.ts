@@ -118,6 +118,8 @@ export interface HtmlMeasuredWindow {
   /** The idle level subtracted from gross, watts. */
   readonly baselinePowerW: number
   readonly averagePowerW: number
+  /** The window of `energy.baseline()`: the idle phone, which the test's energy leaves out. */
+  readonly idleBaseline?: true
   readonly attributedEnergyJ: number
   readonly unattributedEnergyJ: number
   readonly rails: readonly HtmlRail[]
@@ -470,6 +472,7 @@ function htmlWindow(
       : { netIntervalJ: [round(r.netIntervalJ.low), round(r.netIntervalJ.high)] as const }),
     baselinePowerW: round(r.baselinePowerW),
     averagePowerW: round(r.averagePowerW),
+    ...(r.idleBaseline === true ? { idleBaseline: true as const } : {}),
     attributedEnergyJ: round(r.attributedEnergyJ),
     unattributedEnergyJ: round(r.unattributedEnergyJ),
     rails: r.rails.map(

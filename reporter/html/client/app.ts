@@ -56,8 +56,18 @@ const warningsOf = (w: HtmlWindow): readonly (readonly [number, number, number])
 const testWarnings = (t: HtmlTest): string[] => [
   ...new Set(t.windows.flatMap((w) => warningsOf(w).map(([code]) => str(code)))),
 ]
+/**
+ * The figures a test's row shows: its own, or, for a test that only measured the idle phone
+ * (`energy.baseline()`, left out of a test's energy), that window's gross energy and time.
+ */
+const idleOnly = (t: HtmlTest): boolean =>
+  measured(t).length > 0 && measured(t).every((w) => w.idleBaseline === true)
+const rowGrossJ = (t: HtmlTest): number =>
+  idleOnly(t) ? measured(t).reduce((sum, w) => sum + w.grossEnergyJ, 0) : t.grossEnergyJ
+const rowDurationS = (t: HtmlTest): number =>
+  idleOnly(t) ? measured(t).reduce((sum, w) => sum + w.durationS, 0) : t.durationS
 const averagePowerW = (t: HtmlTest): number | undefined =>
-  t.durationS > 0 ? t.grossEnergyJ / t.durationS : undefined
+  rowDurationS(t) > 0 ? rowGrossJ(t) / rowDurationS(t) : undefined
 /** Budget figure as a percentage of the budget. */
 const budgetUse = (t: HtmlTest): number | undefined =>
   t.budget && t.budget.energyJ > 0 ? (100 * t.budget.valueJ) / t.budget.energyJ : undefined
@@ -789,6 +799,15 @@ function deltaCell(t: HtmlTest): Child {
 
 function netCell(t: HtmlTest): Child {
   if (t.noEnergyReason !== undefined) return '—'
+  if (idleOnly(t))
+    return h(
+      'span',
+      {
+        class: 'muted',
+        title: 'energy.baseline(): the idle phone, the reference a test’s energy leaves out',
+      },
+      'idle reference',
+    )
   const f = t.budgetFigure
   const single = t.windows.length === 1 ? measured(t)[0]?.netIntervalJ : undefined
   return [
@@ -878,9 +897,9 @@ const TEST_COLUMNS: readonly Column<number>[] = [
     key: (i) => (tests[i]?.noEnergyReason === undefined ? tests[i]?.netEnergyJ : undefined),
     cell: (i) => netCell(tests[i] as HtmlTest),
   },
-  measuredColumn('Gross', (t) => t.grossEnergyJ, joules),
+  measuredColumn('Gross', rowGrossJ, joules),
   measuredColumn('Avg power', averagePowerW, watts),
-  measuredColumn('Duration', (t) => t.durationS, seconds),
+  measuredColumn('Duration', rowDurationS, seconds),
   {
     label: 'Budget / limit',
     title:

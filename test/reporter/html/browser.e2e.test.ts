@@ -150,6 +150,7 @@ function reportChecks(engine: Engine): void {
     const r = check.report
     expect(rows.map((row) => row.name)).toEqual(r.tests.map((t) => t.name))
     expect(r.tests.some((t) => t.expectedToFail === true)).toBe(true)
+    let idleRows = 0
     r.tests.forEach((t, i) => {
       const cells = rows[i]?.cells ?? []
       // A test.fails test that failed as it should is ⚑, as in the terminal, not 'passed'.
@@ -160,12 +161,26 @@ function reportChecks(engine: Engine): void {
         expect(cells[2]).toBe('—')
         return
       }
-      expect(cells[2]?.startsWith(formatJoules(t.netEnergyJ)), `${t.name}: ${cells[2]}`).toBe(true)
-      if ((t.budgetFigure?.n ?? 1) >= 2)
-        expect(cells[2]).toContain(`(mean of ${t.budgetFigure?.n})`)
-      expect(cells[3]).toBe(formatJoules(t.grossEnergyJ))
-      expect(cells[4]).toBe(formatWatts(t.grossEnergyJ / t.durationS))
-      expect(cells[5]).toBe(formatSeconds(t.durationS))
+      const windows = measured(t)
+      if (windows.every((w) => w.idleBaseline === true)) {
+        // Only energy.baseline(): no energy of its own; the row shows the idle phone's figures.
+        const grossJ = windows.reduce((sum, w) => sum + w.grossEnergyJ, 0)
+        const durationS = windows.reduce((sum, w) => sum + w.durationS, 0)
+        expect(cells[2]).toBe('idle reference')
+        expect(cells[3]).toBe(formatJoules(grossJ))
+        expect(cells[4]).toBe(formatWatts(grossJ / durationS))
+        expect(cells[5]).toBe(formatSeconds(durationS))
+        idleRows++
+      } else {
+        expect(cells[2]?.startsWith(formatJoules(t.netEnergyJ)), `${t.name}: ${cells[2]}`).toBe(
+          true,
+        )
+        if ((t.budgetFigure?.n ?? 1) >= 2)
+          expect(cells[2]).toContain(`(mean of ${t.budgetFigure?.n})`)
+        expect(cells[3]).toBe(formatJoules(t.grossEnergyJ))
+        expect(cells[4]).toBe(formatWatts(t.grossEnergyJ / t.durationS))
+        expect(cells[5]).toBe(formatSeconds(t.durationS))
+      }
       if (t.budget !== undefined) {
         const use = (100 * t.budget.valueJ) / t.budget.energyJ
         expect(cells[6]).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
@@ -194,6 +209,7 @@ function reportChecks(engine: Engine): void {
       )
       expect(cells[8]).toBe([...new Set(codes)].map((code) => `${code} `).join(''))
     })
+    expect(idleRows, 'the project has a test that only measured the idle phone').toBe(1)
     await shoot(page, 'html-tests')
 
     // Sort by net energy from the keyboard: the header is a button.

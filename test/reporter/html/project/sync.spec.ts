@@ -53,6 +53,14 @@ describe('sync', () => {
     expect(3 - 1, 'net energy').toBeLessThan(0.1)
   })
 
+  // Only energy.baseline(): the idle phone, which a test's energy leaves out.
+  test('the idle phone', ({ task }) => {
+    task.meta.energy = meta({
+      ...window({ label: 'idle baseline', at: 45, durationS: 2, grossEnergyJ: 2.6, methods: [] }),
+      idleBaseline: true,
+    })
+  })
+
   test.skip('sync on cellular', () => undefined)
   test.todo('sync conflicts')
 })
