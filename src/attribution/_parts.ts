@@ -1032,18 +1032,23 @@ export function robustRate(
   const residuals = new Float64Array(n)
   const weights = new Float64Array(n)
   let sigma = 0
+  let settled = false
   for (let it = 0; it <= BISQUARE_STEPS; it++) {
     for (let j = 0; j < n; j++) {
       residuals[j] = (y[j] as number) - floorW * (t[j] as number) - k * (x[j] as number)
     }
     sigma = MAD_TO_SD * medianOfAbs(residuals)
-    if (!(sigma > 0) || it === BISQUARE_STEPS) break
+    if (!(sigma > 0) || it === BISQUARE_STEPS || settled) break
     for (let j = 0; j < n; j++) {
       const u = (residuals[j] as number) / (BISQUARE_C * sigma)
       weights[j] = Math.abs(u) < 1 ? (1 - u * u) ** 2 : 0
     }
     const next = fitTwo(t, x, y, 1e-12, weights)
     if (next === undefined) break
+    // A step that no longer moves the fit ends the iteration (a long window's steps each sort n).
+    settled =
+      Math.abs(next[0] - floorW) <= SETTLED * Math.abs(floorW) &&
+      Math.abs(next[1] - k) <= SETTLED * Math.abs(k)
     ;[floorW, k] = next
   }
   if (!(k > 0) || !Number.isFinite(k) || !Number.isFinite(floorW) || !(sigma > 0)) return undefined
@@ -1052,11 +1057,13 @@ export function robustRate(
 
 const BISQUARE_C = 4.685
 const BISQUARE_STEPS = 20
+const SETTLED = 1e-9
 
 /**
  * Theil–Sen on powers p = y/t against busy shares u = x/t: the median of the pairwise slopes, the
  * floor the median of p − k·u. All pairs up to `ALL_PAIRS` intervals, else each interval with the
- * ones at `PAIR_STRIDES` strides ahead (a long window's pairs, sampled evenly).
+ * ones at up to `PAIR_STRIDES` strides ahead, at most ≈ `MAX_PAIRS` in all (a long window's pairs,
+ * sampled evenly).
  */
 function theilSen(
   t: Float64Array,
@@ -1074,8 +1081,11 @@ function theilSen(
   if (n <= ALL_PAIRS) {
     for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j)
   } else {
-    for (let s = 1; s <= PAIR_STRIDES; s++) {
-      const stride = Math.max(1, Math.round((s * (n - 1)) / (PAIR_STRIDES + 1)))
+    // At most ≈ MAX_PAIRS slopes, so a long window at a fast sensor stays linear (100 k intervals:
+    // 2 strides, not 100 — 10 M slopes to sort took ≈ 1 s).
+    const strides = Math.max(1, Math.min(PAIR_STRIDES, Math.floor(MAX_PAIRS / n)))
+    for (let s = 1; s <= strides; s++) {
+      const stride = Math.max(1, Math.round((s * (n - 1)) / (strides + 1)))
       for (let i = 0; i + stride < n; i++) add(i, i + stride)
     }
   }
@@ -1087,6 +1097,7 @@ function theilSen(
 
 const ALL_PAIRS = 200
 const PAIR_STRIDES = 100
+const MAX_PAIRS = 200_000
 
 function median(values: Float64Array): number {
   values.sort()
