@@ -11,7 +11,7 @@
  * stack, with a warning either way.
  */
 import type { CallInterval, CallTrace, ClockName } from '../../model/index.js'
-import { ArtTraceDecoder, type ArtRecordVisitor } from './decoder.js'
+import { ArtTraceDecoder, clockInOtherSlot, type ArtRecordVisitor } from './decoder.js'
 import { selectThreads } from './summary.js'
 import type { ArtClock, ArtMethod, ArtTrace, ArtTraceInfo } from './types.js'
 
@@ -177,10 +177,10 @@ export class ArtCallTraceBuilder {
     const only =
       options.thread === undefined ? undefined : selectThreads(info.threads, options.thread)
     // Single-clock streaming: the decoder put the one time field in the slot it assumed; the
-    // slots are swapped back below, so its note about that no longer applies.
-    const swap = recordClock !== info.clock && recordClock !== 'dual' && info.clock !== 'dual'
+    // slots are swapped back below where needed, so its note about that no longer applies.
+    const swap = clockInOtherSlot(recordClock, info.clock)
     const warnings = info.warnings.filter(
-      (w) => !(swap && w.startsWith('records were decoded as clock')),
+      (w) => !(recordClock !== info.clock && w.startsWith('records were decoded as clock')),
     )
     const methods = new Map(info.methods.map((m) => [m.id, m]))
     const names = new Map<number, string>()
@@ -203,13 +203,17 @@ export class ArtCallTraceBuilder {
         ? 'realtime'
         : 'monotonic'
     const originUs = hasWall ? info.startTimeUs : 0
+    // Only the slots the final clock reads count their clamps (a 14-byte record's second field
+    // under a single clock is ignored, backwards or not).
+    const cpuSlotRead = info.clock === 'dual' || (info.clock === 'thread-cpu') !== swap
+    const wallSlotRead = info.clock === 'dual' || (info.clock === 'wall') !== swap
     const calls: CallInterval[] = []
     let backwards = 0
     for (const [threadId, t] of this.threads) {
       for (let frame = pop(t); frame !== undefined; frame = pop(t)) {
         close(t, threadId, frame, t.lastCpuUs, t.lastWallUs, true, false, false)
       }
-      backwards += t.wall.backwards + t.cpu.backwards
+      backwards += (wallSlotRead ? t.wall.backwards : 0) + (cpuSlotRead ? t.cpu.backwards : 0)
       if (only !== undefined && !only.has(threadId)) continue
       for (const c of t.calls) {
         const cpu0 = swap ? c.startWallUs : c.startCpuUs

@@ -580,11 +580,27 @@ export class ArtTraceDecoder {
       this.warnings.push(
         `records were decoded as clock '${this.clock ?? 'wall'}' before the summary said '${final}'`,
       )
+      if (this.clock === 'dual') {
+        this.warnings.push(
+          `${this.recordSize}-byte records (room for two clocks) but the summary says clock=${final}: its time is read from each record's first time field, the second is ignored`,
+        )
+      }
     }
     if (clock === undefined) this.warnings.push(`no clock= line in the summary; assumed '${final}'`)
     this.clock = final
     if (parser.keys['data-file-overflow'] === 'true') this.warnings.push(OVERFLOW_WARNING)
   }
+}
+
+/**
+ * Whether records decoded with `recordClock` hold the time of the final `clock` in the other slot
+ * (thread-cpu ↔ wall) and must be moved. A single clock's time is the record's first time field
+ * (extra bytes of a longer record are ignored, as dmtracedump does); the decoder put that field in
+ * the thread-cpu slot unless it assumed 'wall'.
+ */
+export function clockInOtherSlot(recordClock: ArtClock | undefined, clock: ArtClock): boolean {
+  if (clock === 'dual' || recordClock === undefined) return false
+  return (recordClock === 'wall') !== (clock === 'wall')
 }
 
 export const OVERFLOW_WARNING =

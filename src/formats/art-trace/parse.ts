@@ -60,7 +60,8 @@ export function parseArtTrace(bytes: Uint8Array): ArtTrace {
 }
 
 function remap(record: ArtTraceRecord, toCpu: boolean): ArtTraceRecord {
-  const time = record.wallUs ?? record.threadCpuUs ?? 0
+  // The first time field: records decoded as 'dual' hold it in the thread-cpu slot.
+  const time = record.threadCpuUs ?? record.wallUs ?? 0
   const { threadId, methodId, action } = record
   return toCpu
     ? { threadId, methodId, action, threadCpuUs: time }

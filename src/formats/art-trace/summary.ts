@@ -12,7 +12,7 @@
  * Unlike dmtracedump, 32-bit µs wrap is unwrapped per thread (dmtracedump's totals go wrong).
  */
 import { EnergyError } from '../../model/index.js'
-import { ArtTraceDecoder, type ArtRecordVisitor } from './decoder.js'
+import { ArtTraceDecoder, clockInOtherSlot, type ArtRecordVisitor } from './decoder.js'
 import { ArtTraceErrors } from './errors.js'
 import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './types.js'
 
@@ -291,7 +291,7 @@ export class ArtTraceSummarizer {
       }
       st.top = 0
     }
-    const swap = recordClock !== info.clock && recordClock !== 'dual' && info.clock !== 'dual'
+    const swap = clockInOtherSlot(recordClock, info.clock)
     const hasCpu = info.clock !== 'wall'
     const hasWall = info.clock !== 'thread-cpu'
     const byId = new Map<number, ArtMethod>(info.methods.map((m) => [m.id, m]))

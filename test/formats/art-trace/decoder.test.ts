@@ -13,7 +13,15 @@ import {
   writeArtTrace,
   type ArtTraceRecord,
 } from '../../../src/formats/art-trace/index.js'
-import { CORPUS, GOLDEN, chunksOf, scenario } from './_helpers.js'
+import {
+  CORPUS,
+  GOLDEN,
+  chunksOf,
+  dmtracedump,
+  hasDmtracedump,
+  parseDmtraceListing,
+  scenario,
+} from './_helpers.js'
 
 const ACTIONS = ['enter', 'exit', 'unwind'] as const
 
@@ -139,4 +147,75 @@ test('end() uses bytes still pending below the wait threshold', () => {
   decoder.push(bytes.subarray(bytes.byteLength - 1))
   expect(decoder.end().clock).toBe('wall')
   expect(decoder.recordCount).toBe(22)
+})
+
+describe('14-byte (dual) records under a single clock= line (fuzz art-calls, issue 16)', () => {
+  /** The streaming summary packet (`u2 0, u1 3, u4 length`, key text, end of file) rewritten. */
+  function withSummaryClock(bytes: Uint8Array, clock: string): Uint8Array {
+    const at = Buffer.from(bytes).lastIndexOf('*version') - 7
+    const text = Buffer.from(bytes.subarray(at + 7)).toString('latin1')
+    const summary = Buffer.from(text.replace('clock=dual\n', `clock=${clock}\n`), 'latin1')
+    const head = Buffer.from([0, 0, 3, 0, 0, 0, 0])
+    head.writeUInt32LE(summary.byteLength, 3)
+    return Buffer.concat([bytes.subarray(0, at), head, summary])
+  }
+  /** The same records in a legacy file whose key section says the same clock. */
+  function withKeyClock(bytes: Uint8Array, clock: string): Uint8Array {
+    const at = Buffer.from(bytes).indexOf('clock=dual\n')
+    const line = Buffer.from(`clock=${clock}\n`)
+    return Buffer.concat([bytes.subarray(0, at), line, bytes.subarray(at + 11)])
+  }
+
+  // A streaming header says 14-byte records, so they are decoded as dual until the summary at the
+  // end names a single clock. That clock's time is each record's first time field (the thread-cpu
+  // field of a dual record): one-shot parsing took the second (wall) field for clock=thread-cpu
+  // while the chunked readers took the first, and both took the second for clock=wall.
+  test.each(['thread-cpu', 'wall'] as const)(
+    'clock=%s: every split point reads the first time field, as a legacy file and dmtracedump do',
+    (clock) => {
+      // The ignored second field runs backwards: that is no clock of the file's, so no warning.
+      const base = scenario('dual', { streaming: true })
+      const dual = { ...base, records: base.records.map((r, i) => ({ ...r, wallUs: 5000 - i })) }
+      const bytes = withSummaryClock(writeArtTrace(dual), clock)
+      const trace = parseArtTrace(bytes)
+      const firstField = dual.records.map((r) => r.threadCpuUs)
+      const times = trace.records.map((r) => (clock === 'wall' ? r.wallUs : r.threadCpuUs))
+      expect(times).toEqual(firstField)
+      expect(new Set(firstField)).not.toEqual(new Set(dual.records.map((r) => r.wallUs)))
+      const legacy = withKeyClock(writeArtTrace(scenario('dual')), clock)
+      expect(parseArtTrace(legacy).records).toEqual(trace.records)
+      if (hasDmtracedump) {
+        expect(parseDmtraceListing(dmtracedump(legacy, true)).map((r) => r.timeUs)).toEqual(
+          firstField,
+        )
+      }
+      expect(trace.warnings).toContain(
+        `14-byte records (room for two clocks) but the summary says clock=${clock}: its time is read from each record's first time field, the second is ignored`,
+      )
+      const calls = readArtCallTrace(trace)
+      const summary = summarizeArtTrace(trace)
+      expect(calls.warnings).toEqual(trace.warnings)
+      expect(calls.warnings.join('\n')).not.toMatch(/went backwards/)
+      for (let at = 0; at <= bytes.byteLength; at++) {
+        const chunks = [bytes.subarray(0, at), bytes.subarray(at)]
+        expect(readArtCallTraceChunks(chunks)).toEqual(calls)
+        expect(summarizeArtTraceChunks(chunks)).toEqual(summary)
+      }
+    },
+  )
+
+  test("the fuzzer's minimized input (clock=thread-cpu, 14-byte records) agrees at every split", () => {
+    const bytes = readFileSync(
+      join(import.meta.dirname, '../../fixtures/fuzz/art-calls/mismatch-78acd2776e.bin'),
+    )
+    const trace = parseArtTrace(bytes)
+    const calls = readArtCallTrace(trace)
+    // Binder:123_2's unwind record: first time field 825913957 µs, second 845099826 µs.
+    expect(calls.calls.find((c) => c.threadId === 12)?.cpuEndNs).toBe(825_913_957_000)
+    for (let at = 0; at <= bytes.byteLength; at++) {
+      const chunks = [bytes.subarray(0, at), bytes.subarray(at)]
+      expect(readArtCallTraceChunks(chunks)).toEqual(calls)
+      expect(summarizeArtTraceChunks(chunks)).toEqual(summarizeArtTrace(trace))
+    }
+  })
 })
