@@ -202,6 +202,7 @@ export default class EnergyReporter implements Reporter {
       renderTerminal(built.report, this.options.screen ?? terminalScreen(), {
         topMethods: this.options.topMethods ?? 3,
         verbose: this.options.verbose ?? false,
+        htmlReport: this.htmlSetting() !== false,
       }),
     )
     this.writeOutputs(built, root, problems)
@@ -246,13 +247,19 @@ export default class EnergyReporter implements Reporter {
     )
   }
 
-  /** The JSON report, the hierarchy, the markdown summary and the HTML report. */
-  private writeOutputs(built: RunReport, root: string, problems: string[]): void {
-    const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest, 'energy')
-    const html =
+  /** The HTML report's path, `false`, or undefined for the default path. */
+  private htmlSetting(): string | false | undefined {
+    return (
       this.options.html ??
       outputFileFromConfig(this.vitest, 'energy-html') ??
       pluginSettings(this.vitest).html
+    )
+  }
+
+  /** The JSON report, the hierarchy, the markdown summary and the HTML report. */
+  private writeOutputs(built: RunReport, root: string, problems: string[]): void {
+    const jsonPath = this.options.outputFile ?? outputFileFromConfig(this.vitest, 'energy')
+    const html = this.htmlSetting()
     writeRunOutputs(
       built,
       {

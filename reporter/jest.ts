@@ -194,6 +194,7 @@ export default class JestEnergyReporter {
           topMethods: o.topMethods ?? 3,
           verbose: o.verbose ?? false,
           updateCommand: 'jest -u',
+          htmlReport: (o.html ?? env.html) !== false,
         }),
       )
       writeRunOutputs(

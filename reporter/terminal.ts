@@ -41,6 +41,8 @@ export interface TerminalOptions {
   readonly verbose?: boolean
   /** The command that writes budgets, in the budget line's advice. @default 'vitest -u' */
   readonly updateCommand?: string
+  /** Whether an HTML report is written (it lists the notes the summary only counts). @default true */
+  readonly htmlReport?: boolean
 }
 
 interface RenderContext {
@@ -102,7 +104,7 @@ export function renderTerminal(
   lines.push(
     '',
     ...renderStates(report, screen),
-    ...renderSummary(report, screen),
+    ...renderSummary(report, screen, notesWhere(options)),
     ...renderWarningSummary(report, screen),
     ...renderBudgets(report, screen, options.updateCommand ?? 'vitest -u'),
     ...renderBaseline(report, screen),
@@ -589,7 +591,7 @@ function renderStates(report: EnergyReport, screen: Screen): string[] {
   ]
 }
 
-function renderSummary(report: EnergyReport, screen: Screen): string[] {
+function renderSummary(report: EnergyReport, screen: Screen, notesWhere: string): string[] {
   const c = screen.colors
   const s = report.summary
   if (s.windows === 0) {
@@ -605,7 +607,7 @@ function renderSummary(report: EnergyReport, screen: Screen): string[] {
   const lines = [
     ` ${c.bold('Energy')}    ${formatJoules(s.totalNetEnergyJ)} net, ${formatJoules(s.totalGrossEnergyJ)} gross over ${s.measuredWindows} window${s.measuredWindows === 1 ? '' : 's'} in ${s.testsWithWindows} test${s.testsWithWindows === 1 ? '' : 's'}` +
       (s.failedWindows > 0 ? c.red(` · ${s.failedWindows} failed`) : '') +
-      warningCountText(report, screen),
+      warningCountText(report, screen, notesWhere),
   ]
   if (s.worst.length > 0) {
     lines.push(
@@ -718,13 +720,20 @@ export function warningTally(report: EnergyReport): { warnings: number; notes: n
   return { warnings, notes }
 }
 
-/** ` · 2 warnings · 15 notes`: the warnings listed below, and the notes kept in the reports. */
-function warningCountText(report: EnergyReport, screen: Screen): string {
+/** Where the notes the summary counts are listed: the terminal lists only the warnings. */
+function notesWhere(options: TerminalOptions): string {
+  if (options.verbose === true) return 'facts, in each window above'
+  if (options.htmlReport === false) return 'facts; `verbose: true` lists them'
+  return "facts, in the HTML report's Warnings"
+}
+
+/** ` · 2 warnings · 15 notes (facts, …)`: the warnings listed below, and where the notes are. */
+function warningCountText(report: EnergyReport, screen: Screen, notesWhere: string): string {
   const { warnings, notes } = warningTally(report)
   const c = screen.colors
   return (
     (warnings > 0 ? c.yellow(` · ${warnings} warning${warnings === 1 ? '' : 's'}`) : '') +
-    (notes > 0 ? c.dim(` · ${notes} note${notes === 1 ? '' : 's'}`) : '')
+    (notes > 0 ? c.dim(` · ${notes} note${notes === 1 ? '' : 's'} (${notesWhere})`) : '')
   )
 }
 

@@ -55,6 +55,20 @@ test('two notes and no warning: no warning count, "2 notes"', () => {
   expect(out).not.toContain(' Warnings ')
 })
 
+test('the note count says where the notes are listed', () => {
+  const note = { code: 'W_NEGATIVE_NET', severity: 'info', message: 'Below idle.' } as const
+  const report = buildEnergyReport([entry('t', [[note]])])
+  expect(renderTerminal(report, plainScreen)).toContain(
+    "· 1 note (facts, in the HTML report's Warnings)",
+  )
+  expect(renderTerminal(report, plainScreen, { htmlReport: false })).toContain(
+    '· 1 note (facts; `verbose: true` lists them)',
+  )
+  const verbose = renderTerminal(report, plainScreen, { verbose: true, htmlReport: false })
+  expect(verbose).toContain('· 1 note (facts, in each window above)')
+  expect(verbose).toContain('⚠ W_NEGATIVE_NET Below idle.')
+})
+
 test('the warning count is the sum of the listed codes, in the terminal and in markdown', () => {
   const warning = fc.constantFrom(...CODES).map((c) => ({ ...c, message: `${c.code}.` }))
   fc.assert(
