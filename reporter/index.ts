@@ -11,6 +11,7 @@
  * 1) and never stops the other outputs. A run stopped by Ctrl-C still gets the report of the tests
  * that finished.
  */
+import { existsSync } from 'node:fs'
 import { isAbsolute, relative, resolve } from 'node:path'
 import type {
   Reporter,
@@ -167,6 +168,31 @@ export default class EnergyReporter implements Reporter {
   }
 
   /**
+   * Watch mode, after a run: Vitest's own reporters say it is waiting and which keys work; alone,
+   * the energy reporter says it, or a newcomer sees the report and then nothing.
+   */
+  onWatcherStart(): void {
+    if (this.vitest === undefined || printsWatchHints(this.vitest.config.reporters)) return
+    const c = (this.options.screen ?? terminalScreen()).colors
+    this.print(c.dim(' Watching for file changes · press h to show help, q to quit') + '\n')
+  }
+
+  /** Watch mode, a file changed: which one, before the next report (when no other reporter says). */
+  onWatcherRerun(files: readonly string[], trigger?: string): void {
+    if (this.vitest === undefined || printsWatchHints(this.vitest.config.reporters)) return
+    const c = (this.options.screen ?? terminalScreen()).colors
+    const root = this.vitest.config.root
+    // Vitest's trigger is the changed file relative to the root, or a label ('rerun test').
+    const what =
+      trigger === undefined
+        ? `${files.length} test file${files.length === 1 ? '' : 's'}`
+        : existsSync(resolve(root, trigger))
+          ? `${trigger} changed`
+          : trigger
+    this.print(`\n ${c.bold(c.cyan('RERUN'))} ${c.dim(what)}\n`)
+  }
+
+  /**
    * The process exits during a run (Ctrl-C, SIGTERM): report the tests that finished, with the
    * others as `pending`. Synchronous, as everything in an 'exit' listener must be.
    */
@@ -297,6 +323,24 @@ function anotherDrawsInTerminal(reporters: Vitest['config']['reporters']): boole
     const [name, options] = r as readonly [string, { readonly summary?: unknown } | undefined]
     return WINDOW_REPORTERS.has(name) && (name === 'dot' || options?.summary !== false)
   })
+}
+
+/** Vitest's reporters that print "Waiting for file changes…" and the keys in watch mode. */
+const WATCH_HINT_REPORTERS: ReadonlySet<string> = new Set([
+  'default',
+  'verbose',
+  'tree',
+  'dot',
+  'agent',
+  'minimal',
+])
+
+function printsWatchHints(reporters: Vitest['config']['reporters']): boolean {
+  return reporters.some((r) =>
+    Array.isArray(r)
+      ? WATCH_HINT_REPORTERS.has(r[0] as string)
+      : r instanceof DefaultReporter || r instanceof DotReporter,
+  )
 }
 
 /** The plugin's options, from the provided context. */
