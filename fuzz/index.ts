@@ -3,8 +3,9 @@
  * in a worker thread with a memory limit, one at a time, under a watchdog (2 s per input): a crash
  * (anything thrown but an `EnergyError`), a hang, a memory blow-up, or a chunked decoder that
  * disagrees with itself or with the one-shot parser is a failure. Every failing input is minimized
- * and saved under test/fixtures/fuzz/<target>/, where test/formats/fuzz-regressions.test.ts keeps
- * it as a regression test.
+ * (fuzz/minimize.ts) and saved, with the split points its failure needs, under
+ * test/fixtures/fuzz/<target>/, where test/formats/fuzz-regressions.test.ts keeps it as a
+ * regression test.
  *
  *   npm run fuzz -- [--target art,batterystats-history] [--inputs 10000] [--seed 1]
  *                   [--max-seed-kb 256] [--timeout-ms 2000] [--no-save]
@@ -15,6 +16,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { minimize, type Minimized } from './minimize.js'
 import { mutate, prng, splits } from './mutate.js'
 import { problem, type InputReport } from './run-input.js'
 import { TARGETS, type FuzzTarget } from './targets.js'
@@ -168,46 +170,21 @@ class Runner {
 /** The kind of a failure (`crash`, `hang`, `memory`, `mismatch`), which minimization keeps. */
 const kindOf = (why: string): string => why.slice(0, why.indexOf(':'))
 
-/** Delta debugging: drop ever smaller pieces while the same kind of failure remains. */
-async function minimize(
-  runner: Runner,
-  input: Uint8Array,
-  points: readonly number[],
-  why: string,
-): Promise<{ input: Uint8Array; points: number[] }> {
-  const kind = kindOf(why)
-  let best = input
-  let bestPoints = [...points]
-  let attempts = 0
-  const deadline = Date.now() + 60_000
-  for (let piece = Math.ceil(best.length / 2); piece >= 1 && attempts < 400;) {
-    let shrunk = false
-    for (let at = 0; at < best.length && attempts < 400 && Date.now() < deadline; at += piece) {
-      const candidate = new Uint8Array(best.length - Math.min(piece, best.length - at))
-      candidate.set(best.subarray(0, at), 0)
-      candidate.set(best.subarray(at + piece), at)
-      const candidatePoints = bestPoints.filter((p) => p < candidate.length)
-      attempts++
-      const verdict = await runner.run(candidate, candidatePoints)
-      if (verdict.kind === 'failure' && kindOf(verdict.why) === kind) {
-        best = candidate
-        bestPoints = candidatePoints
-        shrunk = true
-        at -= piece
-      }
-    }
-    if (Date.now() >= deadline) break
-    if (!shrunk) piece = Math.floor(piece / 2)
-  }
-  return { input: best, points: bestPoints }
-}
-
-async function save(target: FuzzTarget, kind: string, input: Uint8Array): Promise<string> {
+/**
+ * The input as `<kind>-<sha1>.bin`, and the split points its failure needs, if any, beside it as
+ * `<kind>-<sha1>.points.json` (the regression test splits the input there too).
+ */
+async function save(
+  target: FuzzTarget,
+  kind: string,
+  { input, points }: Minimized,
+): Promise<string> {
   const dir = join(SAVE_DIR, target.name)
   await mkdir(dir, { recursive: true })
-  const name = `${kind}-${createHash('sha1').update(input).digest('hex').slice(0, 10)}.bin`
-  await writeFile(join(dir, name), input)
-  return relative(repo, join(dir, name))
+  const name = `${kind}-${createHash('sha1').update(input).digest('hex').slice(0, 10)}`
+  await writeFile(join(dir, `${name}.bin`), input)
+  if (points.length > 0) await writeFile(join(dir, `${name}.points.json`), JSON.stringify(points))
+  return relative(repo, join(dir, `${name}.bin`))
 }
 
 interface TargetSummary {
@@ -245,8 +222,12 @@ async function fuzzTarget(target: FuzzTarget, options: Options): Promise<TargetS
       const key = verdict.why.replace(/\d+/g, 'N')
       if (seen.has(key)) continue
       seen.add(key)
-      const small = await minimize(runner, input, points, verdict.why)
-      const saved = options.save ? await save(target, kindOf(verdict.why), small.input) : undefined
+      const kind = kindOf(verdict.why)
+      const small = await minimize(input, points, async (candidate, candidatePoints) => {
+        const again = await runner.run(candidate, candidatePoints)
+        return again.kind === 'failure' && kindOf(again.why) === kind
+      })
+      const saved = options.save ? await save(target, kind, small) : undefined
       failures.push({ kind: kindOf(verdict.why), why: verdict.why, ...(saved ? { saved } : {}) })
       process.stderr.write(`  ✗ ${target.name}: ${verdict.why}${saved ? ` → ${saved}` : ''}\n`)
     }
