@@ -54,7 +54,12 @@ import {
 import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
 import { profileCurrents } from './core-currents.js'
 import type { TestProgress } from './progress.js'
-import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
+import {
+  MEASURED_MARKER,
+  sharedPhoneStateFile,
+  type DeviceTarget,
+  type ProvidedEnergyOptions,
+} from './target.js'
 import {
   measureWindow,
   openWindow,
@@ -440,7 +445,7 @@ export class DeviceSession {
   }
 
   private get sharedStatePath(): string {
-    return join(this.target.runDir, `phone-${leaseFileName(this.leaseKey)}.json`)
+    return join(this.target.runDir, sharedPhoneStateFile(leaseFileName(this.leaseKey)))
   }
 
   private async readSharedState(): Promise<SharedPhoneState | undefined> {

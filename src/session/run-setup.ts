@@ -7,7 +7,7 @@
  * import the virtual device, and only to start it: tests reach it over adb.
  */
 import { existsSync, rmSync } from 'node:fs'
-import { mkdtemp } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { connectAdb, DeviceErrors, removeRunLeasesSync, shell } from '../device/index.js'
@@ -15,7 +15,12 @@ import { EnergyError } from '../model/index.js'
 import { clearStaleStaging } from './artifacts.js'
 import type { ResolvedEnergyOptions } from './options.js'
 import { choosePhones } from './phones.js'
-import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
+import {
+  isSharedPhoneStateFile,
+  MEASURED_MARKER,
+  type DeviceTarget,
+  type ProvidedEnergyOptions,
+} from './target.js'
 
 /** A started run: where its phones are, and how to end it. */
 export interface StartedRun {
@@ -30,6 +35,12 @@ export interface StartedRun {
   closeSync(): void
   /** Whether a test process has measured an energy window in this run (before `close()`). */
   measured(): boolean
+  /**
+   * Before a watch-mode rerun: forget what the phones' first windows learnt (the idle baseline,
+   * the clock offsets), so each run measures its own, as `vitest run` does — the phone may have
+   * changed since (a setting a test left, its temperature).
+   */
+  startOver(): Promise<void>
 }
 
 /**
@@ -97,6 +108,10 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
       close,
       closeSync,
       measured: () => existsSync(join(runDir, MEASURED_MARKER)),
+      startOver: async () => {
+        for (const name of await readdir(runDir).catch(() => [] as string[]))
+          if (isSharedPhoneStateFile(name)) await rm(join(runDir, name), { force: true })
+      },
     }
   } catch (error) {
     await close()

@@ -28,6 +28,15 @@ export interface DeviceTarget {
  */
 export const MEASURED_MARKER = 'measured'
 
+/** The file in the run's folder holding what a phone's first window learnt (device-session.ts). */
+export function sharedPhoneStateFile(leaseFile: string): string {
+  return `phone-${leaseFile}.json`
+}
+
+export function isSharedPhoneStateFile(name: string): boolean {
+  return name.startsWith('phone-') && name.endsWith('.json')
+}
+
 /** The options as test processes receive them. */
 export type ProvidedEnergyOptions = ResolvedEnergyOptions & {
   /** The user gave an adb address: it must answer (no fallback to the virtual device). */

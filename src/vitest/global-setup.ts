@@ -25,6 +25,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // the run removes what it has on disk on exit.
     const run = await startRun(options)
     project.provide(TARGET_KEY, run.target)
+    // Watch mode: each rerun measures the idle baseline again, as a new `vitest run` would.
+    project.onTestsRerun(() => run.startOver())
     return async () => {
       // Without the energy reporter (which provides this key) the measurements go nowhere.
       if (run.measured() && project.getProvidedContext()[BUDGET_WRITER_KEY] === undefined) {
