@@ -34,8 +34,10 @@ export async function runReporter(
         screen: plainScreen,
         write: (text) => void (out += text),
         outputFile: join(dir, 'energy.json'),
-        // Budgets the run writes (its tests may ask for one) go to the temporary folder too.
+        // Budgets the run writes (its tests may ask for one) and the HTML report go to the
+        // temporary folder too: nothing of a run is left in the fixture.
         budgets: join(dir, 'energy-budgets.json'),
+        html: join(dir, 'index.html'),
         ...options(dir),
       }),
     ],

@@ -29,7 +29,9 @@ function vitest(
   env: Record<string, string> = {},
   interrupt?: (signalGroup: (signal: NodeJS.Signals) => void) => Promise<void>,
 ): Promise<Run> {
-  const child = spawn(process.execPath, [vitestBin, 'run', ...args], {
+  // The HTML report goes to the test's folder too: nothing of a run is left in the fixture.
+  const html = `--outputFile.energy-html=${join(dir, 'report.html')}`
+  const child = spawn(process.execPath, [vitestBin, 'run', ...args, html], {
     cwd: join(fixtures, project),
     // TMPDIR: the test's own folder, removed after it. Vitest keeps transformed modules in
     // $TMPDIR/<id>/ and removes them on close, which a Ctrl-C'd run never reaches.

@@ -24,6 +24,7 @@ async function run(
   const reporter = new EnergyReporter({
     screen: plainScreen,
     write: (text) => void (out += text),
+    html: false, // nothing of a run is left in the fixture
     ...options,
   })
   const vitest = await startVitest('test', [], { root, watch: false, reporters: [reporter] })

@@ -33,6 +33,7 @@ test('--reporter=energy --reporter=default prints the energy table and Vitest’
       '--reporter=energy',
       '--reporter=default',
       `--outputFile.energy=${out}`,
+      `--outputFile.energy-html=${join(dir, 'report.html')}`,
     ])
     expect(code, 'one fixture test fails on purpose').toBe(1)
     expect(stdout).toContain(' ENERGY  power: odpm')

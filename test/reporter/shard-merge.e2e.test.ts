@@ -42,14 +42,16 @@ test('sharded blob reports merged with --reporter=energy give the same energy re
     expect((await readdir(blobs)).sort()).toEqual(['blob-1.json', 'blob-2.json'])
 
     const merged = join(dir, 'merged.json')
+    const html = `--outputFile.energy-html=${join(dir, 'report.html')}`
     const stdout = await vitest([
       `--merge-reports=${blobs}`,
       '--reporter=energy',
       `--outputFile.energy=${merged}`,
+      html,
     ])
     expect(stdout).toContain(' ENERGY  power: fuel-gauge')
     const single = join(dir, 'single.json')
-    await vitest(['--reporter=energy', `--outputFile.energy=${single}`])
+    await vitest(['--reporter=energy', `--outputFile.energy=${single}`, html])
 
     const a = JSON.parse(await readFile(merged, 'utf8')) as EnergyReport
     const b = JSON.parse(await readFile(single, 'utf8')) as EnergyReport

@@ -1,22 +1,35 @@
 // `vitest -u` and VITEST_ENERGY_UPDATE=1 in real child processes: the energy reporter (the one
 // writer, in the main process) writes energy-budgets.json from the measurements with 10% headroom.
 import { execFile } from 'node:child_process'
-import { readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { afterEach, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
 import { parseBudgetFile, serializeBudgetFile } from '../../src/budgets/index.js'
 
 const root = fileURLToPath(new URL('../fixtures/reporter-project/update/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
 const budgets = join(root, 'energy-budgets.json')
 
+let dir = ''
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'vitest-energy-update-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
 async function vitest(args: string[], env: Record<string, string> = {}): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, [vitestBin, 'run', ...args], {
-    cwd: root,
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', ...env },
-  })
+  // The HTML report goes to a folder of the test's own: nothing of a run is left in the fixture.
+  const html = `--outputFile.energy-html=${join(dir, 'report.html')}`
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [vitestBin, 'run', ...args, html],
+    {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', CI: '1', ...env },
+    },
+  )
   return stdout
 }
 

@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
+import { energyRunArgs, projectEnv } from './_project-env.js'
 
 const root = fileURLToPath(new URL('../fixtures/phone-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -27,18 +28,14 @@ async function runOnPhone(
   try {
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [vitestBin, 'run', '--reporter=energy', `--outputFile.energy=${out}`],
+      [vitestBin, ...energyRunArgs(dir)],
       {
         cwd: root,
-        env: {
-          ...process.env,
-          NO_COLOR: '1',
-          CI: '1',
-          TMPDIR: dir,
+        env: projectEnv(dir, {
           PHONE_SERIAL: phone.serials[0]!,
           PHONE_ADB_PORT: String(phone.port),
           ...(app === undefined ? {} : { PHONE_APP: app }),
-        },
+        }),
         timeout: 180_000,
       },
     )

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
+import { energyRunArgs, projectEnv } from './_project-env.js'
 
 const root = fileURLToPath(new URL('../fixtures/budget-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -27,12 +28,10 @@ describe('checkBudgets and an unplugged phone', () => {
     try {
       const result = await promisify(execFile)(
         process.execPath,
-        [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
+        [vitestBin, ...energyRunArgs(dir, 'default')],
         {
           cwd: root,
-          // TMPDIR: the run's temporary files (the shared lease folder too) go in `dir`, removed below.
-          // CI: budgets only checked; outside CI the missing ones would be written into the fixture.
-          env: { ...process.env, NO_COLOR: '1', CI: '1', ARTIFACTS_DIR: artifactsDir, TMPDIR: dir },
+          env: projectEnv(dir),
           timeout: 240_000,
         },
       )

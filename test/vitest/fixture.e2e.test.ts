@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
 import type { MeasuredEnergyResult } from '../../src/model/index.js'
+import { energyRunArgs, projectEnv } from './_project-env.js'
 
 const root = fileURLToPath(new URL('../fixtures/energy-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -28,11 +29,10 @@ async function runProject(env: Record<string, string>): Promise<Run> {
   try {
     const result = await promisify(execFile)(
       process.execPath,
-      [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
-      // TMPDIR: the run's temporary files (the shared lease folder too) go in `dir`, removed below.
+      [vitestBin, ...energyRunArgs(dir, 'default')],
       {
         cwd: root,
-        env: { ...process.env, NO_COLOR: '1', CI: '1', TMPDIR: dir, ...env },
+        env: projectEnv(dir, env),
         timeout: 240_000,
       },
     )

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { beforeAll, expect, test } from 'vitest'
 import type { EnergyReport, ReportedTest } from '../../reporter/report.js'
+import { energyRunArgs, projectEnv } from './_project-env.js'
 
 const root = fileURLToPath(new URL('../fixtures/mistakes-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -26,8 +27,8 @@ beforeAll(async () => {
   try {
     const result = await promisify(execFile)(
       process.execPath,
-      [vitestBin, 'run', '--reporter=energy', '--reporter=default', `--outputFile.energy=${out}`],
-      { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1', TMPDIR: dir }, timeout: 240_000 },
+      [vitestBin, ...energyRunArgs(dir, 'default')],
+      { cwd: root, env: projectEnv(dir), timeout: 240_000 },
     )
     stdout = result.stdout
   } catch (error) {

@@ -14,6 +14,7 @@ import type { EnergyReport } from '../../../reporter/report.js'
 import { warningTally } from '../../../reporter/terminal.js'
 import { formatJoules } from '../../../src/model/index.js'
 import { ENGINES, type Browser } from './_browsers.js'
+import { projectEnv } from '../../vitest/_project-env.js'
 
 const root = fileURLToPath(new URL('../../fixtures/energy-project/', import.meta.url))
 const vitestBin = fileURLToPath(new URL('../../../node_modules/vitest/vitest.mjs', import.meta.url))
@@ -46,8 +47,10 @@ describe.skipIf(chromium?.missing !== undefined && !ci)(
             `--outputFile.energy=${json}`,
             `--outputFile.energy-html=${html}`,
           ],
-          // CI=1: the project's budgets are checked, never written into the fixture.
-          { cwd: root, env: { ...process.env, NO_COLOR: '1', CI: '1', TMPDIR: dir } },
+          {
+            cwd: root,
+            env: projectEnv(dir),
+          },
           () => resolve(),
         ),
       )
