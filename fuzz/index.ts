@@ -228,7 +228,7 @@ async function fuzzTarget(target: FuzzTarget, options: Options): Promise<TargetS
         return again.kind === 'failure' && kindOf(again.why) === kind
       })
       const saved = options.save ? await save(target, kind, small) : undefined
-      failures.push({ kind: kindOf(verdict.why), why: verdict.why, ...(saved ? { saved } : {}) })
+      failures.push({ kind, why: verdict.why, ...(saved ? { saved } : {}) })
       process.stderr.write(`  ✗ ${target.name}: ${verdict.why}${saved ? ` → ${saved}` : ''}\n`)
     }
   } finally {

@@ -141,7 +141,7 @@ export default class EnergyReporter implements Reporter {
       liveStatusWanted(process.stdout, process.env) &&
       !anotherDrawsInTerminal(vitest.config.reporters)
     ) {
-      const live = await liveProgress((this.options.screen ?? terminalScreen()).colors)
+      const live = await liveProgress(this.screen().colors)
       if (live === undefined) return
       // Test processes read it with inject() (src/vitest/fixtures.ts) and send their phases.
       vitest.provide(PROGRESS_PROVIDE_KEY as never, { port: live.server.port } as never)
@@ -173,14 +173,14 @@ export default class EnergyReporter implements Reporter {
    */
   onWatcherStart(): void {
     if (this.vitest === undefined || printsWatchHints(this.vitest.config.reporters)) return
-    const c = (this.options.screen ?? terminalScreen()).colors
+    const c = this.screen().colors
     this.print(c.dim(' Watching for file changes · press h to show help, q to quit') + '\n')
   }
 
   /** Watch mode, a file changed: which one, before the next report (when no other reporter says). */
   onWatcherRerun(files: readonly string[], trigger?: string): void {
     if (this.vitest === undefined || printsWatchHints(this.vitest.config.reporters)) return
-    const c = (this.options.screen ?? terminalScreen()).colors
+    const c = this.screen().colors
     const root = this.vitest.config.root
     // Vitest's trigger is the changed file relative to the root, or a label ('rerun test').
     const what =
@@ -225,7 +225,7 @@ export default class EnergyReporter implements Reporter {
       interrupted,
     })
     this.print(
-      renderTerminal(built.report, this.options.screen ?? terminalScreen(), {
+      renderTerminal(built.report, this.screen(), {
         topMethods: this.options.topMethods ?? 3,
         verbose: this.options.verbose ?? false,
         htmlReport: this.htmlSetting() !== false,
@@ -271,6 +271,10 @@ export default class EnergyReporter implements Reporter {
       problems,
       run,
     )
+  }
+
+  private screen(): Screen {
+    return this.options.screen ?? terminalScreen()
   }
 
   /** The HTML report's path, `false`, or undefined for the default path. */
@@ -326,14 +330,7 @@ function anotherDrawsInTerminal(reporters: Vitest['config']['reporters']): boole
 }
 
 /** Vitest's reporters that print "Waiting for file changes…" and the keys in watch mode. */
-const WATCH_HINT_REPORTERS: ReadonlySet<string> = new Set([
-  'default',
-  'verbose',
-  'tree',
-  'dot',
-  'agent',
-  'minimal',
-])
+const WATCH_HINT_REPORTERS: ReadonlySet<string> = new Set([...WINDOW_REPORTERS, 'agent', 'minimal'])
 
 function printsWatchHints(reporters: Vitest['config']['reporters']): boolean {
   return reporters.some((r) =>

@@ -393,7 +393,7 @@ export function buildEnergyReport(
       totalGrossEnergyJ: sum(work.map((r) => r.grossEnergyJ)),
       worst: [...tests]
         // A test that only measured the idle phone (energy.baseline()) did no work to rank.
-        .filter((t) => measuredWindows(t).some((w) => w.idleBaseline !== true))
+        .filter((t) => workWindows(t.results).length > 0)
         .sort((a, b) => b.netEnergyJ - a.netEnergyJ)
         .slice(0, 5)
         .map((t) => ({ file: t.file, name: t.name, netEnergyJ: t.netEnergyJ })),

@@ -83,8 +83,7 @@ export function updateBudgets(
   const added: BudgetRef[] = []
   const changed: BudgetRef[] = []
   for (const o of observations) {
-    const entry =
-      o.requested !== undefined && o.requested !== false ? entryFrom(o, headroomPct) : undefined
+    const entry = asksForBudget(o) ? entryFrom(o, headroomPct) : undefined
     if (entry === undefined) continue
     const device = o.device ?? ANY_DEVICE
     const devices = ((tests[o.file] ??= {})[o.name] ??= {})
@@ -158,7 +157,12 @@ function copyTests(file: BudgetFile): Tests {
  * where nothing can tell) and its net energy is above its noise. What the summary may promise.
  */
 export function writesBudget(o: BudgetObservation): boolean {
-  return o.requested !== undefined && o.requested !== false && entryFrom(o, 0) !== undefined
+  return asksForBudget(o) && entryFrom(o, 0) !== undefined
+}
+
+/** Whether `-u` treats the test as asking for a budget: it did, or nothing can tell (`unknown`). */
+function asksForBudget(o: BudgetObservation): boolean {
+  return o.requested === true || o.requested === 'unknown'
 }
 
 /** The budget written from a measurement; none when the net energy is not above its noise. */
