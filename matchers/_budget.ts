@@ -68,9 +68,10 @@ export function checkLimit(
     reason?: string,
   ): void => {
     const judged = isUnjudgeable(subject) ? undefined : subject
+    const missingMethod = isUnjudgeable(subject) ? subject.method : undefined
     recordLimit(
       context,
-      limitCheck(context, spec, judged, { verdict, passed, figure, reason }),
+      limitCheck(context, spec, judged, { verdict, passed, figure, reason, missingMethod }),
       judged === undefined ? [] : judgedObjects(judged),
     )
   }
@@ -126,10 +127,13 @@ function limitCheck(
     readonly passed: boolean
     readonly figure: Figure | undefined
     readonly reason: string | undefined
+    /** The method asked for when it was not found (no subject), so the check still names it. */
+    readonly missingMethod?: string | undefined
   },
 ): LimitCheck {
-  const { figure } = result
-  const overMethod = subject?.kind === 'method' || subject?.kind === 'repeated-method'
+  const { figure, missingMethod } = result
+  const overMethod =
+    subject?.kind === 'method' || subject?.kind === 'repeated-method' || missingMethod !== undefined
   const repeated = subject?.kind === 'repeated' || subject?.kind === 'repeated-method'
   return {
     matcher: spec.matcherName,
@@ -146,7 +150,11 @@ function limitCheck(
     n: figure?.n ?? (subject?.kind === 'repeated' ? subject.runs.length : 1),
     verdict: result.verdict,
     passed: result.passed,
-    ...(subject === undefined ? {} : { target: limitTarget(subject) }),
+    ...(subject !== undefined
+      ? { target: limitTarget(subject) }
+      : missingMethod !== undefined
+        ? { target: { kind: 'method' as const, label: missingMethod } }
+        : {}),
     ...(result.reason === undefined ? {} : { reason: result.reason.split('\n')[0] ?? '' }),
   }
 }

@@ -26,6 +26,8 @@ export type Subject =
 export interface Unjudgeable {
   readonly kind: 'unjudgeable'
   readonly reason: string
+  /** The method asked for, when the subject is a method that was not found. */
+  readonly method?: string
 }
 
 export function resolveSubject(received: unknown): Subject | Unjudgeable {
@@ -45,7 +47,11 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
   if (Array.isArray(record['energyRuns'])) return repeated(record['energyRuns'] as unknown[])
   if (Array.isArray(record['methodRuns'])) return repeatedMethod(record['methodRuns'] as unknown[])
   if (record['missing'] === true && typeof record['reason'] === 'string') {
-    return { kind: 'unjudgeable', reason: record['reason'] }
+    return {
+      kind: 'unjudgeable',
+      reason: record['reason'],
+      ...(typeof record['method'] === 'string' ? { method: record['method'] } : {}),
+    }
   }
   if (record['status'] === 'measured')
     return { kind: 'window', result: value as MeasuredEnergyResult }
@@ -98,6 +104,9 @@ function repeatedMethod(runs: unknown[]): Subject | Unjudgeable {
       kind: 'unjudgeable',
       reason:
         first?.kind === 'unjudgeable' ? first.reason : 'the method was not seen in any repetition',
+      ...(first?.kind === 'unjudgeable' && first.method !== undefined
+        ? { method: first.method }
+        : {}),
     }
   }
   const name = found[0]?.method.method ?? ''

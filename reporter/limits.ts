@@ -74,11 +74,19 @@ export function limitBound(check: LimitCheck): string {
   return `${check.negated ? 'not ' : ''}${check.comparison === '<' ? '<' : '≤'} ${formatInUnit(check.limit, check.unit)}`
 }
 
-/** `✓`, `✗ over`, `✗ within` (a `.not` that failed), `? inconclusive`, `✗ unjudgeable`. */
+/**
+ * A check that did not pass, in words: `over`, `within` (a `.not` that failed), `inconclusive`,
+ * `no figure` (unjudgeable: a method not seen, a failed window; the check's reason says which).
+ */
+export function limitVerdictWord(check: LimitCheck): string {
+  return check.verdict === 'unjudgeable' ? 'no figure' : check.verdict
+}
+
+/** `✓`, `✗ over`, `✗ within`, `? inconclusive`, `✗ no figure`. */
 export function limitVerdictText(check: LimitCheck): string {
   if (check.passed) return '✓'
   if (check.verdict === 'inconclusive') return '? inconclusive'
-  return `✗ ${check.verdict}`
+  return `✗ ${limitVerdictWord(check)}`
 }
 
 function shortMethod(method: string): string {

@@ -1,7 +1,7 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
-import { describeLimit, primaryLimit } from './limits.js'
+import { describeLimit, limitVerdictWord, primaryLimit } from './limits.js'
 import { foldMethods, formatBudgetFigure, shortName, warningTally } from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
@@ -145,7 +145,7 @@ function budgetCell(t: ReportedTest): string {
       ? '✅'
       : check.verdict === 'inconclusive'
         ? '❔ inconclusive'
-        : `❌ ${check.verdict}`
+        : `❌ ${limitVerdictWord(check)}`
     const more = (t.limits?.length ?? 1) - 1
     return `${describeLimit(check)} ${mark}${more > 0 ? ` (+${more} limit${more === 1 ? '' : 's'})` : ''}`
   }

@@ -149,6 +149,31 @@ describe('a check is recorded for the test running the matcher', () => {
     expect(upper?.value).toBeCloseTo(mean?.interval?.high ?? Number.NaN, 10)
   })
 
+  test('a method that did not run: unjudgeable, and the check still names the method', async () => {
+    const w = window('feed', 1)
+    energy = measuredTest(w)
+    const run = new EnergyRun(w)
+    expect(() => expect(run.method('FeedAdaptor.bind')).toConsumeLessThan(0.4)).toThrow(
+      /did you mean 'com.example.trails.FeedAdapter.bind'/,
+    )
+    const runs = new RepeatedEnergyRun([w, w])
+    expect(() => expect(runs.method('Nope.run')).toConsumeLessThan(0.4)).toThrow(/did not run/)
+    const [once, repeated] = await recorded(energy)
+    for (const [check, name] of [
+      [once, 'FeedAdaptor.bind'],
+      [repeated, 'Nope.run'],
+    ] as const) {
+      expect(check).toMatchObject({
+        verdict: 'unjudgeable',
+        passed: false,
+        scope: 'inclusive',
+        target: { kind: 'method', label: name },
+        reason: expect.stringContaining(`method '${name}' did not run`),
+      })
+      expect(check).not.toHaveProperty('value')
+    }
+  })
+
   test('power in watts; the battery in percent', async () => {
     const w = window('w', 2) // 2 s: 1 W net
     energy = measuredTest(w)

@@ -187,6 +187,37 @@ test('without a budget, the markdown row shows the matcher limit the terminal ro
   expect(md).toContain('| 200% of limit &lt; 500 mJ ❌ over |')
 })
 
+test('a limit on a method that did not run names the method and says there was no figure', () => {
+  const missing = {
+    matcher: 'toConsumeLessThan',
+    negated: false,
+    comparison: '<',
+    limit: 0.4,
+    unit: 'J',
+    scope: 'inclusive',
+    n: 1,
+    verdict: 'unjudgeable',
+    passed: false,
+    target: { kind: 'method', label: 'FeedAdaptor.bind' },
+    reason: "method 'FeedAdaptor.bind' did not run (or was never sampled) in 'typo'",
+  } as const
+  const report = buildEnergyReport([
+    {
+      file: 'feed.test.ts',
+      name: 'typo',
+      state: 'failed',
+      results: [window('typo', 1)],
+      limits: [missing],
+      errors: [],
+    },
+  ])
+  const row = renderTerminal(report, plainScreen)
+    .split('\n')
+    .find((l) => l.includes(' typo '))
+  expect(row).toMatch(/FeedAdaptor\.bind: limit < 400 mJ ✗ no figure$/)
+  expect(renderMarkdown(report)).toContain('| FeedAdaptor.bind: limit &lt; 400 mJ ❌ no figure |')
+})
+
 // Two energy.repeat() calls with the same label (the test's name) are two workloads: summed, each
 // as its mean, never one mean of six.
 test('two repeat() calls with the same label are two parts of the figure, summed', () => {

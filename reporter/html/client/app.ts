@@ -740,7 +740,10 @@ function budgetCell(t: HtmlTest): Child {
 /** A check's verdict: `passed`, or why not (`over`, `within` for a `.not`, `inconclusive`…). */
 function limitVerdict(l: HtmlLimit): HTMLElement {
   const tone = l.passed ? 'within' : l.verdict === 'inconclusive' ? 'inconclusive' : 'over'
-  return verdictChip(tone, l.passed ? 'passed' : l.verdict)
+  return verdictChip(
+    tone,
+    l.passed ? 'passed' : l.verdict === 'unjudgeable' ? 'no figure' : l.verdict,
+  )
 }
 
 /**
