@@ -389,8 +389,10 @@ function severityTone(severity: WarningSeverity, screen: Screen): (text: string)
   return severity === 'error' ? c.red : severity === 'warning' ? c.yellow : c.dim
 }
 
+/** `⚠ W_CODE message` for a warning; a note (severity `info`, a fact asking for nothing) gets `ℹ`. */
 function warningText(w: EnergyWarning, screen: Screen): string {
-  return `${severityTone(w.severity, screen)(`⚠ ${w.code}`)} ${w.message}`
+  const mark = w.severity === 'info' ? 'ℹ' : '⚠'
+  return `${severityTone(w.severity, screen)(`${mark} ${w.code}`)} ${w.message}`
 }
 
 /** The figure the budget is checked against, beside the budget (and for any repeated test). */

@@ -31,10 +31,12 @@ describe('energy reporter in a real Vitest run', () => {
     expect(failed).toMatch(/^✗ export fails its budget\s+·\s+5\.50 J net \(6\.00 J gross\)\n/)
     expect(failed).toContain('methods 1.80 J FeedAdapter.bind ●red')
     expect(failed).toContain('CPU(LITTLE) 2.40 J')
-    expect(failed).toContain('⚠ W_UNDERSAMPLED only 20 samples')
+    expect(failed).toContain('⚠ W_SLOW_SENSOR only 3 sensor updates')
     // Warnings once, by code, for the run.
-    expect(out).toMatch(/ Warnings {2}.*\n {3}⚠ W_UNDERSAMPLED ×3 {2}too few stack samples/)
-    expect(out.match(/⚠ W_UNDERSAMPLED/g), 'the failed window and the summary').toHaveLength(2)
+    expect(out).toMatch(
+      / Warnings {2}.*\n {3}⚠ W_SLOW_SENSOR ×3 {2}the power sensor updates too rarely/,
+    )
+    expect(out.match(/⚠ W_SLOW_SENSOR/g), 'the failed window and the summary').toHaveLength(2)
     expect(out).toContain("energy window 'device vanished' failed: E_DEVICE_DISCONNECTED")
     expect(out).toMatch(
       /✓ no energy here +no energy measured: the test does not use the energy fixture\n/,
@@ -49,7 +51,7 @@ describe('energy reporter in a real Vitest run', () => {
       expect(verbose.out).toMatch(
         /✓ opening the feed\s+·\s+2\.00 J net\s+2\.50 J gross\s+1\.25 W\s+2\.00 s\n {7}methods 750 mJ FeedAdapter\.bind ●red\n {7}rails {3}gross CPU\(LITTLE\) 1\.00 J\n/,
       )
-      expect(verbose.out.match(/⚠ W_UNDERSAMPLED only 20 samples/g)).toHaveLength(3)
+      expect(verbose.out.match(/⚠ W_SLOW_SENSOR only 3 sensor updates/g)).toHaveLength(3)
     } finally {
       await verbose.cleanup()
     }

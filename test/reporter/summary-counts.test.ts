@@ -66,7 +66,9 @@ test('the note count says where the notes are listed', () => {
   )
   const verbose = renderTerminal(report, plainScreen, { verbose: true, htmlReport: false })
   expect(verbose).toContain('· 1 note (facts, in each window above)')
-  expect(verbose).toContain('⚠ W_NEGATIVE_NET Below idle.')
+  // Listed as a note (ℹ), not a warning (⚠).
+  expect(verbose).toContain('ℹ W_NEGATIVE_NET Below idle.')
+  expect(verbose).not.toContain('⚠ W_NEGATIVE_NET')
 })
 
 test('the warning count is the sum of the listed codes, in the terminal and in markdown', () => {
