@@ -59,7 +59,7 @@ export function dumpsysCommand(phone: SimPhone, apps: HelperApps): ShellCommand 
       case 'package':
         return dumpsysPackage(apps.packages, inv, args)
       case 'activity':
-        return dumpsysActivity(apps, inv, args)
+        return dumpsysActivity(phone, apps, inv, args)
       case 'window':
         return dumpsysWindow(phone, inv)
       case 'deviceidle':
