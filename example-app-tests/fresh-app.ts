@@ -1,12 +1,11 @@
 // Each test starts from a freshly launched app, so one test's leaked GPS or radio does not leak
 // into the next test's energy.
-import { beforeEach } from 'vitest'
-import { test } from 'vitest-energy'
+import { beforeEach, test } from 'vitest-energy'
 
 export const APP = 'com.example.trails'
 
 export function freshAppPerTest(): void {
-  beforeEach<{ driver: WebdriverIO.Browser }>(async ({ driver }) => {
+  beforeEach(async ({ driver }) => {
     await driver.execute('mobile: terminateApp', { appId: APP })
     await driver.execute('mobile: activateApp', { appId: APP })
   })

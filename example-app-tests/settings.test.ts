@@ -1,16 +1,15 @@
 // Settings: screen brightness is the biggest lever a user has.
-import { afterEach, beforeEach } from 'vitest'
-import { expect, test } from 'vitest-energy'
+import { afterEach, beforeEach, expect, test } from 'vitest-energy'
 import { freshAppPerTest } from './fresh-app.js'
 
 freshAppPerTest()
 
 // Brightness is a system setting that outlives the app: put it back for the tests that follow.
 let brightness = ''
-beforeEach<{ device: { shell(argv: readonly string[]): Promise<string> } }>(async ({ device }) => {
+beforeEach(async ({ device }) => {
   brightness = (await device.shell(['settings', 'get', 'system', 'screen_brightness'])).trim()
 })
-afterEach<{ device: { shell(argv: readonly string[]): Promise<string> } }>(async ({ device }) => {
+afterEach(async ({ device }) => {
   await device.shell(['settings', 'put', 'system', 'screen_brightness', brightness])
 })
 
