@@ -1,4 +1,8 @@
-/** `expect(method).toBeGreen()` / `.not.toBeRed()`: the spectrum classifier's colour of a method. */
+/**
+ * `expect(method).toBeGreen()` / `.not.toBeRed()`: the spectrum classifier's colour of a method.
+ * Colours are given at the end of a run (the reporter classifies every test's spectrum), so these
+ * judge methods that carry one — a classified report's — not a running test's own.
+ */
 import type { MethodColor, MethodEnergy } from '../src/model/index.js'
 import type { MatcherContext, MatcherResult } from './_budget.js'
 import { resolveSubject } from './_subject.js'
@@ -20,7 +24,7 @@ function colorMatcher(expected: MethodColor, name: string) {
       return {
         pass: this.isNot,
         message: () =>
-          `${hint}\n\n${method.method} has no colour: the classifier has not run on this suite (enable it in the plugin options)`,
+          `${hint}\n\n${method.method} has no colour: the classifier colours methods at the end of the run, from every test's spectrum (the plugin's \`classify: true\` shows them in the energy report), so a test cannot see its own methods' colours. Judge the method's energy here (\`toConsumeLessThan\`); toBeGreen()/toBeRed() judge methods that carry a colour, such as a classified JSON report's (\`methods[].color\`).`,
       }
     }
     return {

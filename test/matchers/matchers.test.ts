@@ -132,7 +132,10 @@ describe('other limits', () => {
     expect(load).toBeGreen()
     const uncoloured = { ...load }
     delete (uncoloured as { color?: unknown }).color
-    expect(failureOf(() => expect(uncoloured).not.toBeRed())).toContain('has no colour')
+    // A running test's methods have none yet: the message says why, and what to use instead.
+    const failure = failureOf(() => expect(uncoloured).not.toBeRed())
+    expect(failure).toContain('has no colour: the classifier colours methods at the end of the run')
+    expect(failure).toContain('toConsumeLessThan')
   })
 })
 
