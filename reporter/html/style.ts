@@ -19,6 +19,7 @@ main { padding: 1rem 1.25rem 3rem; max-width: 1500px; }
 h2 { font-size: 1.15rem; margin: 1.25rem 0 .5rem; }
 h3 { font-size: 1rem; margin: 1rem 0 .4rem; }
 .muted { color: var(--muted); }
+code.note { color: var(--muted); font-style: italic; }
 .small { font-size: 12px; }
 .mono, pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); padding: .5rem .75rem; border-radius: 6px; margin: .4rem 0; }

@@ -56,6 +56,16 @@ const warningsOf = (w: HtmlWindow): readonly (readonly [number, number, number])
 const testWarnings = (t: HtmlTest): string[] => [
   ...new Set(t.windows.flatMap((w) => warningsOf(w).map(([code]) => str(code)))),
 ]
+/** The codes of a test that are notes in every window (severity `info`: facts, nothing to do). */
+const testNoteCodes = (t: HtmlTest): Set<string> => {
+  const notes = new Set<string>()
+  const acted = new Set<string>()
+  for (const w of t.windows)
+    for (const [code, severity] of warningsOf(w))
+      (str(severity) === 'info' ? notes : acted).add(str(code))
+  for (const code of acted) notes.delete(code)
+  return notes
+}
 /**
  * The figures a test's row shows: its own, or, for a test that only measured the idle phone
  * (`energy.baseline()`, left out of a test's energy), that window's gross energy and time.
@@ -924,7 +934,19 @@ const TEST_COLUMNS: readonly Column<number>[] = [
   {
     label: 'Warnings',
     key: (i) => testWarnings(tests[i] as HtmlTest).length || undefined,
-    cell: (i) => testWarnings(tests[i] as HtmlTest).map((code) => [h('code', null, code), ' ']),
+    cell: (i) => {
+      const t = tests[i] as HtmlTest
+      const notes = testNoteCodes(t)
+      // A note is drawn muted, after the warnings: a fact, not something to act on.
+      return testWarnings(t)
+        .sort((a, b) => Number(notes.has(a)) - Number(notes.has(b)))
+        .map((code) => [
+          notes.has(code)
+            ? h('code', { class: 'note', title: 'a note: a fact, nothing to act on' }, code)
+            : h('code', null, code),
+          ' ',
+        ])
+    },
   },
 ]
 

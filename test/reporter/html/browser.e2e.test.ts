@@ -210,6 +210,11 @@ function reportChecks(engine: Engine): void {
       expect(cells[8]).toBe([...new Set(codes)].map((code) => `${code} `).join(''))
     })
     expect(idleRows, 'the project has a test that only measured the idle phone').toBe(1)
+    // A note (severity info: W_HOSTILE) is drawn apart from the warnings (W_UNDERSAMPLED).
+    expect(await page.locator('#tests-table code.note').allInnerTexts()).toEqual(['W_HOSTILE'])
+    expect(
+      await page.locator('#tests-table code:not(.note)', { hasText: 'W_UNDERSAMPLED' }).count(),
+    ).toBeGreaterThan(0)
     await shoot(page, 'html-tests')
 
     // Sort by net energy from the keyboard: the header is a button.
