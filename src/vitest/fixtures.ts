@@ -26,7 +26,7 @@ import { ProgressChannel, TestProgress } from '../session/progress.js'
 import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
 import { BUDGET_WRITER_KEY, OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
 
-interface WorkerFixtures {
+export interface WorkerFixtures {
   device: DeviceSession
   /** A WebdriverIO session on this worker's phone through the run's Appium server. */
   driver: WebdriverIO.Browser
