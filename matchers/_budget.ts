@@ -68,10 +68,10 @@ export function checkLimit(
     reason?: string,
   ): void => {
     const judged = isUnjudgeable(subject) ? undefined : subject
-    const missingMethod = isUnjudgeable(subject) ? subject.method : undefined
+    const missing = isUnjudgeable(subject) && subject.method !== undefined ? subject : undefined
     recordLimit(
       context,
-      limitCheck(context, spec, judged, { verdict, passed, figure, reason, missingMethod }),
+      limitCheck(context, spec, judged, { verdict, passed, figure, reason, missing }),
       judged === undefined ? [] : judgedObjects(judged),
     )
   }
@@ -127,14 +127,17 @@ function limitCheck(
     readonly passed: boolean
     readonly figure: Figure | undefined
     readonly reason: string | undefined
-    /** The method asked for when it was not found (no subject), so the check still names it. */
-    readonly missingMethod?: string | undefined
+    /** A method asked for and not found (no subject), so that the check still names it. */
+    readonly missing?: Unjudgeable | undefined
   },
 ): LimitCheck {
-  const { figure, missingMethod } = result
+  const { figure, missing } = result
   const overMethod =
-    subject?.kind === 'method' || subject?.kind === 'repeated-method' || missingMethod !== undefined
-  const repeated = subject?.kind === 'repeated' || subject?.kind === 'repeated-method'
+    subject?.kind === 'method' || subject?.kind === 'repeated-method' || missing !== undefined
+  const repeated =
+    subject?.kind === 'repeated' ||
+    subject?.kind === 'repeated-method' ||
+    missing?.repetitions !== undefined
   return {
     matcher: spec.matcherName,
     negated: context.isNot === true,
@@ -147,13 +150,20 @@ function limitCheck(
     ...(figure?.intervalJ === undefined
       ? {}
       : { interval: { low: figure.intervalJ.low, high: figure.intervalJ.high } }),
-    n: figure?.n ?? (subject?.kind === 'repeated' ? subject.runs.length : 1),
+    n:
+      figure?.n ??
+      (subject?.kind === 'repeated' ? subject.runs.length : (missing?.repetitions ?? 1)),
     verdict: result.verdict,
     passed: result.passed,
     ...(subject !== undefined
       ? { target: limitTarget(subject) }
-      : missingMethod !== undefined
-        ? { target: { kind: 'method' as const, label: missingMethod } }
+      : missing?.method !== undefined
+        ? {
+            target: {
+              kind: missing.repetitions === undefined ? 'method' : 'method-repetitions',
+              label: missing.method,
+            } as const,
+          }
         : {}),
     ...(result.reason === undefined ? {} : { reason: result.reason.split('\n')[0] ?? '' }),
   }

@@ -28,6 +28,8 @@ export interface Unjudgeable {
   readonly reason: string
   /** The method asked for, when the subject is a method that was not found. */
   readonly method?: string
+  /** How many repetitions it was looked for in, when asked over `energy.repeat`'s runs. */
+  readonly repetitions?: number
 }
 
 export function resolveSubject(received: unknown): Subject | Unjudgeable {
@@ -105,7 +107,7 @@ function repeatedMethod(runs: unknown[]): Subject | Unjudgeable {
       reason:
         first?.kind === 'unjudgeable' ? first.reason : 'the method was not seen in any repetition',
       ...(first?.kind === 'unjudgeable' && first.method !== undefined
-        ? { method: first.method }
+        ? { method: first.method, repetitions: runs.length }
         : {}),
     }
   }

@@ -159,19 +159,23 @@ describe('a check is recorded for the test running the matcher', () => {
     const runs = new RepeatedEnergyRun([w, w])
     expect(() => expect(runs.method('Nope.run')).toConsumeLessThan(0.4)).toThrow(/did not run/)
     const [once, repeated] = await recorded(energy)
-    for (const [check, name] of [
-      [once, 'FeedAdaptor.bind'],
-      [repeated, 'Nope.run'],
+    for (const [check, name, kind] of [
+      [once, 'FeedAdaptor.bind', 'method'],
+      [repeated, 'Nope.run', 'method-repetitions'],
     ] as const) {
       expect(check).toMatchObject({
         verdict: 'unjudgeable',
         passed: false,
         scope: 'inclusive',
-        target: { kind: 'method', label: name },
+        target: { kind, label: name },
         reason: expect.stringContaining(`method '${name}' did not run`),
       })
       expect(check).not.toHaveProperty('value')
     }
+    // Over repetitions, as a method that was found would be: the statistic and how many runs.
+    expect(once).toMatchObject({ n: 1 })
+    expect(once).not.toHaveProperty('stat')
+    expect(repeated).toMatchObject({ n: 2, stat: 'mean' })
   })
 
   test('power in watts; the battery in percent', async () => {

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
 import { hasAdb, runAdb } from '../adb/_helpers.js'
 import { harness } from './_harness.js'
@@ -154,8 +154,12 @@ test('helper apps: the UiAutomator2 server and the settings service, same record
   const instrumented = h.sh(
     'am instrument -w -e disableAnalytics true io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
   )
-  await new Promise((r) => setTimeout(r, 10))
-  const ps = (await h.sh('ps -A -o USER,PID,NAME')).out
+  // The instrumentation's process starts as the command runs: wait until ps shows it.
+  const ps = await vi.waitFor(async () => {
+    const out = (await h.sh('ps -A -o USER,PID,NAME')).out
+    if (!/ io\.appium\.uiautomator2\.server$/m.test(out)) throw new Error('not started yet')
+    return out
+  })
   const psOf = (name: string): { user: string; pid: number } => {
     const row = ps.split('\n').find((l) => l.trim().endsWith(` ${name}`)) ?? ''
     const [user = '', pid = ''] = row.trim().split(/\s+/)
@@ -190,9 +194,9 @@ test('helper apps: the UiAutomator2 server and the settings service, same record
   await h.sh('am force-stop io.appium.uiautomator2.server')
   await instrumented
   await h.sh('am force-stop io.appium.settings')
-  await new Promise((r) => setTimeout(r, 0))
-  const after = (await h.sh('dumpsys activity processes')).out
-  expect(after).not.toContain('io.appium.')
+  await vi.waitFor(async () => {
+    expect((await h.sh('dumpsys activity processes')).out).not.toContain('io.appium.')
+  })
 })
 
 describe.skipIf(!hasAdb)('over the real adb client', () => {
