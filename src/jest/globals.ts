@@ -2,7 +2,8 @@
  * Typings of the globals the vitest-energy Jest environment defines in every test file (loaded
  * with `import 'vitest-energy/jest'`, like the matchers' typings).
  */
-import type {} from 'webdriverio'
+// The `WebdriverIO` namespace, kept in the emitted .d.ts (an `import type {}` is dropped there).
+/// <reference types="webdriverio" preserve="true" />
 import type { DeviceSession } from '../session/device-session.js'
 import type { EnergyApi } from '../session/test-energy.js'
 

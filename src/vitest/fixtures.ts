@@ -16,6 +16,9 @@
  * What a test's energy does lives in `src/session/` (shared with the Jest environment); this file
  * maps it onto Vitest's fixtures.
  */
+// The `WebdriverIO` namespace of `driver`'s type is webdriverio's global declaration: referenced
+// (and kept in the emitted .d.ts) so that a user's project sees it without importing webdriverio.
+/// <reference types="webdriverio" preserve="true" />
 import { expect, inject, test as baseTest } from 'vitest'
 import { isUpdateRequested, providedBudgetWriter } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
