@@ -120,6 +120,17 @@ describe('budget update modes in the reporter', () => {
     ])
   })
 
+  test("a run none of whose tests has a budget or asks for one says so (not '0 within')", async () => {
+    await writeFile(path, existing)
+    const other = { ...entry('map > opening', 1.2, false), file: 'test/map.test.ts' }
+    const built = buildRunReport([other], settings('new'), [])
+    const terminal = renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })
+    expect(terminal).toContain(
+      "Budgets   none of this run's tests has one in energy-budgets.json\n",
+    )
+    expect(terminal).not.toContain('0 within')
+  })
+
   test('new: a fresh project gets its budget file; nothing missing leaves the file untouched', async () => {
     const built = buildRunReport([entry('feed > opening', 2.5, true)], settings('new'), [])
     expect(built.report.budgets?.added).toHaveLength(1)
