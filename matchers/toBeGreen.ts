@@ -13,7 +13,11 @@ function colorMatcher(expected: MethodColor, name: string) {
     const hint = `expect(method)${this.isNot ? '.not' : ''}.${name}()`
     if (subject.kind !== 'method') {
       const reason =
-        subject.kind === 'unjudgeable' ? subject.reason : 'received a window, not a method'
+        subject.kind === 'unjudgeable'
+          ? subject.reason
+          : subject.kind === 'repeated-method'
+            ? "received a method over repetitions, whose colour is each window's: take one, runs.runs[0].method(…)"
+            : 'received a window, not a method'
       return {
         pass: this.isNot,
         message: () => `${hint}\n\n${reason}; use run.method('com.example.Foo.bar')`,

@@ -136,6 +136,10 @@ describe('other limits', () => {
     const failure = failureOf(() => expect(uncoloured).not.toBeRed())
     expect(failure).toContain('has no colour: the classifier colours methods at the end of the run')
     expect(failure).toContain('toConsumeLessThan')
+    const repeated = { methodRuns: [bind, bind] }
+    expect(failureOf(() => expect(repeated).toBeRed())).toContain(
+      'received a method over repetitions',
+    )
   })
 })
 
