@@ -16,6 +16,8 @@ import { createUiautomator2Server, UIAUTOMATOR2_SERVER_PORT } from './uiautomato
 
 export const SETTINGS_PACKAGE = 'io.appium.settings'
 export const UIAUTOMATOR2_SERVER_PACKAGE = 'io.appium.uiautomator2.server'
+/** The uid of a helper process whose package has none. */
+export const HELPER_DEFAULT_UID = 10200
 
 /** A running service, as `dumpsys activity services` lists it. */
 export interface RunningService {
@@ -101,7 +103,7 @@ export class HelperApps {
   private spawn(pkg: string, body: (signal: AbortSignal) => Promise<number>): VirtualProcess {
     const running = this.processes.get(pkg)
     if (running !== undefined) return running
-    const uid = this.packages.get(pkg)?.uid ?? 10200
+    const uid = this.packages.get(pkg)?.uid ?? HELPER_DEFAULT_UID
     const process = this.device.processes.spawn(
       pkg,
       (signal) =>

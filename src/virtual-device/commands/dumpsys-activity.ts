@@ -35,16 +35,19 @@
  * `Active instrumentation`, the ATMS section (mHomeProcess, mConfiguration…) and every timestamp.
  */
 import type { HelperApps } from '../android/helper-apps.js'
-import { SETTINGS_PACKAGE, UIAUTOMATOR2_SERVER_PACKAGE } from '../android/helper-apps.js'
+import {
+  HELPER_DEFAULT_UID,
+  SETTINGS_PACKAGE,
+  UIAUTOMATOR2_SERVER_PACKAGE,
+} from '../android/helper-apps.js'
 import type { ShellInvocation } from '../contract.js'
+import { DEFAULT_APP_UID } from '../sim/app-model.js'
 import type { SimPhone } from '../sim/phone.js'
+import { uidOf } from '../shell/commands/proc.js'
 import { out } from './_util.js'
 
 /** android.os.Process.FIRST_APPLICATION_UID. */
 const FIRST_APPLICATION_UID = 10_000
-
-/** What HelperApps gives a helper process whose package has no uid (helper-apps.ts). */
-const HELPER_DEFAULT_UID = 10_200
 
 /** The text after `ProcessRecord{<hash> ` (ProcessRecord.toShortString): `4321:com.example.trails/u0a187`. */
 export function processShortString(pid: number, processName: string, uid: number): string {
@@ -195,13 +198,6 @@ function hex(seed: number): string {
   return (Math.imul(seed ^ 0x2545f491, 2246822519) >>> 4).toString(16)
 }
 
-/** Uid from a `ps` user name: `u0_a120` → 10120, `system` → 1000. */
-function uidOfUser(user: string): number {
-  const app = /^u0_a(\d+)$/.exec(user)
-  if (app !== null) return FIRST_APPLICATION_UID + Number(app[1])
-  return user === 'system' ? 1000 : 0
-}
-
 /** The app processes the phone runs, in mLruProcesses order (least recently used first). */
 function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocation): ProcessEntry[] {
   const packages = apps.packages
@@ -240,7 +236,7 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
     other.push({
       pid: gms.pid,
       processName: gms.name,
-      uid: uidOfUser(gms.user),
+      uid: uidOf(gms.user),
       packages: ['com.google.android.gms'],
       persistent: true,
       adj: ADJ.persistent,
@@ -320,7 +316,7 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
       : {
           pid: launcher.pid,
           processName: launcher.name,
-          uid: uidOfUser(launcher.user),
+          uid: uidOf(launcher.user),
           packages: [launcher.name],
           persistent: false,
           ...(appOnTop
@@ -353,7 +349,7 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
       : {
           pid: app.pid,
           processName: phone.app.package,
-          uid: phone.app.uid ?? 10_123,
+          uid: phone.app.uid ?? DEFAULT_APP_UID,
           packages: [phone.app.package],
           persistent: false,
           ...(appOnTop

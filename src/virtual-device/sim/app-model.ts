@@ -112,6 +112,9 @@ export interface Screen {
   readonly luminance?: number
 }
 
+/** The app's Linux uid when its model gives none. */
+export const DEFAULT_APP_UID = 10123
+
 export interface AppModel {
   readonly package: string
   /** `com.example.trails/.MainActivity`. */

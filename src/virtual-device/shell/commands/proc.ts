@@ -45,7 +45,8 @@ const FIELDS: Readonly<Record<string, Omit<Field, 'title'> & { title?: string }>
   CMDLINE: { width: -27, numeric: false, value: (p) => p.name },
 }
 
-function uidOf(user: string): number {
+/** Uid from a `ps` user name: `u0_a120` → 10120, `system` → 1000; 9999 (nobody) when unknown. */
+export function uidOf(user: string): number {
   const fixed: Record<string, number> = { root: 0, system: 1000, shell: 2000, logd: 1036 }
   const known = fixed[user]
   if (known !== undefined) return known
