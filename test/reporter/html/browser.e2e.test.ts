@@ -189,10 +189,16 @@ function reportChecks(engine: Engine): void {
       } else if (t.limits !== undefined) {
         // Without a budget, the matcher limit the terminal shows too: its use, verdict and limit.
         const l = primaryLimit(t.limits)
-        const use = (100 * (l?.value ?? NaN)) / (l?.limit ?? NaN)
         const unit = l?.unit === 'W' ? formatWatts : formatJoules
-        expect(cells[6], t.name).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
-        expect(cells[6], t.name).toContain(l?.passed === true ? 'passed' : l?.verdict)
+        if (l?.verdict === 'unjudgeable') {
+          // No figure (a method that never ran): no share of the limit, and says so in words.
+          expect(cells[6], t.name).toContain('no figure')
+          expect(cells[6], t.name).not.toContain('%')
+        } else {
+          const use = (100 * (l?.value ?? NaN)) / (l?.limit ?? NaN)
+          expect(cells[6], t.name).toContain(`${use.toFixed(use >= 100 ? 0 : 1)}%`)
+          expect(cells[6], t.name).toContain(l?.passed === true ? 'passed' : l?.verdict)
+        }
         expect(cells[6], t.name).toContain(`limit < ${unit(l?.limit ?? NaN)}`)
         if (t.limits.length > 1) expect(cells[6]).toContain(`+${t.limits.length - 1} limit`)
       }
@@ -268,9 +274,20 @@ function reportChecks(engine: Engine): void {
           ['toConsumeLessThan', false],
         ],
       ],
+      [
+        'trails > opening a trail: a limit on a method that never ran',
+        [['toConsumeLessThan', false]],
+      ],
       ['trails > filtering the trails, judged by the mean of 5', [['toConsumeLessThan', true]]],
     ])
-    const filtering = limited[2]?.limits?.[0]
+    expect(limited[2]?.limits?.[0]).toMatchObject({
+      verdict: 'unjudgeable',
+      target: { kind: 'method', label: 'TrailList.opne' },
+    })
+    expect(check.out).toMatch(
+      /✗ trails > opening a trail: a limit on a method that never ran +· .*TrailList\.opne: limit < 200 mJ ✗ no figure/,
+    )
+    const filtering = limited[3]?.limits?.[0]
     expect(filtering).toMatchObject({ stat: 'mean', n: 5, unit: 'J', limit: 0.1 })
     expect(check.out).toMatch(
       /✓ trails > loading the trails within its limits +· .*power, gross: 70% of limit < 1\.50 W ✓ \+1 limit/,
@@ -295,11 +312,18 @@ function reportChecks(engine: Engine): void {
       'on com.example.trails.TrailList.render in rendering a trail: TrailList.render: 150% of limit < 200 mJ',
     )
     expect(lines[1]).toContain('over')
+    // A limit without a figure says so, and why, in the test's own view.
+    await page.goto(`${pathToFileURL(check.html).href}#test/${indexOf(r, limited[2]?.name ?? '')}`)
+    const missing = await page.locator('#test-limits .limit').allInnerTexts()
+    expect(missing).toHaveLength(1)
+    expect(missing[0]).toContain('no figure')
+    expect(missing[0]).toContain("method 'TrailList.opne' did not run")
     // The filter of tests that failed a matcher's limit.
     await page.goto(`${pathToFileURL(check.html).href}#tests`)
     await page.locator('#show-filter').selectOption('limit')
     expect(await page.locator('#tests-table .test-name').allInnerTexts()).toEqual([
       'trails > rendering a trail: a method over its limit',
+      'trails > opening a trail: a limit on a method that never ran',
     ])
     await done()
   })

@@ -47,6 +47,20 @@ describe('trails', () => {
     expect(run.method('TrailList.render')).toConsumeLessThan(0.2)
   })
 
+  test('opening a trail: a limit on a method that never ran', () => {
+    const w = window({
+      label: 'opening a trail',
+      at: 58,
+      durationS: 1,
+      grossEnergyJ: 0.9,
+      rails: PIXEL_RAILS,
+      methods: [method(`${TRAILS}.render`, 0.1, 0.02)],
+    })
+    energy = measuredTest(w)
+    // A typo: no method of that name ran, so the limit has no figure to judge.
+    expect(new EnergyRun(w).method('TrailList.opne')).toConsumeLessThan(0.2)
+  })
+
   test('filtering the trails, judged by the mean of 5', () => {
     const windows = [0.081, 0.078, 0.084, 0.08, 0.079].map((net, i) =>
       window({
