@@ -1,11 +1,12 @@
 // A user's fresh project with this package installed as a user installs it: `npm pack`, then
 // `npm install` of the tarball next to the test runner this repository tests with.
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { expect } from 'vitest'
 
 const repo = fileURLToPath(new URL('../../', import.meta.url))
 const run = promisify(execFile)
@@ -47,4 +48,41 @@ export async function packedProject(
     { cwd: project, timeout: 300_000 },
   )
   return { work, project }
+}
+
+/**
+ * Type-checks `lines` (a `typings-check.ts`) in `project` as a user's TypeScript would, and expects
+ * no error: strict, NodeNext, `skipLibCheck` (what `tsc --init` writes; webdriverio's own typings
+ * need it), with the repository's `tsc`. The file and its tsconfig are removed afterwards.
+ */
+export async function expectTypeChecks(project: string, lines: readonly string[]): Promise<void> {
+  const files = {
+    'typings-check.ts': [...lines, ''].join('\n'),
+    'tsconfig.json': JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+      },
+      include: ['*.ts'],
+    }),
+  }
+  for (const [name, text] of Object.entries(files)) await writeFile(join(project, name), text)
+  try {
+    const tsc = join(repo, 'node_modules/typescript/bin/tsc')
+    const result = await run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
+      (r) => ({ code: 0, output: r.stdout + r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({
+        code: e.code,
+        output: e.stdout + e.stderr,
+      }),
+    )
+    expect(result.output).toBe('')
+    expect(result.code).toBe(0)
+  } finally {
+    for (const name of Object.keys(files)) await rm(join(project, name), { force: true })
+  }
 }

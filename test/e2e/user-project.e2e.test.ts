@@ -7,18 +7,16 @@
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, shell } from '../../src/device/index.js'
 import { startVirtualDevice } from '../../src/virtual-device/index.js'
 import { withoutCi } from './ci-env.js'
 import { docExamples } from './doc-examples.js'
-import { packedProject } from './packed-project.js'
+import { expectTypeChecks, packedProject } from './packed-project.js'
 import { listTree } from './tree.js'
 
 const run = promisify(execFile)
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url))
 
 interface ReportedTest {
   readonly name: string
@@ -254,57 +252,27 @@ describe('the README quick start in a fresh project', () => {
 
 describe("the package's typings, as a user's TypeScript sees them", () => {
   test('the quick start type-checks; driver is WebdriverIO.Browser, not any; a suite hook has no energy', async () => {
-    const files = {
-      'tsconfig.json': JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          noEmit: true,
-          // What `tsc --init` writes; webdriverio's own typings need it.
-          skipLibCheck: true,
-        },
-        include: ['*.ts'],
-      }),
-      'typings-check.ts': [
-        "import { afterEach, beforeAll, beforeEach, describe, expect, it, test } from 'vitest-energy'",
-        '',
-        'beforeAll(async ({ driver, device }) => {',
-        '  const browser: WebdriverIO.Browser = driver',
-        '  void browser, device.serial',
-        '})',
-        '// @ts-expect-error a suite hook has no per-test fixture',
-        'beforeAll(async ({ energy }) => void energy)',
-        'beforeEach(async ({ driver, energy }) => void [driver, energy])',
-        'afterEach(async ({ energy }) => void energy.results)',
-        "describe('s', () => {",
-        "  it('t', async ({ driver, energy }) => {",
-        "    // @ts-expect-error driver is typed (it was any when webdriverio's namespace was missing)",
-        '    const n: number = driver',
-        "    const run = await energy.measure(() => driver.$('~refresh').click())",
-        '    expect(run).toConsumeLessThan(1)',
-        '    void [n, test]',
-        '  })',
-        '})',
-        '',
-      ].join('\n'),
-    }
-    for (const [name, text] of Object.entries(files)) await writeFile(join(project, name), text)
-    try {
-      const tsc = join(repoRoot, 'node_modules/typescript/bin/tsc')
-      const result = await run(process.execPath, [tsc, '-p', project], { cwd: project }).then(
-        (r) => ({ code: 0, output: r.stdout + r.stderr }),
-        (e: { code: number; stdout: string; stderr: string }) => ({
-          code: e.code,
-          output: e.stdout + e.stderr,
-        }),
-      )
-      expect(result.output).toBe('')
-      expect(result.code).toBe(0)
-    } finally {
-      for (const name of Object.keys(files)) await rm(join(project, name), { force: true })
-    }
+    await expectTypeChecks(project, [
+      "import { afterEach, beforeAll, beforeEach, describe, expect, it, test } from 'vitest-energy'",
+      '',
+      'beforeAll(async ({ driver, device }) => {',
+      '  const browser: WebdriverIO.Browser = driver',
+      '  void browser, device.serial',
+      '})',
+      '// @ts-expect-error a suite hook has no per-test fixture',
+      'beforeAll(async ({ energy }) => void energy)',
+      'beforeEach(async ({ driver, energy }) => void [driver, energy])',
+      'afterEach(async ({ energy }) => void energy.results)',
+      "describe('s', () => {",
+      "  it('t', async ({ driver, energy }) => {",
+      "    // @ts-expect-error driver is typed (it was any when webdriverio's namespace was missing)",
+      '    const n: number = driver',
+      "    const run = await energy.measure(() => driver.$('~refresh').click())",
+      '    expect(run).toConsumeLessThan(1)',
+      '    void [n, test]',
+      '  })',
+      '})',
+    ])
   }, 120_000)
 })
 

@@ -5,7 +5,8 @@
 // (`NODE_OPTIONS=--experimental-vm-modules npx jest`) with two workers on the virtual device's
 // one phone. Every run gets a TMPDIR of its own, so "nothing left behind" is checked, not assumed;
 // Jest exits on its own (no --forceExit), so nothing is left running either. Runs are in CI (CI=1)
-// unless they test a developer's machine: there the first run writes the missing budgets.
+// unless they test a developer's machine: there the first run writes the missing budgets. The
+// typings are checked as the user's TypeScript sees them in that install.
 import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -14,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
 import { withoutCi } from '../e2e/ci-env.js'
 import { jestDocExamples } from '../e2e/doc-examples.js'
-import { packedProject } from '../e2e/packed-project.js'
+import { expectTypeChecks, packedProject } from '../e2e/packed-project.js'
 import { listTree } from '../e2e/tree.js'
 import { repo } from './_jest.js'
 
@@ -218,4 +219,29 @@ describe('the docs/jest.md quick start in a fresh project', () => {
       await rm(join(project, 'missing-method.test.js'))
     }
   }, 240_000)
+})
+
+describe("the package's Jest typings, as a user's TypeScript sees them", () => {
+  test("import 'vitest-energy/jest' types the globals and the matchers; driver is a Browser, not any", async () => {
+    // As docs/jest.md says: one import of the typings, then the globals and @jest/globals.
+    await expectTypeChecks(project, [
+      "import 'vitest-energy/jest'",
+      "import { expect, test } from '@jest/globals'",
+      '',
+      "test('t', async () => {",
+      '  const browser: WebdriverIO.Browser = driver',
+      "  // @ts-expect-error driver is typed (any would take a number's place)",
+      '  const n: number = driver',
+      "  const run = await energy.measure(() => browser.$('~refresh').click())",
+      '  expect(run).toConsumeLessThan(1, { scope: "gross" })',
+      "  expect(run.method('FeedAdapter.bind')).not.toBeRed()",
+      '  const runs = await energy.repeat(3, () => driver.pause(100))',
+      "  expect(runs).toConsumeLessThan(1, { stat: 'mean' })",
+      '  // @ts-expect-error not a matcher',
+      '  expect(run).toConsumeMoreThan(1)',
+      '  const serial: string = device.serial',
+      '  void [n, serial, runs.netEnergiesJ]',
+      '})',
+    ])
+  }, 120_000)
 })
