@@ -51,6 +51,28 @@ interface RenderContext {
   readonly verbose: boolean
 }
 
+/** A test's windows in its detail: which of their warnings and notes to print. */
+interface WindowContext extends RenderContext {
+  readonly shows: (w: EnergyWarning) => boolean
+}
+
+/**
+ * Notes on how precise per-method figures are (`W_UNDERSAMPLED`, `W_LOST_SAMPLES`): they ask for
+ * action only where a method's figure is judged.
+ */
+const METHOD_PRECISION_NOTES = new Set(['W_UNDERSAMPLED', 'W_LOST_SAMPLES'])
+
+/**
+ * What a test's detail prints of its windows' warnings: every warning, and every note but those on
+ * per-method precision when the test judged no method (a failed limit on the net, a rail or a
+ * radio is not explained by them). `verbose` prints them all; the JSON and HTML keep them all.
+ */
+function shownInDetail(test: ReportedTest, context: RenderContext): (w: EnergyWarning) => boolean {
+  if (context.verbose || test.limits?.some((l) => l.target?.kind === 'method') === true)
+    return () => true
+  return (w) => w.severity !== 'info' || !METHOD_PRECISION_NOTES.has(w.code)
+}
+
 export function renderTerminal(
   report: EnergyReport,
   screen: Screen,
@@ -184,6 +206,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
   const detailed = context.verbose || needsDetail(test)
   if (detailed) lines.push(...limitLines(test, context.screen))
   if (detailed) {
+    const windowContext = { ...context, shows: shownInDetail(test, context) }
     const groups = context.verbose ? windows.map((r) => [r]) : repetitionGroups(windows)
     for (const result of test.results) {
       if (result.status === 'failed') {
@@ -204,8 +227,8 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
       if (group === undefined) continue
       lines.push(
         ...(group.length === 1
-          ? renderWindow(group[0] as MeasuredEnergyResult, windows.length > 1, context)
-          : renderRepetitions(group, context)),
+          ? renderWindow(group[0] as MeasuredEnergyResult, windows.length > 1, windowContext)
+          : renderRepetitions(group, windowContext)),
       )
     }
   } else {
@@ -249,7 +272,7 @@ function isWindowError(test: ReportedTest, message: string): boolean {
 function renderWindow(
   r: MeasuredEnergyResult,
   labelled: boolean,
-  context: RenderContext,
+  context: WindowContext,
 ): string[] {
   const c = context.screen.colors
   const indent = '       '
@@ -267,7 +290,8 @@ function renderWindow(
       `${indent}${c.dim('battery')} ${formatPercent(r.battery.percentOfCapacity)} of capacity, ${formatPercent(r.battery.percentPerHour)} per hour at this power`,
     )
   }
-  for (const w of r.warnings) lines.push(`${indent}${warningText(w, context.screen)}`)
+  for (const w of r.warnings.filter(context.shows))
+    lines.push(`${indent}${warningText(w, context.screen)}`)
   return lines
 }
 
@@ -277,7 +301,7 @@ function renderWindow(
  */
 function renderRepetitions(
   group: readonly MeasuredEnergyResult[],
-  context: RenderContext,
+  context: WindowContext,
 ): string[] {
   const c = context.screen.colors
   const indent = '       '
@@ -321,8 +345,9 @@ function renderRepetitions(
   )
   const seen = new Map<string, { warning: EnergyWarning; count: number }>()
   for (const w of group) {
-    for (const code of new Set(w.warnings.map((x) => x.code))) {
-      const warning = w.warnings.find((x) => x.code === code) as EnergyWarning
+    const shown = w.warnings.filter(context.shows)
+    for (const code of new Set(shown.map((x) => x.code))) {
+      const warning = shown.find((x) => x.code === code) as EnergyWarning
       const entry = seen.get(code)
       seen.set(code, { warning: entry?.warning ?? warning, count: (entry?.count ?? 0) + 1 })
     }

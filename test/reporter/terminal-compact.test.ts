@@ -189,6 +189,71 @@ describe('warnings once per run, by code', () => {
   })
 })
 
+describe('notes under a failed test', () => {
+  // A note on per-method precision (what the attribution gives, severity info) explains a failed
+  // check on a method, not one on a radio or the net; a note of another kind always shows.
+  const fewSamples: EnergyWarning = {
+    code: 'W_UNDERSAMPLED',
+    severity: 'info',
+    message: 'Only 141 stack samples in the window, fewer than 200.',
+  }
+  const belowIdle: EnergyWarning = {
+    code: 'W_NEGATIVE_NET',
+    severity: 'info',
+    message: 'Below idle: net energy is negative.',
+  }
+  const limit = (target: { kind: 'method' | 'component'; label: string }) =>
+    ({
+      matcher: 'toConsumeLessThan',
+      negated: false,
+      comparison: '<',
+      limit: 0.05,
+      unit: 'J',
+      scope: target.kind === 'method' ? 'inclusive' : `component:${target.label}`,
+      value: 0.19,
+      n: 1,
+      verdict: 'over',
+      passed: false,
+      target,
+    }) as const
+  const failedOn = (target: { kind: 'method' | 'component'; label: string }): string =>
+    renderTerminal(
+      buildEnergyReport([
+        entry('leaving the map', [window('leaving the map', 2, [fewSamples, belowIdle])], {
+          state: 'failed',
+          expectedToFail: true,
+          limits: [limit(target)],
+        }),
+      ]),
+      plainScreen,
+    )
+
+  test('a failed limit on a radio: the note on method precision is left to the HTML and JSON', () => {
+    const out = failedOn({ kind: 'component', label: 'gps' })
+    expect(out).toContain(`       ℹ W_NEGATIVE_NET ${belowIdle.message}`)
+    expect(out).not.toContain('W_UNDERSAMPLED')
+    expect(out).toContain('2 notes')
+  })
+
+  test('a failed limit on a method: the note on its precision is in the detail', () => {
+    const out = failedOn({ kind: 'method', label: 'MapActivity.onResume' })
+    expect(out).toContain(`       ℹ W_UNDERSAMPLED ${fewSamples.message}`)
+    expect(out).toContain(`       ℹ W_NEGATIVE_NET ${belowIdle.message}`)
+  })
+
+  test('verbose prints every note', () => {
+    const report = buildEnergyReport([
+      entry('leaving the map', [window('leaving the map', 2, [fewSamples])], {
+        state: 'failed',
+        limits: [limit({ kind: 'component', label: 'gps' })],
+      }),
+    ])
+    expect(renderTerminal(report, plainScreen, { verbose: true })).toContain(
+      `       ℹ W_UNDERSAMPLED ${fewSamples.message}`,
+    )
+  })
+})
+
 describe('methods: the app’s own', () => {
   test('native and framework frames and 0 J methods are folded away; async energy counts', () => {
     const methods = window('w', 1).methods
