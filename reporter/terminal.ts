@@ -68,8 +68,10 @@ const METHOD_PRECISION_NOTES = new Set(['W_UNDERSAMPLED', 'W_LOST_SAMPLES'])
  * radio is not explained by them). `verbose` prints them all; the JSON and HTML keep them all.
  */
 function shownInDetail(test: ReportedTest, context: RenderContext): (w: EnergyWarning) => boolean {
-  if (context.verbose || test.limits?.some((l) => l.target?.kind === 'method') === true)
-    return () => true
+  const judgesMethod = test.limits?.some(
+    (l) => l.target?.kind === 'method' || l.target?.kind === 'method-repetitions',
+  )
+  if (context.verbose || judgesMethod === true) return () => true
   return (w) => w.severity !== 'info' || !METHOD_PRECISION_NOTES.has(w.code)
 }
 

@@ -202,21 +202,24 @@ describe('notes under a failed test', () => {
     severity: 'info',
     message: 'Below idle: net energy is negative.',
   }
-  const limit = (target: { kind: 'method' | 'component'; label: string }) =>
+  const limit = (target: { kind: 'method' | 'method-repetitions' | 'window'; label: string }) =>
     ({
       matcher: 'toConsumeLessThan',
       negated: false,
       comparison: '<',
       limit: 0.05,
       unit: 'J',
-      scope: target.kind === 'method' ? 'inclusive' : `component:${target.label}`,
+      scope: target.kind === 'window' ? 'component:gps' : 'inclusive',
       value: 0.19,
       n: 1,
       verdict: 'over',
       passed: false,
       target,
     }) as const
-  const failedOn = (target: { kind: 'method' | 'component'; label: string }): string =>
+  const failedOn = (target: {
+    kind: 'method' | 'method-repetitions' | 'window'
+    label: string
+  }): string =>
     renderTerminal(
       buildEnergyReport([
         entry('leaving the map', [window('leaving the map', 2, [fewSamples, belowIdle])], {
@@ -229,7 +232,7 @@ describe('notes under a failed test', () => {
     )
 
   test('a failed limit on a radio: the note on method precision is left to the HTML and JSON', () => {
-    const out = failedOn({ kind: 'component', label: 'gps' })
+    const out = failedOn({ kind: 'window', label: 'leaving the map' })
     expect(out).toContain(`       ℹ W_NEGATIVE_NET ${belowIdle.message}`)
     expect(out).not.toContain('W_UNDERSAMPLED')
     expect(out).toContain('2 notes')
@@ -239,13 +242,17 @@ describe('notes under a failed test', () => {
     const out = failedOn({ kind: 'method', label: 'MapActivity.onResume' })
     expect(out).toContain(`       ℹ W_UNDERSAMPLED ${fewSamples.message}`)
     expect(out).toContain(`       ℹ W_NEGATIVE_NET ${belowIdle.message}`)
+    // runs.method(…) over repetitions judges a method too.
+    expect(failedOn({ kind: 'method-repetitions', label: 'MapActivity.onResume' })).toContain(
+      `       ℹ W_UNDERSAMPLED ${fewSamples.message}`,
+    )
   })
 
   test('verbose prints every note', () => {
     const report = buildEnergyReport([
       entry('leaving the map', [window('leaving the map', 2, [fewSamples])], {
         state: 'failed',
-        limits: [limit({ kind: 'component', label: 'gps' })],
+        limits: [limit({ kind: 'window', label: 'leaving the map' })],
       }),
     ])
     expect(renderTerminal(report, plainScreen, { verbose: true })).toContain(
