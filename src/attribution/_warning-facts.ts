@@ -39,6 +39,19 @@ export function recordRateHz(curve: EnergyCurve, window: EnergyWindow): number |
 }
 
 /**
+ * The longest stretch between two consecutive readings over the whole record, s: what an edge of
+ * a window can cut at most. Real rails are read late now and then (the HAL latches a reading after
+ * its stamp, a poll slips), so the mean rate understates it.
+ */
+export function recordLongestIntervalS(curve: EnergyCurve): number | undefined {
+  const times = curve.readingTimesIn(curve.firstNs, curve.lastNs)
+  let longestNs = 0
+  for (let i = 1; i < times.length; i++)
+    longestNs = Math.max(longestNs, (times[i] as number) - (times[i - 1] as number))
+  return longestNs > 0 ? longestNs / NS_PER_S : undefined
+}
+
+/**
  * How far a net energy could be from 0 by chance, J: 1.96·√(T·τ)·s from the window's own power
  * fluctuation between sensor intervals (s: 1.4826 × MAD of their powers, τ: their mean length;
  * work in the window inflates it, so the floor errs towards not warning), and at least the

@@ -53,6 +53,7 @@ import {
   chargeableEnergy,
   displayPowerW,
   edgeShare,
+  recordLongestIntervalS,
   recordRateHz,
   netNoiseJ,
   otherThreadsEnergy,
@@ -452,10 +453,12 @@ export function mergeAsync(
 function cumulativeFacts(
   curve: EnergyCurve,
   window: EnergyWindow,
-): Pick<WarningFacts, 'edgeShare' | 'recordRateHz'> {
+): Pick<WarningFacts, 'edgeShare' | 'recordRateHz' | 'recordLongestIntervalS'> {
   const rateHz = recordRateHz(curve, window)
+  const longestS = recordLongestIntervalS(curve)
   return {
     edgeShare: edgeShare(curve, window),
     ...(rateHz === undefined ? {} : { recordRateHz: rateHz }),
+    ...(longestS === undefined ? {} : { recordLongestIntervalS: longestS }),
   }
 }

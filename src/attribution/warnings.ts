@@ -60,6 +60,11 @@ export interface WarningFacts {
    * plans a longer window with when `edgeShare` decides (a short window alone tells it badly).
    */
   readonly recordRateHz?: number
+  /**
+   * The longest stretch between two readings over the whole record, s: what one edge can cut at
+   * most, so the window length that keeps the edges under the threshold whatever its phase.
+   */
+  readonly recordLongestIntervalS?: number
   /** The power source's name (`odpm`, `fuel-gauge`, `external-meter`, …), for advice. */
   readonly powerSource?: string
   /**
@@ -264,11 +269,12 @@ function slowSensor(facts: WarningFacts, minUpdates: number): EnergyWarning | un
   if (facts.powerKind === 'cumulative' && facts.edgeShare !== undefined) {
     if (facts.edgeShare <= 1 / minUpdates) return undefined
     const railRateHz = facts.recordRateHz ?? rate
-    // The two edge intervals are shorter than two sensor intervals together, so a window of
-    // 2·min intervals keeps them under 1/min of it whatever its phase.
+    // Each edge cuts at most the longest sensor interval, so a window of 2·min of them keeps the
+    // edges under 1/min of it whatever its phase (the mean interval would not: polls slip).
+    const longestS = facts.recordLongestIntervalS ?? (railRateHz > 0 ? 1 / railRateHz : undefined)
     const longer =
-      railRateHz > 0
-        ? `lengthen it to ≥ ${seconds((2 * minUpdates) / railRateHz)} `
+      longestS !== undefined
+        ? `lengthen it to ≥ ${seconds(2 * minUpdates * longestS)} `
         : 'lengthen it '
     return {
       code: AttributionWarnings.SLOW_SENSOR,

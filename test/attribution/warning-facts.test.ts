@@ -157,6 +157,25 @@ describe('W_SLOW_SENSOR', () => {
     expect(w?.message).not.toMatch(/ODPM|odpm|faster/)
   })
 
+  test('polls that slip: the advice holds for the longest interval, not the mean one', () => {
+    // Read every 100 ms but for one 130 ms stretch (a late poll), as real rails are: a window of
+    // 10 mean intervals can still have more than 20% at its edges; one of 10 longest ones cannot.
+    const times = Array.from({ length: 40 }, (_, i) => (i < 20 ? i * 100 : i * 100 + 30))
+    const slipping = (name: string, subsystem: string, powerW: number): RailSeries =>
+      rail(
+        name,
+        times.map((tMs) => [tMs * MS, (powerW * tMs) / 1000] as const),
+        subsystem,
+      )
+    const late = [
+      slipping('S4M_VDD_CPUCL0', 'CPU(LITTLE)', 0.1),
+      slipping('VSYS_PWR_DISPLAY', 'Display', 1),
+    ]
+    const r = windowOf(late, [], { startMs: 1050, endMs: 1470 })
+    const w = r.warnings.find((x) => x.code === AttributionWarnings.SLOW_SENSOR)
+    expect(w?.message).toContain('lengthen it to ≥ 1.30 s or repeat it')
+  })
+
   test("a 30 ms window between two polls names the rails' rate, not the 0 updates inside it", () => {
     const r = windowOf(rails, [], { startMs: 1130, endMs: 1160 })
     const w = r.warnings.find((x) => x.code === AttributionWarnings.SLOW_SENSOR)

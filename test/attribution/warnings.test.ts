@@ -64,6 +64,17 @@ describe('warnings that apply', () => {
     expect(w?.code).toBe(AttributionWarnings.SLOW_SENSOR)
     expect(w?.message).toContain('24% of this 0.42 s window')
     expect(w?.message).toContain('lengthen it to ≥ 1.05 s or repeat it (`energy.repeat`)')
+    const slipped = attributionWarnings({
+      durationS: 0.42,
+      sensorRateHz: 9.5,
+      powerKind: 'cumulative',
+      edgeShare: 0.24,
+      recordRateHz: 9.5,
+      recordLongestIntervalS: 0.14,
+    })[0]?.message
+    // Each edge can cut the longest interval: 10 of them, not 10 mean ones.
+    expect(slipped).toContain('lengthen it to ≥ 1.40 s')
+    expect(slipped).toContain('update at 9.5 Hz')
     expect(w?.message).not.toMatch(/odpm|ODPM|faster source/)
     const quiet = { durationS: 0.42, sensorRateHz: 2, powerKind: 'cumulative' as const }
     expect(codes({ ...quiet, edgeShare: 0.02 }), 'readings at the edges (powerstats)').toEqual([])
