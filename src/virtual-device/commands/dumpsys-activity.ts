@@ -198,6 +198,18 @@ function hex(seed: number): string {
   return (Math.imul(seed ^ 0x2545f491, 2246822519) >>> 4).toString(16)
 }
 
+/** What a persistent framework process (`android:persistent`, OomAdjuster's `fixed`) shows. */
+const PERSISTENT = {
+  persistent: true,
+  procState: PROC_STATE.persistent,
+  schedGroup: SCHED_GROUP.default,
+  foreground: ' ',
+  capabilities: 'LCMN',
+  adjType: 'fixed',
+  act: undefined,
+  lru: 'other',
+} as const satisfies Partial<ProcessEntry>
+
 /** The app processes the phone runs, in mLruProcesses order (least recently used first). */
 function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocation): ProcessEntry[] {
   const packages = apps.packages
@@ -217,15 +229,8 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
       processName: 'system',
       uid: 1000,
       packages: ['android', 'com.android.providers.settings', 'com.android.server.telecom'],
-      persistent: true,
+      ...PERSISTENT,
       adj: ADJ.system,
-      procState: PROC_STATE.persistent,
-      schedGroup: SCHED_GROUP.default,
-      foreground: ' ',
-      capabilities: 'LCMN',
-      adjType: 'fixed',
-      act: undefined,
-      lru: 'other',
       apkPath: apkOf('android'),
       dataDir: '/data/system',
       thread: `android.app.ActivityThread$ApplicationThread@${hex(systemServer.pid)}`,
@@ -238,15 +243,8 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
       processName: gms.name,
       uid: uidOf(gms.user),
       packages: ['com.google.android.gms'],
-      persistent: true,
+      ...PERSISTENT,
       adj: ADJ.persistent,
-      procState: PROC_STATE.persistent,
-      schedGroup: SCHED_GROUP.default,
-      foreground: ' ',
-      capabilities: 'LCMN',
-      adjType: 'fixed',
-      act: undefined,
-      lru: 'other',
       apkPath: apkOf('com.google.android.gms'),
       dataDir: '/data/user/0/com.google.android.gms',
       thread: proxy(gms.pid),
