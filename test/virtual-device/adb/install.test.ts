@@ -4,22 +4,13 @@
  * -commit` session path (the APK streamed on the `exec:` connection), with real APKs.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
 import { encodeData } from '../../../src/virtual-device/adb/wire.js'
+import { SETTINGS_APK } from '../_driver-apks.js'
 import { hasAdb, runAdb, transportSocket } from './_helpers.js'
-
-const driverRequire = createRequire(
-  createRequire(import.meta.url).resolve('appium-uiautomator2-driver/package.json'),
-)
-const settingsApk = join(
-  dirname(driverRequire.resolve('io.appium.settings/package.json')),
-  'apks',
-  'settings_apk-debug.apk',
-)
 
 describe.skipIf(!hasAdb)('installing APKs with the real adb client', () => {
   let vd: VirtualDeviceServer
@@ -37,7 +28,7 @@ describe.skipIf(!hasAdb)('installing APKs with the real adb client', () => {
     ).stdout.toString()
 
   it('install, then uninstall', async () => {
-    const install = await runAdb(vd.port, ['-s', serial, 'install', '-g', settingsApk])
+    const install = await runAdb(vd.port, ['-s', serial, 'install', '-g', SETTINGS_APK])
     expect(install.code, install.stderr).toBe(0)
     expect(install.stdout.toString()).toMatch(/Performing Push Install[\s\S]*Success\n$/)
     expect(await packages()).toBe('package:io.appium.settings\n')
@@ -51,7 +42,7 @@ describe.skipIf(!hasAdb)('installing APKs with the real adb client', () => {
   })
 
   it('install-multiple streams the APK into an install session', async () => {
-    const r = await runAdb(vd.port, ['-s', serial, 'install-multiple', '-r', settingsApk])
+    const r = await runAdb(vd.port, ['-s', serial, 'install-multiple', '-r', SETTINGS_APK])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout.toString()).toContain('Success')
     expect(await packages()).toBe('package:io.appium.settings\n')

@@ -2,10 +2,9 @@
 // ActivityManagerService dump, through the shell and through the real adb client; the pids it
 // lists are what Appium's appium-adb reads to decide whether an app runs (`listAppProcessIds`).
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
+import { SERVER_APK, SERVER_TEST_APK, SETTINGS_APK } from '../_driver-apks.js'
 import { hasAdb, runAdb } from '../adb/_helpers.js'
 import { harness } from './_harness.js'
 
@@ -22,20 +21,6 @@ function appiumPids(dump: string, pkg: string): number[] {
     .map((m) => Number(m[1]))
   return [...new Set(pids)]
 }
-
-const require = createRequire(import.meta.url)
-const driverRequire = createRequire(
-  join(dirname(require.resolve('appium-uiautomator2-driver/package.json')), 'package.json'),
-)
-const settingsApk = join(
-  dirname(driverRequire.resolve('io.appium.settings/package.json')),
-  'apks',
-  'settings_apk-debug.apk',
-)
-const serverDir = join(
-  dirname(driverRequire.resolve('appium-uiautomator2-server/package.json')),
-  'apks',
-)
 
 test('the running app is listed in every section, with its uid as u0aNN; gone after force-stop', async () => {
   const h = harness()
@@ -141,12 +126,9 @@ test('helper apps: the UiAutomator2 server and the settings service, same record
   const h = harness()
   const push = (path: string, file: string): void =>
     h.device.fs.writeFile(path, readFileSync(file), 0o644)
-  push('/data/local/tmp/settings.apk', settingsApk)
-  push(
-    '/data/local/tmp/test.apk',
-    join(serverDir, 'appium-uiautomator2-server-debug-androidTest.apk'),
-  )
-  push('/data/local/tmp/server.apk', join(serverDir, 'appium-uiautomator2-server-v10.6.6.apk'))
+  push('/data/local/tmp/settings.apk', SETTINGS_APK)
+  push('/data/local/tmp/test.apk', SERVER_TEST_APK)
+  push('/data/local/tmp/server.apk', SERVER_APK)
   for (const apk of ['settings', 'test', 'server']) {
     expect((await h.sh(`pm install -g /data/local/tmp/${apk}.apk`)).out).toBe('Success\n')
   }

@@ -1,23 +1,9 @@
 // The package manager and the helper apps Appium's UiAutomator2 driver installs, through the shell:
 // real APKs from the driver's npm packages, read back as the driver and adb read them.
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { expect, test } from 'vitest'
+import { SERVER_APK, SERVER_TEST_APK, SETTINGS_APK } from '../_driver-apks.js'
 import { harness } from './_harness.js'
-
-const require = createRequire(import.meta.url)
-const driverDir = dirname(require.resolve('appium-uiautomator2-driver/package.json'))
-const driverRequire = createRequire(join(driverDir, 'package.json'))
-const settingsApk = join(
-  dirname(driverRequire.resolve('io.appium.settings/package.json')),
-  'apks',
-  'settings_apk-debug.apk',
-)
-const serverDir = join(
-  dirname(driverRequire.resolve('appium-uiautomator2-server/package.json')),
-  'apks',
-)
 
 function push(h: ReturnType<typeof harness>, path: string, file: string): void {
   h.device.fs.writeFile(path, readFileSync(file), 0o644)
@@ -25,7 +11,7 @@ function push(h: ReturnType<typeof harness>, path: string, file: string): void {
 
 test('pm install reads the manifest of a real APK; list, path, dumpsys and uninstall agree', async () => {
   const h = harness()
-  push(h, '/data/local/tmp/settings.apk', settingsApk)
+  push(h, '/data/local/tmp/settings.apk', SETTINGS_APK)
   expect(await h.sh("pm 'install' '-g' '/data/local/tmp/settings.apk'")).toMatchObject({
     out: 'Success\n',
     status: 0,
@@ -81,7 +67,7 @@ test('pm install refuses what a phone refuses, with the package manager’s code
 test('an older SDK refuses an APK whose minSdk is newer', async () => {
   const h = harness()
   h.device.props.set('ro.build.version.sdk', '25')
-  push(h, '/data/local/tmp/settings.apk', settingsApk)
+  push(h, '/data/local/tmp/settings.apk', SETTINGS_APK)
   const r = await h.sh('pm install /data/local/tmp/settings.apk')
   expect(r).toMatchObject({ status: 1 })
   expect(r.out).toContain(
@@ -107,7 +93,7 @@ test('resolve-activity finds the launcher; clear stops the simulated app', async
 
 test('the settings helper runs its foreground service once started; force-stop ends it', async () => {
   const h = harness()
-  push(h, '/data/local/tmp/settings.apk', settingsApk)
+  push(h, '/data/local/tmp/settings.apk', SETTINGS_APK)
   await h.sh('pm install -g /data/local/tmp/settings.apk')
   expect((await h.sh('dumpsys activity services io.appium.settings')).out).toContain('(nothing)')
   const started = await h.sh(
@@ -140,11 +126,10 @@ test('am instrument of the UiAutomator2 server listens on port 6790 until stoppe
   expect(unknown.err).toContain(
     'INSTRUMENTATION_FAILED: io.appium.uiautomator2.server.test/androidx.test.runner.AndroidJUnitRunner',
   )
-  for (const apk of ['appium-uiautomator2-server-debug-androidTest.apk']) {
-    push(h, `/data/local/tmp/${apk}`, join(serverDir, apk))
-    expect((await h.sh(`pm install -r /data/local/tmp/${apk}`)).out).toBe('Success\n')
-  }
-  const server = readFileSync(join(serverDir, 'appium-uiautomator2-server-v10.6.6.apk'))
+  const testApk = '/data/local/tmp/appium-uiautomator2-server-debug-androidTest.apk'
+  push(h, testApk, SERVER_TEST_APK)
+  expect((await h.sh(`pm install -r ${testApk}`)).out).toBe('Success\n')
+  const server = readFileSync(SERVER_APK)
   h.device.fs.writeFile('/data/local/tmp/server.apk', server, 0o644)
   expect((await h.sh('pm install -r /data/local/tmp/server.apk')).out).toBe('Success\n')
   expect((await h.sh('pm list instrumentation')).out).toBe(
@@ -177,7 +162,7 @@ test('wm and ime answer as a Pixel 6 with Gboard', async () => {
 
 test('install sessions: create, write from a file or stdin, commit or abandon', async () => {
   const h = harness()
-  push(h, '/data/local/tmp/settings.apk', settingsApk)
+  push(h, '/data/local/tmp/settings.apk', SETTINGS_APK)
   const created = await h.sh('pm install-create -g -S 3076274')
   const id = /\[(\d+)\]/.exec(created.out)?.[1]
   expect(created.out).toBe(`Success: created install session [${id}]\n`)

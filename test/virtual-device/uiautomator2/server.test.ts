@@ -1,16 +1,11 @@
 // The emulated UiAutomator2 server's HTTP API, spoken to directly on the phone's port 6790 (a
 // loopback bridge stands in for `adb forward`): the real server's bodies and error shapes.
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import net from 'node:net'
-import { dirname, join } from 'node:path'
+import { basename } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { SERVER_APK, SERVER_TEST_APK } from '../_driver-apks.js'
 import { harness, type Harness } from '../commands/_harness.js'
-
-const driverRequire = createRequire(
-  createRequire(import.meta.url).resolve('appium-uiautomator2-driver/package.json'),
-)
-const apks = join(dirname(driverRequire.resolve('appium-uiautomator2-server/package.json')), 'apks')
 
 let h: Harness
 let bridge: net.Server
@@ -19,12 +14,10 @@ let running: Promise<unknown>
 
 beforeAll(async () => {
   h = harness()
-  for (const apk of [
-    'appium-uiautomator2-server-v10.6.6.apk',
-    'appium-uiautomator2-server-debug-androidTest.apk',
-  ]) {
-    h.device.fs.writeFile(`/data/local/tmp/${apk}`, readFileSync(join(apks, apk)), 0o644)
-    await h.sh(`pm install -r /data/local/tmp/${apk}`)
+  for (const apk of [SERVER_APK, SERVER_TEST_APK]) {
+    const path = `/data/local/tmp/${basename(apk)}`
+    h.device.fs.writeFile(path, readFileSync(apk), 0o644)
+    await h.sh(`pm install -r ${path}`)
   }
   await h.sh('am start -W -n com.example.trails/.MainActivity')
   running = h.sh(
