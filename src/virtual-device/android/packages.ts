@@ -6,7 +6,7 @@
  * emulated only for the helper apps Appium's UiAutomator2 driver installs (helper-apps.ts).
  */
 import { createRequire } from 'node:module'
-import { DEFAULT_APP_UID, qualifyActivity } from '../sim/app-model.js'
+import { appUidOf, qualifyActivity } from '../sim/app-model.js'
 import type { SimPhone } from '../sim/phone.js'
 
 export interface InstalledPackage {
@@ -172,7 +172,7 @@ export class PackageRegistry {
       instrumentation: undefined,
       requestedPermissions: [],
       grantedPermissions: new Set(),
-      uid: app.uid ?? DEFAULT_APP_UID,
+      uid: appUidOf(app),
       firstInstallMs: bootMs,
       lastUpdateMs: bootMs,
     })

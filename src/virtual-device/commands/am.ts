@@ -7,7 +7,7 @@
  */
 import type { HelperApps } from '../android/helper-apps.js'
 import type { ShellCommand, ShellInvocation, VirtualDeviceHandle } from '../contract.js'
-import { DEFAULT_APP_UID, qualifyActivity } from '../sim/app-model.js'
+import { appUidOf, qualifyActivity } from '../sim/app-model.js'
 import { buildArtProfile } from '../sim/art-profile.js'
 import { bootNowNs, type ArtProfileSession, type SimPhone } from '../sim/phone.js'
 import { err, intArg, javaException, out } from './_util.js'
@@ -87,7 +87,7 @@ export function launchApp(
           { once: true },
         )
       }),
-    { user: appUser(app.uid ?? DEFAULT_APP_UID) },
+    { user: appUser(appUidOf(app)) },
   )
   phone.appProcess = process
   sim.launch(process.pid, screenId)

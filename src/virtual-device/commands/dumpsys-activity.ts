@@ -41,7 +41,7 @@ import {
   UIAUTOMATOR2_SERVER_PACKAGE,
 } from '../android/helper-apps.js'
 import type { ShellInvocation } from '../contract.js'
-import { DEFAULT_APP_UID } from '../sim/app-model.js'
+import { appUidOf } from '../sim/app-model.js'
 import type { SimPhone } from '../sim/phone.js'
 import { uidOf } from '../shell/commands/proc.js'
 import { out } from './_util.js'
@@ -347,7 +347,7 @@ function runningProcesses(phone: SimPhone, apps: HelperApps, inv: ShellInvocatio
       : {
           pid: app.pid,
           processName: phone.app.package,
-          uid: phone.app.uid ?? DEFAULT_APP_UID,
+          uid: appUidOf(phone.app),
           packages: [phone.app.package],
           persistent: false,
           ...(appOnTop

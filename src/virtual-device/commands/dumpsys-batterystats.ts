@@ -17,7 +17,7 @@ import type { ShellInvocation } from '../contract.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import type { HardwareKind } from '../sim/simulation.js'
 import { out } from './_util.js'
-import { DEFAULT_APP_UID } from '../sim/app-model.js'
+import { appUidOf } from '../sim/app-model.js'
 
 const BRIGHTNESS_BINS = ['dark', 'dim', 'medium', 'light', 'bright'] as const
 
@@ -45,7 +45,7 @@ function edges(intervals: readonly (readonly [number, number])[]): [number, bool
 }
 
 function appUid(phone: SimPhone): string {
-  return `u0a${(phone.app.uid ?? DEFAULT_APP_UID) - 10000}`
+  return `u0a${appUidOf(phone.app) - 10000}`
 }
 
 /** The history since the last reset up to `nowNs`. */
@@ -147,7 +147,7 @@ const mAh = (phone: SimPhone, joules: number): number =>
 /** Checkin rows since the last reset, from the ground truth. */
 export function checkinRows(phone: SimPhone, nowNs: number, build: string): CheckinRow[] {
   const gt = phone.sim.groundTruth(phone.batterystatsResetNs, nowNs)
-  const uid = phone.app.uid ?? DEFAULT_APP_UID
+  const uid = appUidOf(phone.app)
   const appJ = gt.appCpuEnergyJ + gt.components.gps + gt.components.other
   const items: [number, string, number][] = [
     [uid, 'uid', appJ],

@@ -15,7 +15,7 @@
 import type { ShellInvocation } from '../contract.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import { out } from './_util.js'
-import { DEFAULT_APP_UID } from '../sim/app-model.js'
+import { appUidOf } from '../sim/app-model.js'
 
 /** PowerManagerService reports a partial wake lock as long after this much holding, ms. */
 export const LONG_WAKE_LOCK_MS = 60_000
@@ -68,7 +68,7 @@ export function heldWakeLocks(phone: SimPhone, tNs: number): HeldWakeLock[] {
   phone.sim.materialize(tNs)
   const pid = phone.sim.pid
   if (pid === undefined) return []
-  const uid = phone.app.uid ?? DEFAULT_APP_UID
+  const uid = appUidOf(phone.app)
   return phone.sim.hardware
     .filter((h) => h.kind === 'wakelock' && h.startNs <= tNs && h.endNs > tNs)
     .sort((a, b) => a.startNs - b.startNs)

@@ -113,7 +113,12 @@ export interface Screen {
 }
 
 /** The app's Linux uid when its model gives none. */
-export const DEFAULT_APP_UID = 10123
+const DEFAULT_APP_UID = 10123
+
+/** The app's Linux uid: its model's, else 10123. */
+export function appUidOf(app: Pick<AppModel, 'uid'>): number {
+  return app.uid ?? DEFAULT_APP_UID
+}
 
 export interface AppModel {
   readonly package: string
