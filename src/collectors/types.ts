@@ -37,6 +37,13 @@ export type PowerData =
   | {
       readonly kind: 'series'
       readonly series: PowerSeries
+      /**
+       * What ran on each CPU and at which frequency, when the collector recorded it alongside (the
+       * fuel gauge's Perfetto session, for the CPU power model of a phone without rails).
+       */
+      readonly schedule?: CpuSchedule
+      /** boottime − monotonic (ns), from that session's clock snapshot. */
+      readonly monotonicToBoottimeNs?: number
       readonly warnings: readonly EnergyWarning[]
     }
   | {

@@ -9,15 +9,58 @@
  */
 import type { Readable } from 'node:stream'
 import { shellStream, type FuelGaugeCapability } from '../../device/index.js'
-import { EnergyError, type EnergyWarning, type PowerSample } from '../../model/index.js'
+import { decodePowerTrace, formatPerfettoTextConfig } from '../../formats/perfetto/index.js'
+import {
+  EnergyError,
+  isEnergyError,
+  type CpuSchedule,
+  type EnergyWarning,
+  type PowerSample,
+} from '../../model/index.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
+import {
+  abortPerfetto,
+  ftraceDataSource,
+  monotonicOffsetFrom,
+  startPerfetto,
+  stopPerfetto,
+  type PerfettoSession,
+} from './_perfetto.js'
+import { withStartFrequencies } from './odpm.js'
 
 export interface FuelGaugeOptions {
   /** The probe's findings: node, unit and sign of `current_now`. */
   readonly gauge: FuelGaugeCapability
   /** Readings per second the loop asks for. @default 50 */
   readonly pollHz?: number
+  /**
+   * Also record what ran on each CPU and at which frequency (`sched_switch`, `cpu_frequency`,
+   * `cpu_idle`) in a Perfetto session over the window, for the CPU power model that gives
+   * per-method energy on a phone without rails. When perfetto cannot record, the window keeps its
+   * gauge readings and says why it has no schedule (`W_NO_SCHEDULE`). @default false
+   */
+  readonly schedule?: boolean
+  /** Where perfetto writes its trace on the device. @default '/data/misc/perfetto-traces' */
+  readonly traceDir?: string
+}
+
+/** The scheduler and cpufreq events the CPU power model reads. */
+export const MODEL_FTRACE_EVENTS = [
+  'sched/sched_switch',
+  'power/cpu_frequency',
+  'power/cpu_idle',
+] as const
+
+/** The text config of the schedule's Perfetto session. */
+export function scheduleTraceConfig(): string {
+  return formatPerfettoTextConfig({
+    buffers: [{ sizeKb: 16384, fillPolicy: 'RING_BUFFER', unknownFields: [] }],
+    dataSources: [ftraceDataSource(MODEL_FTRACE_EVENTS)],
+    writeIntoFile: true,
+    fileWritePeriodMs: 1000,
+    unknownFields: [],
+  })
 }
 
 /** One polled reading before conversion. */
@@ -36,6 +79,10 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
   let raw: string[] | undefined
   let parser: FuelGaugeLineParser | undefined
   let streamError: unknown
+  let trace: PerfettoSession | undefined
+  /** Why this window has no schedule although one was asked for. */
+  let noSchedule: string | undefined
+  const traceDir = options.traceDir ?? '/data/misc/perfetto-traces'
 
   return {
     name: 'fuel-gauge',
@@ -43,9 +90,28 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
       const node = requireNode(gauge, context)
       readings = []
       streamError = undefined
+      noSchedule = undefined
       parser = new FuelGaugeLineParser((r) => readings.push(r))
       raw = context.keepArtifact === undefined ? undefined : []
-      stream = await shellStream(context.device, ['sh', '-c', pollScript(node, pollHz)])
+      if (options.schedule === true) {
+        trace = await startPerfetto(
+          context,
+          scheduleTraceConfig(),
+          `${traceDir}/vitest-energy-${context.windowId}-sched.pftrace`,
+          { frequencies: true, hint: 'The CPU power model needs perfetto (Android 10+).' },
+        ).catch((error: unknown) => {
+          noSchedule = describe(error)
+          return undefined
+        })
+      }
+      try {
+        stream = await shellStream(context.device, ['sh', '-c', pollScript(node, pollHz)])
+      } catch (error) {
+        const t = trace
+        trace = undefined
+        if (t !== undefined) await abortPerfetto(context, t)
+        throw error
+      }
       stream.setEncoding('latin1')
       stream.on('data', (chunk: string) => {
         raw?.push(chunk)
@@ -61,6 +127,7 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
       stream = undefined
       s.destroy()
       parser.end()
+      const sched = await stopSchedule(context)
       if (raw !== undefined) context.keepArtifact?.('fuel-gauge-poll.txt', raw.join(''))
       raw = undefined
       if (streamError !== undefined) throw streamError
@@ -73,27 +140,77 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
           details: { serial: context.device.serial },
         })
       }
-      const warnings: EnergyWarning[] =
-        parser.malformed > 0
-          ? [
-              {
-                code: 'W_FUEL_GAUGE_GARBLED',
-                severity: 'warning',
-                message: `${parser.malformed} fuel-gauge reading(s) could not be read and were skipped`,
-              },
-            ]
-          : []
+      const warnings: EnergyWarning[] = [...sched.warnings]
+      if (parser.malformed > 0) {
+        warnings.push({
+          code: 'W_FUEL_GAUGE_GARBLED',
+          severity: 'warning',
+          message: `${parser.malformed} fuel-gauge reading(s) could not be read and were skipped`,
+        })
+      }
       return {
         kind: 'series',
         series: { kind: 'instant', source: 'fuel-gauge', clock: 'boottime', samples },
+        ...(sched.schedule === undefined ? {} : { schedule: sched.schedule }),
+        ...(sched.monotonicToBoottimeNs === undefined
+          ? {}
+          : { monotonicToBoottimeNs: sched.monotonicToBoottimeNs }),
         warnings,
       }
     },
-    async abort() {
+    async abort(context) {
       stream?.destroy()
       stream = undefined
+      const t = trace
+      trace = undefined
+      if (t !== undefined) await abortPerfetto(context, t)
     },
   }
+
+  /** Stops the schedule's session, if one was asked for; its failure costs only the schedule. */
+  async function stopSchedule(context: CollectorContext): Promise<{
+    schedule?: CpuSchedule
+    monotonicToBoottimeNs?: number
+    warnings: EnergyWarning[]
+  }> {
+    if (options.schedule !== true) return { warnings: [] }
+    const t = trace
+    trace = undefined
+    if (t !== undefined) {
+      try {
+        const bytes = await stopPerfetto(context, t, 20_000)
+        context.keepArtifact?.('schedule.pftrace', bytes)
+        const decoded = decodePowerTrace(bytes)
+        const offset = monotonicOffsetFrom(decoded.clockSnapshots)
+        if (decoded.schedule !== undefined) {
+          return {
+            schedule: withStartFrequencies(decoded.schedule, t.startKhz, []),
+            ...(offset === undefined ? {} : { monotonicToBoottimeNs: offset }),
+            warnings: [],
+          }
+        }
+        noSchedule = 'the trace holds no sched_switch events'
+      } catch (error) {
+        if (isEnergyError(error) && error.code === 'E_DEVICE_DISCONNECTED') throw error
+        noSchedule = describe(error)
+      }
+    }
+    return {
+      warnings: [
+        {
+          code: 'W_NO_SCHEDULE',
+          severity: 'warning',
+          message: `no CPU schedule for this window (${noSchedule ?? 'perfetto did not record'}): its methods' energy could not be modelled from the CPUs they ran on`,
+        },
+      ],
+    }
+  }
+}
+
+/** The first line of an error, for a warning. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  return message.split('\n')[0] ?? message
 }
 
 function requireNode(gauge: FuelGaugeCapability, context: CollectorContext): string {

@@ -14,26 +14,23 @@
  * with the host → boottime mapping and boottime − monotonic from an earlier trace, `stop()` waits
  * just past the next poll instead of a whole period.
  */
-import {
-  DeviceErrors,
-  hostNowNs,
-  mappingAgeNs,
-  quoteShellArg,
-  shellScript,
-  type DeviceClockMapping,
-} from '../../device/index.js'
+import { hostNowNs, mappingAgeNs, type DeviceClockMapping } from '../../device/index.js'
 import { decodePowerTrace, formatPerfettoTextConfig } from '../../formats/perfetto/index.js'
-import {
-  EnergyError,
-  isEnergyError,
-  type CpuSchedule,
-  type EnergyWarning,
-} from '../../model/index.js'
+import { EnergyError, type CpuSchedule, type EnergyWarning } from '../../model/index.js'
 import type { CpuFrequencyChange } from '../../model/samples.js'
-import { endProcess, killProcess, removeFiles } from '../_device-process.js'
 import { CollectorErrors } from '../errors.js'
-import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
+import type { PowerCollector, PowerData } from '../types.js'
 import { withoutRepeats } from './rail-repeats.js'
+import {
+  abortPerfetto,
+  ftraceDataSource,
+  monotonicOffsetFrom,
+  startPerfetto,
+  stopPerfetto,
+  type PerfettoSession,
+} from './_perfetto.js'
+
+export { readCpuFrequencies } from './_perfetto.js'
 
 export interface OdpmOptions {
   /** How often the rails and battery counters are polled, ms (perfetto's minimum is 100). @default 100 */
@@ -79,8 +76,6 @@ export interface OdpmOptions {
 
 /** traced_probes polls android.power at most this often (it caps shorter periods silently). */
 const MIN_POLL_MS = 100
-/** How long an abandoned session may take to exit after SIGTERM before it is killed. */
-const ABORT_GRACE_MS = 5_000
 
 export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
   const pollMs = options.pollMs ?? MIN_POLL_MS
@@ -92,8 +87,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
     })
   }
   const traceDir = options.traceDir ?? '/data/misc/perfetto-traces'
-  let session:
-    { pid: string; file: string; startKhz: ReadonlyMap<number, number> | undefined } | undefined
+  let session: PerfettoSession | undefined
   /** Host time of the window's end, once `awaitEndReading` has waited for the poll after it. */
   let endReading: number | undefined
   const extrapolate = options.endReading === 'extrapolate'
@@ -133,53 +127,16 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
           },
           ...(options.schedule === false
             ? []
-            : [
-                {
-                  name: 'linux.ftrace',
-                  ftraceConfig: {
-                    ftraceEvents: ['sched/sched_switch', 'power/cpu_frequency'],
-                    atraceCategories: [],
-                    compactSched: true,
-                    unknownFields: [],
-                  },
-                  unknownFields: [],
-                  dataSourceUnknownFields: [],
-                },
-              ]),
+            : [ftraceDataSource(['sched/sched_switch', 'power/cpu_frequency'])]),
         ],
         writeIntoFile: true,
         fileWritePeriodMs: 1000,
         unknownFields: [],
       })
-      // ftrace reports frequency changes only: what each cluster runs at when the session starts
-      // is read in the same shell once perfetto records (a change after the read is in the
-      // trace); the script's status stays perfetto's.
-      const frequencies = options.schedule !== false
-      const started = await shellScript(
-        context.device,
-        `echo ${quoteShellArg(config)} | perfetto --txt -c - -o ${quoteShellArg(file)} --background` +
-          (frequencies
-            ? `; s=$?; echo ${quoteShellArg(FREQUENCIES_MARK)}; ${CPU_FREQUENCIES_SCRIPT}; (exit $s)`
-            : ''),
-      )
-      const mark = started.stdout.lastIndexOf(FREQUENCIES_MARK)
-      const perfettoOut = mark < 0 ? started.stdout : started.stdout.slice(0, mark)
-      // `--background` prints the session's pid last (log lines on stderr may come first).
-      const pid = perfettoOut.trim().split(/\s+/).pop() ?? ''
-      if (started.exitCode !== 0 || !/^\d+$/.test(pid)) {
-        await removeFiles(context, [file])
-        throw new EnergyError({
-          code: CollectorErrors.RECORDER_FAILED,
-          message: `perfetto did not start (exit ${started.exitCode}): ${perfettoOut.trim().slice(0, 200) || 'no output'}`,
-          hint: 'ODPM rails need Android 11+ with the power HAL rails (Pixel 6 and later); use power: "fuel-gauge" otherwise.',
-          details: { serial: context.device.serial },
-        })
-      }
-      const startKhz =
-        frequencies && mark >= 0
-          ? parseCpuFrequencies(started.stdout.slice(mark + FREQUENCIES_MARK.length))
-          : undefined
-      session = { pid, file, startKhz }
+      session = await startPerfetto(context, config, file, {
+        frequencies: options.schedule !== false,
+        hint: 'ODPM rails need Android 11+ with the power HAL rails (Pixel 6 and later); use power: "fuel-gauge" otherwise.',
+      })
     },
     async stop(context): Promise<PowerData> {
       const s = session
@@ -188,7 +145,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       // Let one more poll land after the window's end, so the counters cover the whole window.
       const endHostNs = endReading ?? (await awaitPoll())
       endReading = undefined
-      const bytes = await stopAndRead(context, s, options.stopTimeoutMs ?? 20_000)
+      const bytes = await stopPerfetto(context, s, options.stopTimeoutMs ?? 20_000)
       context.keepArtifact?.('power-rails.pftrace', bytes)
       const trace = decodePowerTrace(bytes)
       const rails = withoutRepeats(trace.rails)
@@ -241,42 +198,9 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
       session = undefined
       endReading = undefined
       if (s === undefined) return
-      // Gone before its trace is removed, or it could write the file again.
-      await endProcess(context, s.pid, 'TERM', ABORT_GRACE_MS).catch(() => undefined)
-      await removeFiles(context, [s.file])
+      await abortPerfetto(context, s)
     },
   }
-}
-
-/** Prints `<related_cpus>:<scaling_cur_freq>` for every cpufreq policy. */
-const CPU_FREQUENCIES_SCRIPT =
-  '(cd /sys/devices/system/cpu/cpufreq && for p in policy*; do echo "$(cat $p/related_cpus):$(cat $p/scaling_cur_freq)"; done) 2>/dev/null'
-
-/** Between perfetto's output and the frequencies in the start script's output. */
-const FREQUENCIES_MARK = '--- cpufreq ---'
-
-/**
- * Each CPU's frequency now, kHz (`scaling_cur_freq` of every cpufreq policy, for the CPUs in its
- * `related_cpus`); undefined when the phone does not show them (the attribution then takes each
- * CPU's first traced change as its frequency before it). The collector reads them in the shell
- * that starts perfetto; this is the same read on its own.
- */
-export async function readCpuFrequencies(
-  context: CollectorContext,
-): Promise<ReadonlyMap<number, number> | undefined> {
-  const read = await shellScript(context.device, CPU_FREQUENCIES_SCRIPT).catch(() => undefined)
-  return read === undefined || read.exitCode !== 0 ? undefined : parseCpuFrequencies(read.stdout)
-}
-
-/** `<cpus>:<kHz>` lines → kHz per CPU; undefined when there is none. */
-function parseCpuFrequencies(text: string): ReadonlyMap<number, number> | undefined {
-  const khzOf = new Map<number, number>()
-  for (const line of text.split('\n')) {
-    const m = /^\s*([\d ]+):\s*(\d+)\s*$/.exec(line)
-    if (m === null) continue
-    for (const cpu of (m[1] ?? '').trim().split(/\s+/)) khzOf.set(Number(cpu), Number(m[2]))
-  }
-  return khzOf.size === 0 ? undefined : khzOf
 }
 
 /**
@@ -401,67 +325,6 @@ export function uncoveredEndMs(
   for (const r of rails) lastNs = Math.min(lastNs, r.readings.at(-1)?.tNs ?? -Infinity)
   const shortNs = endNs - lastNs - mappingUncertaintyNs(mapping, endHostNs) - 1e6
   return shortNs > 0 ? (endNs - lastNs) / 1e6 : undefined
-}
-
-/**
- * SIGTERM makes perfetto flush and write the trace; the same shell waits for it to exit, prints
- * the trace and removes it: one round trip instead of a kill, a pull and an rm, each of which costs
- * an adb connection and a shell on the phone (≈ 5–20 ms apiece) while the test waits. `shell:`
- * with a command runs without a terminal, so the bytes arrive as written. Perfetto is killed, and
- * its trace removed, if it has not exited and handed the trace over in time.
- */
-async function stopAndRead(
-  context: CollectorContext,
-  session: { pid: string; file: string },
-  timeoutMs: number,
-): Promise<Uint8Array> {
-  const pid = quoteShellArg(session.pid)
-  const file = quoteShellArg(session.file)
-  let read: Awaited<ReturnType<typeof shellScript>>
-  try {
-    read = await shellScript(
-      context.device,
-      `kill -TERM ${pid} 2>/dev/null; while kill -0 ${pid} 2>/dev/null; do sleep 0.005; done; cat ${file} && rm -f ${file}`,
-      { signal: AbortSignal.timeout(timeoutMs) },
-    )
-  } catch (error) {
-    if (isEnergyError(error) && error.code === DeviceErrors.ABORTED) {
-      await killProcess(context, session.pid)
-      await removeFiles(context, [session.file])
-      throw new EnergyError({
-        code: CollectorErrors.RECORDER_FAILED,
-        message: `perfetto (pid ${session.pid}) did not exit within ${timeoutMs} ms of SIGTERM (or its trace did not arrive in that time); it was killed and its trace is lost`,
-        hint: 'Check `adb shell ps -A | grep perfetto` for another stuck session; a very busy phone may need a longer stopTimeoutMs.',
-        details: { serial: context.device.serial },
-      })
-    }
-    await removeFiles(context, [session.file])
-    throw error
-  }
-  if (read.exitCode !== 0) {
-    await removeFiles(context, [session.file])
-    throw new EnergyError({
-      code: CollectorErrors.RECORDER_FAILED,
-      message: `perfetto (pid ${session.pid}) left no readable trace at ${session.file}: ${read.stdout.trim().slice(0, 200) || `exit ${read.exitCode}`}`,
-      hint: 'Another tool may have removed it, or the trace directory is not readable by the shell user; run `adb shell ls -l /data/misc/perfetto-traces`.',
-      details: { serial: context.device.serial },
-    })
-  }
-  return read.output
-}
-
-/** boottime − monotonic from the trace's clock snapshots (they record both at one instant). */
-function monotonicOffsetFrom(
-  snapshots: ReturnType<typeof decodePowerTrace>['clockSnapshots'],
-): number | undefined {
-  for (const snapshot of snapshots) {
-    const boot = snapshot.find((c) => c.clock === 'boottime')
-    const mono = snapshot.find((c) => c.clock === 'monotonic')
-    if (boot?.timestampNs !== undefined && mono?.timestampNs !== undefined) {
-      return boot.timestampNs - mono.timestampNs
-    }
-  }
-  return undefined
 }
 
 function delay(ms: number): Promise<void> {

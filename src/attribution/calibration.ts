@@ -1,0 +1,212 @@
+/**
+ * Calibrating the CPU power model against what the phone measures. A shipped power profile gives
+ * the OEM's nominal currents, not this phone's silicon (real parts depart by 10–30% per cluster).
+ * Over spans in which the phone's load was known and steady — a busy loop pinned to one core of
+ * a cluster, then to all of them, then none (the way `power-calibrate` does it on Linux) — the
+ * fuel gauge's energy is fitted as
+ *
+ *   E_gauge = P_other·Δt + Σ_k s_k·E_k + s_a·E_active
+ *
+ * where E_k and E_active are the model's nominal energies of cluster k and of `cpu.active` over the
+ * span (from the schedule the phone recorded), P_other the rest of the phone (screen, radios,
+ * idle), assumed steady over the calibration. Weighted least squares, each span weighted by the
+ * gauge's noise over it; a scale's standard error comes from the weights and, when the spans
+ * scatter more than the gauge's noise says, from the scatter. A scale the spans cannot tell (its
+ * cluster never ran alone, or its error is too large) stays at the profile's value and says so.
+ */
+import type { CpuModelScales } from './cpu-model.js'
+
+/** One steady stretch of the calibration. */
+export interface CalibrationSpan {
+  /** What ran: `idle`, or the cluster and how many of its cores were loaded. */
+  readonly label: string
+  readonly durationS: number
+  /** The gauge's energy over the span, J. */
+  readonly measuredJ: number
+  /** Its standard error, J (the gauge's noise over the span's independent readings). */
+  readonly measuredSeJ: number
+  /** The model's nominal energy per cluster over the span, J. */
+  readonly clusterJ: readonly number[]
+  /** The model's nominal `cpu.active` energy over the span, J. */
+  readonly activeJ: number
+}
+
+/** The result of a calibration fit. */
+export interface CpuCalibrationFit {
+  readonly scales: CpuModelScales
+  /** Standard error of each cluster's scale; undefined where the spans could not tell it. */
+  readonly clusterSe: readonly (number | undefined)[]
+  /** Standard error of the `cpu.active` scale; undefined where it could not be told. */
+  readonly activeSe?: number
+  /** The rest of the phone's power during the calibration, W. */
+  readonly otherPowerW: number
+  /** Root mean square of the spans' residuals over their standard errors (≈ 1 when the model fits). */
+  readonly residualRatio: number
+}
+
+/** A scale is trusted when its standard error is at most this share of it. */
+export const MAX_SCALE_RELATIVE_SE = 0.1
+/** A fitted scale outside this range is no calibration but a broken measurement. */
+const PLAUSIBLE_SCALE: readonly [number, number] = [0.25, 4]
+
+/**
+ * Fits the scales. Clusters whose scale cannot be told (never loaded in a span, an implausible
+ * value, a standard error above `MAX_SCALE_RELATIVE_SE`) keep 1, as does `cpu.active` when it is
+ * not separable from the clusters' own currents; they are fitted again without that column.
+ */
+export function fitCpuScales(
+  spans: readonly CalibrationSpan[],
+  clusterCount: number,
+): CpuCalibrationFit {
+  let fitCluster = Array.from({ length: clusterCount }, (_, k) =>
+    spans.some((s) => (s.clusterJ[k] ?? 0) > 0),
+  )
+  let fitActive = spans.some((s) => s.activeJ > 0)
+  for (let round = 0; round <= clusterCount + 1; round++) {
+    const fit = solve(spans, clusterCount, fitCluster, fitActive)
+    if (fit === undefined) {
+      // Too few spans for the columns: drop cpu.active first (the least separable), then give up.
+      if (fitActive) {
+        fitActive = false
+        continue
+      }
+      return nominal(spans, clusterCount)
+    }
+    const bad = (scale: number, se: number | undefined): boolean =>
+      se === undefined ||
+      !(scale >= PLAUSIBLE_SCALE[0] && scale <= PLAUSIBLE_SCALE[1]) ||
+      se > MAX_SCALE_RELATIVE_SE * scale
+    if (fitActive && bad(fit.scales.active, fit.activeSe)) {
+      fitActive = false
+      continue
+    }
+    const drop = fitCluster.map((on, k) =>
+      on ? bad(fit.scales.clusters[k] ?? 1, fit.clusterSe[k]) : false,
+    )
+    if (!drop.some((d) => d)) return fit
+    fitCluster = fitCluster.map((on, k) => on && !drop[k])
+  }
+  return nominal(spans, clusterCount)
+}
+
+function nominal(spans: readonly CalibrationSpan[], clusterCount: number): CpuCalibrationFit {
+  const t = spans.reduce((a, s) => a + s.durationS, 0)
+  const e = spans.reduce((a, s) => a + s.measuredJ, 0)
+  return {
+    scales: { clusters: Array.from({ length: clusterCount }, () => 1), active: 1 },
+    clusterSe: Array.from({ length: clusterCount }, () => undefined),
+    otherPowerW: t > 0 ? e / t : 0,
+    residualRatio: Number.NaN,
+  }
+}
+
+/**
+ * Weighted least squares with the chosen columns; columns left out enter at scale 1 (their nominal
+ * energy is moved to the left-hand side). `undefined` when the system is singular or has no
+ * degrees of freedom left for the scatter.
+ */
+function solve(
+  spans: readonly CalibrationSpan[],
+  clusterCount: number,
+  fitCluster: readonly boolean[],
+  fitActive: boolean,
+): CpuCalibrationFit | undefined {
+  const columns: ((s: CalibrationSpan) => number)[] = [(s) => s.durationS]
+  const clusterColumn: number[] = []
+  for (let k = 0; k < clusterCount; k++) {
+    if (!fitCluster[k]) continue
+    clusterColumn[k] = columns.length
+    columns.push((s) => s.clusterJ[k] ?? 0)
+  }
+  const activeColumn = fitActive ? columns.length : undefined
+  if (fitActive) columns.push((s) => s.activeJ)
+  const p = columns.length
+  const n = spans.length
+  if (n < p) return undefined
+  const fixed = (s: CalibrationSpan): number =>
+    (fitActive ? 0 : s.activeJ) + s.clusterJ.reduce((a, j, k) => a + (fitCluster[k] ? 0 : j), 0)
+  // Normal equations of the weighted problem.
+  const xtx = Array.from({ length: p }, () => new Float64Array(p))
+  const xty = new Float64Array(p)
+  const weight = (s: CalibrationSpan): number => 1 / Math.max(s.measuredSeJ, 1e-9) ** 2
+  for (const s of spans) {
+    const w = weight(s)
+    const x = columns.map((c) => c(s))
+    const y = s.measuredJ - fixed(s)
+    for (let i = 0; i < p; i++) {
+      xty[i] = (xty[i] as number) + w * (x[i] as number) * y
+      const row = xtx[i] as Float64Array
+      for (let j = 0; j < p; j++)
+        row[j] = (row[j] as number) + w * (x[i] as number) * (x[j] as number)
+    }
+  }
+  const inverse = invert(xtx)
+  if (inverse === undefined) return undefined
+  const beta = Array.from({ length: p }, (_, i) =>
+    (inverse[i] ?? []).reduce((a, v, j) => a + v * (xty[j] ?? 0), 0),
+  )
+  let chi2 = 0
+  for (const s of spans) {
+    const predicted = columns.reduce((a, c, i) => a + c(s) * (beta[i] as number), 0)
+    chi2 += (s.measuredJ - fixed(s) - predicted) ** 2 * weight(s)
+  }
+  const dof = n - p
+  // Spans that scatter more than the gauge's noise says widen every error accordingly.
+  const inflate = dof > 0 ? Math.max(1, chi2 / dof) : 1
+  const se = (i: number): number => Math.sqrt((inverse[i]?.[i] ?? Number.NaN) * inflate)
+  return {
+    scales: {
+      clusters: Array.from({ length: clusterCount }, (_, k) => {
+        const c = clusterColumn[k]
+        return c === undefined ? 1 : (beta[c] as number)
+      }),
+      active: activeColumn === undefined ? 1 : (beta[activeColumn] as number),
+    },
+    clusterSe: Array.from({ length: clusterCount }, (_, k) => {
+      const c = clusterColumn[k]
+      return c === undefined ? undefined : se(c)
+    }),
+    ...(activeColumn === undefined ? {} : { activeSe: se(activeColumn) }),
+    otherPowerW: beta[0] as number,
+    residualRatio: dof > 0 ? Math.sqrt(chi2 / dof) : Number.NaN,
+  }
+}
+
+/** Gauss–Jordan inverse with partial pivoting; undefined when singular (relative to its scale). */
+function invert(m: readonly ArrayLike<number>[]): number[][] | undefined {
+  const n = m.length
+  // Scaled to a unit diagonal first: the columns differ by orders of magnitude.
+  const d = Array.from({ length: n }, (_, i) => Math.sqrt(Math.abs(m[i]?.[i] ?? 0)) || 1)
+  const a = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => (m[i]?.[j] ?? 0) / ((d[i] ?? 1) * (d[j] ?? 1))),
+  )
+  const inv = Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j): number => (i === j ? 1 : 0)),
+  )
+  const at = (x: number[][], i: number, j: number): number => x[i]?.[j] ?? 0
+  for (let c = 0; c < n; c++) {
+    let best = c
+    for (let r = c + 1; r < n; r++) if (Math.abs(at(a, r, c)) > Math.abs(at(a, best, c))) best = r
+    ;[a[c], a[best]] = [a[best] ?? [], a[c] ?? []]
+    ;[inv[c], inv[best]] = [inv[best] ?? [], inv[c] ?? []]
+    const pivot = at(a, c, c)
+    if (!(Math.abs(pivot) > 1e-10)) return undefined
+    const rowA = a[c] ?? []
+    const rowI = inv[c] ?? []
+    for (let j = 0; j < n; j++) {
+      rowA[j] = at(a, c, j) / pivot
+      rowI[j] = at(inv, c, j) / pivot
+    }
+    for (let r = 0; r < n; r++) {
+      const f = at(a, r, c)
+      if (r === c || f === 0) continue
+      const ra = a[r] ?? []
+      const ri = inv[r] ?? []
+      for (let j = 0; j < n; j++) {
+        ra[j] = at(a, r, j) - f * (rowA[j] ?? 0)
+        ri[j] = at(inv, r, j) - f * (rowI[j] ?? 0)
+      }
+    }
+  }
+  return inv.map((row, i) => row.map((v, j) => v / ((d[i] ?? 1) * (d[j] ?? 1))))
+}
