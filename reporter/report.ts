@@ -4,6 +4,7 @@
  * (schema: reporter/energy-report.schema.json).
  */
 import {
+  describeMethodEnergy,
   workWindows,
   type EnergyResult,
   type EnergyWarning,
@@ -186,6 +187,8 @@ export interface EnergyReport {
     }>
     /** Power sources seen across the run (`odpm`, `fuel-gauge`, …). */
     readonly sources: readonly string[]
+    /** Where the methods' energy came from, as the windows say (`describeMethodEnergy`). */
+    readonly methodEnergy?: readonly string[]
     readonly warnings: number
   }
   /** Budget bookkeeping; present when a budget file exists or was written. */
@@ -398,6 +401,7 @@ export function buildEnergyReport(
         .slice(0, 5)
         .map((t) => ({ file: t.file, name: t.name, netEnergyJ: t.netEnergyJ })),
       sources: [...new Set(measured.map((r) => r.sources.power))].sort(),
+      ...methodEnergyOf(measured),
       warnings: warnings.length,
     },
   }
@@ -582,4 +586,16 @@ function identity(file: string): string {
 
 function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0)
+}
+
+/** The distinct descriptions of where the windows' methods' energy came from. */
+function methodEnergyOf(measured: readonly MeasuredEnergyResult[]): {
+  methodEnergy?: readonly string[]
+} {
+  const described = new Set<string>()
+  for (const r of measured) {
+    if (r.sources.methodEnergy !== undefined)
+      described.add(describeMethodEnergy(r.sources.methodEnergy))
+  }
+  return described.size === 0 ? {} : { methodEnergy: [...described].sort() }
 }

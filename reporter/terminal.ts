@@ -777,7 +777,11 @@ function firstSentence(message: string): string {
 
 function describeSources(report: EnergyReport): string {
   const sources = report.summary.sources
-  return sources.length > 0 ? `power: ${sources.join(', ')}` : ''
+  const methods = report.summary.methodEnergy ?? []
+  return [
+    ...(sources.length > 0 ? [`power: ${sources.join(', ')}`] : []),
+    ...(methods.length > 0 ? [`methods: ${methods.join('; ')}`] : []),
+  ].join(' · ')
 }
 
 /** `com.example.trails.FeedAdapter.bind` → `FeedAdapter.bind` (class and method are what people scan for). */

@@ -9,6 +9,7 @@
  */
 import { repetitionGroups, type BudgetFile } from '../../src/budgets/index.js'
 import {
+  describeMethodEnergy,
   limitUse,
   workWindows,
   type CallTreeNode,
@@ -128,6 +129,8 @@ export interface HtmlMeasuredWindow {
   readonly methods: readonly HtmlMethod[]
   readonly power: StringRef
   readonly execution?: StringRef
+  /** Where the methods' energy came from (`describeMethodEnergy`), when it has methods. */
+  readonly methodEnergy?: StringRef
   readonly sampleCount: number
   readonly sensorRateHz?: number
   /** `model (serial)`. */
@@ -500,6 +503,9 @@ function htmlWindow(
     ),
     power: table.ref(s.power),
     ...(s.execution === undefined ? {} : { execution: table.ref(s.execution) }),
+    ...(s.methodEnergy === undefined
+      ? {}
+      : { methodEnergy: table.ref(describeMethodEnergy(s.methodEnergy)) }),
     sampleCount: s.sampleCount,
     ...(s.sensorRateHz === undefined ? {} : { sensorRateHz: round(s.sensorRateHz) }),
     ...(r.device === undefined

@@ -356,9 +356,13 @@ function railFacts(
   threads: ReadonlyMap<number, string | undefined> | undefined,
 ): Pick<
   WarningFacts,
-  'displayPowerW' | 'chargeableEnergyJ' | 'unchargedEnergy' | 'otherThreadsEnergy'
+  | 'displayPowerW'
+  | 'chargeableEnergyJ'
+  | 'chargeableIsModelled'
+  | 'unchargedEnergy'
+  | 'otherThreadsEnergy'
 > {
-  if (!isRailInput(input.power)) return {}
+  if (!isRailInput(input.power)) return modelledPoolFacts(input, window, test, schedule, threads)
   const byRail = new Map(test.rails.map((r) => [r.rail, r.energyJ]))
   const energyOf = (rail: RailSeries): number => byRail.get(rail.rail) ?? 0
   const display = displayPowerW(input.power, energyOf, test.durationS)
@@ -389,6 +393,30 @@ function railFacts(
     chargeableEnergyJ: chargeable.energyJ,
     unchargedEnergy: chargeable.uncharged,
     ...(others === undefined ? {} : { otherThreadsEnergy: others }),
+  }
+}
+
+/**
+ * On a phone without rails the methods divide the CPU model's energy (`methodPower` parts): what
+ * they could have been charged with is the model's energy of the method data's own threads.
+ */
+function modelledPoolFacts(
+  input: AttributeTestInput,
+  window: EnergyWindow,
+  test: TestEnergy,
+  schedule: CpuSchedule | undefined,
+  threads: ReadonlyMap<number, string | undefined> | undefined,
+): Pick<WarningFacts, 'chargeableEnergyJ' | 'chargeableIsModelled' | 'otherThreadsEnergy'> {
+  const pool = input.methodPower
+  if (pool?.parts === undefined || schedule === undefined || threads === undefined) return {}
+  const matches = scheduleThreadMatcher(threads)
+  const others = otherThreadsEnergy(pool.parts, schedule, window, (x) => matches(x) !== undefined)
+  const poolJ =
+    pool.curve.energyJ(window.startNs, window.endNs) - pool.baselinePowerW * test.durationS
+  return {
+    chargeableEnergyJ: poolJ - others.reduce((a, o) => a + o.energyJ, 0),
+    chargeableIsModelled: true,
+    otherThreadsEnergy: others,
   }
 }
 

@@ -56,3 +56,15 @@ export type { ReportDetailInput, ThinnedPower, ThinOptions } from './timeline.js
 export { activityLanes, reportDetail, thinPower } from './timeline.js'
 export type { CallTreeOptions } from './call-tree.js'
 export { CallTreeBuilder } from './call-tree.js'
+export type { ClusterModel, CpuModelEnergies, CpuModelScales, CpuPowerModel } from './cpu-model.js'
+export {
+  cpuModelEnergies,
+  modelledClusterRail,
+  modelledCpuRails,
+  modelledMethodPower,
+  MODELLED_ACTIVE_RAIL,
+  nominalScales,
+  withModelFrequencies,
+} from './cpu-model.js'
+export type { CalibrationSpan, CpuCalibrationFit } from './calibration.js'
+export { fitCpuScales, MAX_SCALE_RELATIVE_SE } from './calibration.js'

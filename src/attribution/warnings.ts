@@ -96,6 +96,12 @@ export interface WarningFacts {
    * rails no code is charged with are left out. @default netEnergyJ
    */
   readonly chargeableEnergyJ?: number
+  /**
+   * `chargeableEnergyJ` is the CPU power model's energy of the method data's threads (a phone
+   * without rails), not what rails drew: what the methods did not get ran on threads the method
+   * data saw but did not place.
+   */
+  readonly chargeableIsModelled?: boolean
   /** Where the chargeable energy no method got went, largest first (for the message). */
   readonly unchargedEnergy?: readonly UnchargedEnergy[]
   /**
@@ -236,20 +242,24 @@ export function attributionWarnings(
     const what =
       facts.chargeableEnergyJ === undefined
         ? `the net energy (${formatJoules(chargeable)})`
-        : `the ${formatJoules(chargeable)} that the CPU, radios and GPS drew above idle (${notCounted})`
+        : facts.chargeableIsModelled === true
+          ? `the ${formatJoules(chargeable)} of CPU energy the CPU model gave the app's threads (${othersJ > 0 ? `${formatJoules(othersJ)} of other threads not counted` : 'other threads not counted'})`
+          : `the ${formatJoules(chargeable)} that the CPU, radios and GPS drew above idle (${notCounted})`
     const where = (facts.unchargedEnergy ?? [])
       .filter((u) => u.energyJ >= 0.01 * chargeable)
       .slice(0, 2)
       .map((u) => `${u.name} ${formatJoules(u.energyJ)}`)
     // With the schedule, another process's CPU time is already set apart: it is not the cause.
     const causes =
-      others === undefined
-        ? 'while no app code ran: a held wakelock, a radio or GPS left on, another process'
-        : 'while neither app code nor another thread ran on the CPUs: a held wakelock keeping the SoC awake, a radio or GPS left on'
+      facts.chargeableIsModelled === true
+        ? "on the app's threads while the method recorder saw none of its code there (samples lost, or a rate too low for short bursts)"
+        : others === undefined
+          ? 'while no app code ran: a held wakelock, a radio or GPS left on, another process'
+          : 'while neither app code nor another thread ran on the CPUs: a held wakelock keeping the SoC awake, a radio or GPS left on'
     out.push({
       code: AttributionWarnings.INVISIBLE_ENERGY,
       severity: 'warning',
-      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn ${causes}. Check wakelocks (\`adb shell dumpsys power\`) and the app's background work.`,
+      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn ${causes}. ${facts.chargeableIsModelled === true ? 'Raise samplingHz, or check the recorder’s lost samples.' : "Check wakelocks (\`adb shell dumpsys power\`) and the app's background work."}`,
     })
   }
   return out

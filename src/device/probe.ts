@@ -105,6 +105,8 @@ export interface Capabilities {
   readonly serial: string
   readonly model: string
   readonly manufacturer: string
+  /** `ro.build.fingerprint` (else `ro.build.id`): which build, for what is kept per phone and build. */
+  readonly build: string
   /** `ro.build.version.sdk` (API level); 0 when unreadable. */
   readonly sdk: number
   readonly odpm: OdpmCapability
@@ -147,6 +149,8 @@ export async function probeCapabilities(
   const model = prop('ro.product.model')
   const manufacturer = prop('ro.product.manufacturer')
   const sdk = prop('ro.build.version.sdk')
+  const fingerprint = prop('ro.build.fingerprint')
+  const build = fingerprint.value === '' ? prop('ro.build.id').value : fingerprint.value
   const sdkLevel = /^\d+$/.test(sdk.value) ? Number(sdk.value) : 0
   const charging = await probeCharging(device)
   const perfetto = await probeTool(device, '/system/bin/perfetto')
@@ -160,6 +164,7 @@ export async function probeCapabilities(
     serial: device.serial,
     model: model.value,
     manufacturer: manufacturer.value,
+    build,
     sdk: sdkLevel,
     odpm,
     fuelGauge: await probeFuelGauge(device, charging),

@@ -83,11 +83,34 @@ export interface EnergyWarning {
 }
 
 /** Which collectors produced a result. */
+/** Where the methods' energy came from (per-method figures mean a method's own CPU work). */
+export interface MethodEnergySource {
+  /**
+   * `rails`: the SoC's measured power rails (ODPM), divided by what ran on each CPU;
+   * `cpu-model`: no rails: the CPU's power modelled from what ran on each CPU at which frequency,
+   * priced with the phone's power profile.
+   */
+  readonly kind: 'rails' | 'cpu-model'
+  /** `cpu-model`: where the power profile came from. */
+  readonly profile?: string
+  /**
+   * `cpu-model`: `active` — scaled per cluster by a calibration against this phone's fuel gauge;
+   * `nominal` — the profile's currents as shipped (real silicon departs from them by 10–30%).
+   */
+  readonly calibration?: 'active' | 'nominal'
+  /** `cpu-model`: each cluster's scale on the profile's currents (1 = as shipped), little first. */
+  readonly clusterScales?: readonly number[]
+  /** What the calibration could not tell, or why the profile was used as shipped. */
+  readonly note?: string
+}
+
 export interface SourceInfo {
   /** e.g. `odpm`, `fuel-gauge`, `batterystats-model`, `external-meter`. */
   readonly power: string
   /** e.g. `art-sampling`, `art-instrumentation`, `simpleperf`, or absent. */
   readonly execution?: string
+  /** Where the methods' energy came from, when the window has per-method figures. */
+  readonly methodEnergy?: MethodEnergySource
   /** Sensor update rate actually observed in the window. */
   readonly sensorRateHz?: number
   readonly sampleCount: number

@@ -2,6 +2,7 @@
  * Human units for the edges (matcher messages, reporter, CLI). Internally everything is SI; these
  * pick a readable prefix and a fixed number of significant digits.
  */
+import type { MethodEnergySource } from './energy.js'
 
 const SMALLEST: readonly [number, string] = [1e-9, 'n']
 const PREFIXES: ReadonlyArray<readonly [number, string]> = [
@@ -68,4 +69,18 @@ export function formatPercent(percent: number): string {
   if (percent === 0 || !Number.isFinite(percent)) return `${percent}%`
   const decimals = Math.max(1, 1 - Math.floor(Math.log10(Math.abs(percent))))
   return `${percent.toFixed(Math.min(decimals, 6))}%`
+}
+
+/**
+ * Where a window's per-method energy came from, in a few words: `SoC rails`, or `CPU model,
+ * calibrated (×1.18 ×0.83 ×1.21)` / `CPU model, profile as shipped`, and the profile's origin.
+ */
+export function describeMethodEnergy(source: MethodEnergySource): string {
+  if (source.kind === 'rails') return 'SoC power rails'
+  const scales = (source.clusterScales ?? []).map((s) => `×${s.toFixed(2)}`).join(' ')
+  const how =
+    source.calibration === 'active'
+      ? `calibrated on the phone${scales === '' ? '' : ` (${scales})`}`
+      : "profile's currents as shipped"
+  return `CPU model, ${how}${source.profile === undefined ? '' : `; profile: ${source.profile}`}`
 }

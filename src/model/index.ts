@@ -18,6 +18,7 @@ export type {
   RailEnergy,
   SkippedEnergyResult,
   SourceInfo,
+  MethodEnergySource,
   WarningSeverity,
 } from './energy.js'
 export { SCHEMA_VERSION, workWindows } from './energy.js'
@@ -51,6 +52,8 @@ export type {
   RailSeries,
   StackSample,
   StackSampleSet,
+  CpuFrequencyChange,
+  CpuIdleChange,
   CpuSchedule,
   CpuSlice,
 } from './samples.js'
@@ -66,6 +69,7 @@ export type {
   Watts,
 } from './units.js'
 export {
+  describeMethodEnergy,
   formatJoules,
   formatJoulesWithInterval,
   formatPercent,

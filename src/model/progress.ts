@@ -14,6 +14,8 @@ export type ProgressPhase =
   | 'running'
   /** The phone's idle baseline is measured (once per phone per run). */
   | 'baseline'
+  /** Busy loops calibrate the CPU power model of a phone without rails (once per phone per run). */
+  | 'calibrating'
   /** An energy window is open. */
   | 'recording'
   /** The window closed: waiting for the power source's last reading, stopping the recorders. */
@@ -29,6 +31,7 @@ export const PROGRESS_PHASES: readonly ProgressPhase[] = [
   'waiting for the phone',
   'running',
   'baseline',
+  'calibrating',
   'recording',
   'stopping',
   'converting samples',

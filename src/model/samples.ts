@@ -107,6 +107,15 @@ export interface CpuFrequencyChange {
   readonly khz: number
 }
 
+/** A CPU entering or leaving an idle state (the kernel's `power/cpu_idle` event). */
+export interface CpuIdleChange {
+  readonly cpu: number
+  /** On `CpuSchedule.clock`. */
+  readonly tNs: number
+  /** The idle state entered (0 = shallowest, e.g. WFI), or -1 when the CPU leaves idle (the kernel writes 4294967295, PWR_EVENT_EXIT). */
+  readonly state: number
+}
+
 /** What ran on each CPU over a window (idle time, tid 0, is left out). */
 export interface CpuSchedule {
   /** e.g. `perfetto.sched_switch`. */
@@ -123,4 +132,9 @@ export interface CpuSchedule {
    * CPU's frequency before its first change in the window is unknown. @default none
    */
   readonly frequencies?: readonly CpuFrequencyChange[]
+  /**
+   * Idle-state changes (`power/cpu_idle`) when the trace recorded them, sorted by time; absent when
+   * the trace has no cpu_idle events. A CPU's state before its first change is unknown.
+   */
+  readonly idle?: readonly CpuIdleChange[]
 }

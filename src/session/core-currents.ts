@@ -5,7 +5,7 @@
  * own current (`cpu.cluster_power.clusterN`) shared by its cores running then, instead of the
  * (f / 1 GHz)² proxy.
  */
-import type { CoreCurrents } from '../attribution/index.js'
+import type { CoreCurrents, CpuPowerModel } from '../attribution/index.js'
 import { readPowerProfile } from '../collectors/index.js'
 import type { AdbDevice, Capabilities } from '../device/index.js'
 import type { PowerProfile } from '../formats/power-profile/index.js'
@@ -90,4 +90,64 @@ export async function profileCurrents(
   if (!odpm || options.execution === 'none') return {}
   const profile = await readPowerProfile(options.powerProfile ?? undefined, device)
   return profile === undefined ? {} : coreCurrentsFor(profile, capabilities.cpuClusters)
+}
+
+/** The CPU power model of a phone without rails, and where its profile came from. */
+export interface PhoneCpuModel {
+  readonly model: CpuPowerModel
+  /** Where the power profile was found, in words (`powerProfile option (./pp.xml)`, a phone path). */
+  readonly profile: string
+}
+
+/**
+ * The CPU power model for a phone whose power is its fuel gauge, when its methods are recorded:
+ * the profile's per-cluster currents on the phone's cpufreq clusters and its `cpu.active`. None,
+ * with a warning that says what to do, when no profile is found or it does not fit the phone.
+ */
+export async function phoneCpuModel(
+  options: ProvidedEnergyOptions,
+  device: AdbDevice,
+  capabilities: Capabilities,
+): Promise<{ readonly cpuModel?: PhoneCpuModel; readonly warning?: EnergyWarning }> {
+  const rails = capabilities.odpm.available
+  const gauge = options.power === 'fuel-gauge' || (options.power === 'auto' && !rails)
+  if (!gauge || options.execution === 'none' || !capabilities.fuelGauge.available) return {}
+  const option = options.powerProfile ?? undefined
+  const profile = await readPowerProfile(option, device)
+  if (profile === undefined) {
+    return {
+      warning: {
+        code: 'W_NO_POWER_PROFILE',
+        severity: 'warning',
+        message:
+          "no power profile was found on the phone, so its methods' CPU energy cannot be modelled (this phone has no power rails); give the phone's power_profile.xml with the powerProfile option",
+      },
+    }
+  }
+  const fitted = coreCurrentsFor(profile, capabilities.cpuClusters)
+  if (fitted.currents === undefined) {
+    return fitted.warning === undefined
+      ? {
+          warning: {
+            code: 'W_NO_POWER_PROFILE',
+            severity: 'warning',
+            message:
+              "the phone's power profile has no CPU currents, so its methods' CPU energy cannot be modelled; give a complete power_profile.xml with the powerProfile option",
+          },
+        }
+      : { warning: fitted.warning }
+  }
+  return {
+    cpuModel: {
+      model: {
+        clusters: fitted.currents.map((currents, i) => ({
+          cpus: capabilities.cpuClusters[i] ?? [],
+          currents,
+        })),
+        activeMa: profile.cpu.activeMa,
+      },
+      profile:
+        option === undefined ? 'power_profile.xml on the phone' : `powerProfile option (${option})`,
+    },
+  }
 }

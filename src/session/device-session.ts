@@ -5,8 +5,8 @@
  * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
 import { writeFileSync } from 'node:fs'
-import { readFile, rename, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import {
   ASYNC_COMPONENTS,
   componentOfRail,
@@ -47,12 +47,20 @@ import {
 import { parseDumpsysPowerWakeLocks, type HeldWakeLock } from '../formats/dumpsys/index.js'
 import {
   EnergyError,
+  isEnergyError,
   units,
   type EnergyWarning,
   type MeasuredEnergyResult,
 } from '../model/index.js'
 import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
-import { profileCurrents } from './core-currents.js'
+import {
+  calibrateCpuModel,
+  calibrationPhaseMs,
+  nominalCalibration,
+  NOT_CALIBRATED_ON_PURPOSE,
+  type CpuCalibration,
+} from './calibration.js'
+import { phoneCpuModel, profileCurrents, type PhoneCpuModel } from './core-currents.js'
 import type { TestProgress } from './progress.js'
 import {
   MEASURED_MARKER,
@@ -92,6 +100,8 @@ interface InFlightWindow {
 }
 
 interface SharedPhoneState {
+  /** The CPU model's calibration (phones without rails), measured with the baseline. */
+  readonly calibration?: CpuCalibration
   readonly baselineW: number
   readonly baselineRails?: readonly RailBaseline[]
   readonly baselineNoise?: IdleNoise
@@ -101,6 +111,8 @@ interface SharedPhoneState {
 
 export class DeviceSession {
   private baselineW: number | undefined
+  /** How the CPU model's currents are set on this phone (phones without rails). */
+  private calibration: CpuCalibration | undefined
   /** The idle window's level per rail, when the power source has rails. */
   private baselineRails: readonly RailBaseline[] | undefined
   /** How much the idle phone fluctuated in the idle window. */
@@ -129,6 +141,8 @@ export class DeviceSession {
   private markedMeasured = false
   /** The idle baseline being measured, so that concurrent callers share one measurement. */
   private measuring: Promise<void> | undefined
+  /** How often the power source updated in the idle window (real updates per second). */
+  private idleUpdatesPerS: number | undefined
 
   private constructor(
     readonly options: ProvidedEnergyOptions,
@@ -138,6 +152,8 @@ export class DeviceSession {
     private boottimeMapping: DeviceClockMapping,
     /** Per cluster, the profile's per-core currents (`profileCurrents`), when known. */
     private readonly cpuCoreCurrents?: readonly CoreCurrents[],
+    /** The CPU power model of a phone without rails (`phoneCpuModel`), when its profile is known. */
+    readonly cpuModel?: PhoneCpuModel,
   ) {}
 
   /** Host → device boottime, mapped again when it is old (see `freshClock`). */
@@ -170,6 +186,7 @@ export class DeviceSession {
     const capabilities = await probeCapabilities(device, { app: options.app })
     const boottime = await mapDeviceClock(device, 'boottime')
     const profile = await profileCurrents(options, device, capabilities)
+    const modelled = await phoneCpuModel(options, device, capabilities)
     const session = new DeviceSession(
       options,
       target,
@@ -177,8 +194,10 @@ export class DeviceSession {
       capabilities,
       boottime,
       profile.currents,
+      modelled.cpuModel,
     )
     if (profile.warning !== undefined) session.choiceWarnings.push(profile.warning)
+    if (modelled.warning !== undefined) session.choiceWarnings.push(modelled.warning)
     return session
   }
 
@@ -316,7 +335,7 @@ export class DeviceSession {
     }
     if (!c.fuelGauge.available)
       throw unavailable('fuel-gauge', 'the battery fuel gauge is not readable over adb')
-    return fuelGaugeCollector({ gauge: c.fuelGauge })
+    return fuelGaugeCollector({ gauge: c.fuelGauge, schedule: this.cpuModel !== undefined })
   }
 
   /** The execution collector, falling back (with a warning) when the preferred one is missing. */
@@ -373,7 +392,11 @@ export class DeviceSession {
       this.measuring ??= (async () => {
         const shared = await this.readSharedState()
         if (shared !== undefined) this.adopt(shared)
-        else await this.measureBaseline(progress)
+        else {
+          await this.measureBaseline(progress)
+          await this.calibrate(progress)
+          await this.shareState()
+        }
       })().finally(() => (this.measuring = undefined))
       await this.measuring
     }
@@ -415,6 +438,7 @@ export class DeviceSession {
     }
     this.baselineW = idlePowerW(idlePower)
     this.baselineNoise = idleNoise(idlePower)
+    this.idleUpdatesPerS = idle.result.sources.sensorRateHz
     if (idle.power.kind === 'rails') {
       const perRail = idleRailPowersW(idle.power.rails, idle.result.window)
       this.baselineRails = idle.power.rails.map((r) => ({
@@ -425,10 +449,15 @@ export class DeviceSession {
         ),
       }))
     }
+  }
+
+  /** What the first window on this phone learnt, for the run's other workers. */
+  private async shareState(): Promise<void> {
     await this.writeSharedState({
-      baselineW: this.baselineW,
+      baselineW: this.baselineW ?? 0,
       ...(this.baselineRails === undefined ? {} : { baselineRails: this.baselineRails }),
-      baselineNoise: this.baselineNoise,
+      ...(this.baselineNoise === undefined ? {} : { baselineNoise: this.baselineNoise }),
+      ...(this.calibration === undefined ? {} : { calibration: this.calibration }),
       ...(this.monotonicToBoottimeNs === undefined
         ? {}
         : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
@@ -436,7 +465,70 @@ export class DeviceSession {
     })
   }
 
+  /**
+   * Calibrates the CPU model of a phone without rails (once per phone per run, after its idle
+   * baseline): kept from an earlier run when `calibration: 'keep'` finds one for this phone model
+   * and build, else measured with busy loops; the profile as shipped with `calibration: 'none'`.
+   */
+  private async calibrate(progress?: Progress): Promise<void> {
+    const cpu = this.cpuModel
+    if (cpu === undefined) return
+    const mode = this.options.calibration
+    if (mode === 'none') {
+      this.calibration = nominalCalibration(cpu.model, NOT_CALIBRATED_ON_PURPOSE)
+      return
+    }
+    const kept = mode === 'keep' ? await this.keptCalibration() : undefined
+    if (kept !== undefined) {
+      this.calibration = kept
+      return
+    }
+    const updatePeriodS =
+      this.idleUpdatesPerS !== undefined && this.idleUpdatesPerS > 0 ? 1 / this.idleUpdatesPerS : 1
+    const release = this.claimWindow('CPU model calibration')
+    try {
+      this.calibration = await calibrateCpuModel({
+        device: this.device,
+        model: cpu.model,
+        gauge: this.capabilities.fuelGauge,
+        boottime: this.boottime,
+        phaseMs: calibrationPhaseMs(updatePeriodS),
+        ...(progress === undefined ? {} : { progress }),
+      })
+    } catch (error) {
+      // A phone that cannot run the loops still measures: its methods at the profile's currents.
+      if (!isEnergyError(error) || error.code !== 'E_CALIBRATION_FAILED') throw error
+      this.calibration = nominalCalibration(cpu.model, error.message)
+    } finally {
+      release()
+    }
+    if (mode === 'keep' && this.calibration.kind === 'active') await this.keepCalibration()
+  }
+
+  /** Where `calibration: 'keep'` stores this phone's: beside the artifacts, by model and build. */
+  private get calibrationFile(): string {
+    const name = `${this.capabilities.model}__${this.capabilities.build}`.replace(/[^\w.-]+/g, '_')
+    return join(dirname(this.options.artifactsDir), 'calibration', `${name}.json`)
+  }
+
+  private async keptCalibration(): Promise<CpuCalibration | undefined> {
+    try {
+      const kept = JSON.parse(await readFile(this.calibrationFile, 'utf8')) as CpuCalibration
+      const clusters = this.cpuModel?.model.clusters.length
+      return kept.kind === 'active' && kept.scales.clusters.length === clusters ? kept : undefined
+    } catch {
+      return undefined // none kept yet (or unreadable: measured again and rewritten)
+    }
+  }
+
+  private async keepCalibration(): Promise<void> {
+    const file = this.calibrationFile
+    await mkdir(dirname(file), { recursive: true })
+    await writeFile(file, `${JSON.stringify(this.calibration, null, 2)}\n`)
+  }
+
   private adopt(shared: SharedPhoneState): void {
+    this.calibration = shared.calibration
     this.baselineW = shared.baselineW
     this.baselineRails = shared.baselineRails
     this.baselineNoise = shared.baselineNoise
@@ -562,8 +654,8 @@ export class DeviceSession {
    * missed perfetto's predicted poll has the clock mapped again before the next one.
    */
   private learnClocks(power: PowerData): void {
+    this.monotonicToBoottimeNs = power.monotonicToBoottimeNs ?? this.monotonicToBoottimeNs
     if (power.kind === 'rails') {
-      this.monotonicToBoottimeNs = power.monotonicToBoottimeNs ?? this.monotonicToBoottimeNs
       this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, power.readingOffsetsNs)
     }
     if (power.warnings.some((w) => w.code === 'W_ODPM_END_UNCOVERED')) this.clockSuspect = true
@@ -695,6 +787,16 @@ export class DeviceSession {
       railFloorsW: new Map(this.railFloorsW),
       cpuClusters: this.capabilities.cpuClusters,
       ...(this.cpuCoreCurrents === undefined ? {} : { cpuCoreCurrents: this.cpuCoreCurrents }),
+      ...(this.cpuModel === undefined
+        ? {}
+        : {
+            cpuModel: {
+              ...this.cpuModel,
+              calibration:
+                this.calibration ??
+                nominalCalibration(this.cpuModel.model, 'the phone has not been calibrated yet'),
+            },
+          }),
       onAsyncState: (stillOn, ended, lowestW) => {
         for (const component of ended) this.asyncOrigins.delete(component)
         for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)

@@ -75,6 +75,16 @@ export interface EnergyOptions {
    * @default 'wait'
    */
   readonly endReading?: 'wait' | 'extrapolate'
+  /**
+   * On a phone without power rails, per-method energy comes from a CPU power model priced with
+   * the phone's power profile; real silicon departs from the profile by 10–30% per cluster, so
+   * the model is calibrated against the fuel gauge with busy loops pinned to each cluster (≈ 8
+   * gauge updates per phase, 4–60 s each: 30 s to a few minutes per phone). `run`: once per phone
+   * per run; `keep`: also kept in `.vitest-energy/calibration/` and reused by later runs on the
+   * same phone model and build (delete the file to measure again); `none`: the profile's currents
+   * as shipped. Not used on phones with rails. @default 'run'
+   */
+  readonly calibration?: 'run' | 'keep' | 'none'
   /** Battery capacity when the device does not tell, mAh. */
   readonly batteryCapacityMah?: number
   /** When a budget lies inside a figure's 95% interval: fail (default) or decide and warn. */
@@ -148,6 +158,7 @@ export interface ResolvedEnergyOptions {
   readonly baselineMs: number | null
   readonly autoWindow: boolean
   readonly endReading: 'wait' | 'extrapolate'
+  readonly calibration: 'run' | 'keep' | 'none'
   readonly batteryCapacityMah: number | null
   readonly inconclusive: 'fail' | 'warn'
   readonly budgets: string
@@ -197,6 +208,7 @@ const OPTION_NAMES = [
   'baselineMs',
   'autoWindow',
   'endReading',
+  'calibration',
   'batteryCapacityMah',
   'inconclusive',
   'budgets',
@@ -272,6 +284,7 @@ export function resolveOptions(
     baselineMs: o.integer('baselineMs', 100, 600_000) ?? null,
     autoWindow: o.boolean('autoWindow') ?? true,
     endReading: o.oneOf('endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
+    calibration: o.oneOf('calibration', ['run', 'keep', 'none'] as const) ?? 'run',
     batteryCapacityMah:
       o.number('batteryCapacityMah', 'a capacity in mAh (> 0)', (v) => v > 0) ?? null,
     inconclusive: o.oneOf('inconclusive', ['fail', 'warn'] as const) ?? 'fail',

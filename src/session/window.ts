@@ -13,10 +13,14 @@ import {
   type IdleNoise,
   cpuMethodPower,
   lowestRailPowerW,
+  modelledCpuRails,
+  modelledMethodPower,
+  withModelFrequencies,
   findInitiators,
   type Baseline,
   type CoreCurrents,
   type ExecutionInput,
+  type MethodPower,
   type IntervalAttribution,
   type TailInvocation,
 } from '../attribution/index.js'
@@ -37,10 +41,14 @@ import {
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
+  type CpuSchedule,
+  type Interval,
   type RailSeries,
   type StackSample,
 } from '../model/index.js'
 import type { Progress } from '../model/progress.js'
+import { MODEL_VOLTAGE_V, NOT_CALIBRATED_ON_PURPOSE, type CpuCalibration } from './calibration.js'
+import type { PhoneCpuModel } from './core-currents.js'
 
 /** The idle window's level of one rail, for a measured baseline kept per rail. */
 export interface RailBaseline {
@@ -112,6 +120,11 @@ export interface WindowPlan {
    * (f / 1 GHz)² proxy.
    */
   readonly cpuCoreCurrents?: readonly CoreCurrents[]
+  /**
+   * On a phone without rails, the CPU power model its methods' energy comes from (the schedule
+   * the fuel-gauge collector records, priced with the phone's power profile) and its calibration.
+   */
+  readonly cpuModel?: PhoneCpuModel & { readonly calibration: CpuCalibration }
   /** The app's process id when the window opened (`pidof`), if it was running. */
   readonly appPid?: string
   /**
@@ -288,7 +301,11 @@ function attributeWindow(
     power.kind === 'rails'
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : { tails: [], carriedIn: [] }
-  const schedule = power.kind === 'rails' ? power.schedule : undefined
+  const modelled =
+    power.kind === 'series' && executionInput !== undefined
+      ? modelledPower(plan, power, window, warnings)
+      : undefined
+  const schedule = power.kind === 'rails' ? power.schedule : modelled?.schedule
   const methodPower =
     power.kind === 'rails'
       ? cpuMethodPower(
@@ -299,7 +316,7 @@ function attributeWindow(
           schedule,
           plan.cpuCoreCurrents,
         )
-      : undefined
+      : modelled?.methodPower
   if (
     schedule !== undefined &&
     methodPower !== undefined &&
@@ -320,13 +337,16 @@ function attributeWindow(
   const noiseJ = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
   // The call tree for reports: each stack sample's energy as attribution computes it.
   const tree = new CallTreeBuilder()
+  // Without rails or a CPU model, the whole phone's net energy (screen, radios, other processes)
+  // would land on whatever code was sampled: no per-method figures rather than wrong ones.
+  const methodData = power.kind === 'series' && modelled === undefined ? undefined : executionInput
   const methodInput =
-    executionInput?.kind === 'samples'
+    methodData?.kind === 'samples'
       ? {
-          ...executionInput,
+          ...methodData,
           onSampleEnergy: (s: StackSample, j: number) => tree.addSample(s, j),
         }
-      : executionInput
+      : methodData
   const attribution = attributeTest({
     label,
     window,
@@ -355,7 +375,7 @@ function attributeWindow(
     device: { serial: plan.device.serial, model: plan.deviceModel },
     warnings,
   })
-  const result = attribution.result
+  const result = withMethodSource(attribution.result, power, modelled, plan)
   return {
     ...result,
     netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ),
@@ -383,6 +403,116 @@ function windowDetail(
     ...(activity === undefined ? {} : { activity }),
   })
 }
+
+/**
+ * Per-method power on a phone without rails: the window's CPU schedule priced by the phone's CPU
+ * model (its power profile, scaled by the calibration) as modelled cluster rails. Undefined, with a
+ * warning saying what is missing, when the model or the schedule is.
+ */
+function modelledPower(
+  plan: WindowPlan,
+  power: Extract<PowerData, { kind: 'series' }>,
+  window: { readonly clock: 'boottime'; readonly startNs: number; readonly endNs: number },
+  warnings: EnergyWarning[],
+): { readonly methodPower: MethodPower; readonly schedule: CpuSchedule } | undefined {
+  const cpu = plan.cpuModel
+  const missing = (why: string): undefined => {
+    if (!warnings.some((w) => w.code === 'W_NO_SCHEDULE' || w.code === 'W_NO_POWER_PROFILE')) {
+      warnings.push({ code: 'W_NO_METHOD_ENERGY', severity: 'warning', message: why })
+    }
+    return undefined
+  }
+  if (cpu === undefined) {
+    return missing(
+      `no per-method energy: this phone measures only the whole phone (${plan.power.name}), and without its power profile the methods' CPU energy cannot be modelled; give the phone's power_profile.xml with the powerProfile option`,
+    )
+  }
+  if (power.schedule === undefined) {
+    return missing(
+      'no per-method energy: the CPU schedule (perfetto sched_switch) was not recorded in this window',
+    )
+  }
+  const model = cpu.model
+  if ((power.schedule.frequencies ?? []).length === 0) {
+    warnings.push({
+      code: 'W_NO_CPU_FREQUENCY',
+      severity: 'warning',
+      message:
+        "the CPU schedule has no cpu_frequency events and the phone did not show its CPUs' frequencies: every cluster was priced at the middle of its frequency table, so methods' CPU energy may be off by a factor of two or more; check that perfetto may record power/cpu_frequency on this build (`adb shell cat /sys/kernel/tracing/events/power/cpu_frequency/enable`)",
+    })
+  }
+  const schedule = withModelFrequencies(model, power.schedule, window)
+  const rails = modelledCpuRails(model, schedule, window, cpu.calibration.scales, MODEL_VOLTAGE_V)
+  return { methodPower: modelledMethodPower(rails, model), schedule }
+}
+
+/**
+ * The result with where its methods' energy came from. A modelled figure's interval also carries
+ * the calibration's uncertainty: the largest relative standard error of the calibrated clusters
+ * (× 1.96), or ±30% — how far real silicon departs from its profile — when the profile's currents
+ * were used as shipped; combined in quadrature with the interval attribution gave it.
+ */
+function withMethodSource(
+  result: MeasuredEnergyResult,
+  power: PowerData,
+  modelled: { readonly methodPower: MethodPower } | undefined,
+  plan: WindowPlan,
+): MeasuredEnergyResult {
+  if (result.methods.length === 0) return result
+  if (power.kind === 'rails') {
+    return { ...result, sources: { ...result.sources, methodEnergy: { kind: 'rails' } } }
+  }
+  const cpu = plan.cpuModel
+  if (modelled === undefined || cpu === undefined) return result
+  const { calibration } = cpu
+  const relativeSe =
+    calibration.kind === 'nominal'
+      ? NOMINAL_PROFILE_RELATIVE_HALF_WIDTH / 1.96
+      : Math.max(
+          0,
+          ...calibration.clusterSe.map((se, k) =>
+            se === null ? 0 : se / (calibration.scales.clusters[k] ?? 1),
+          ),
+        )
+  const widen = (energyJ: number, interval: Interval | undefined): Interval => {
+    const own = interval === undefined ? 0 : (interval.high - interval.low) / 2
+    const half = Math.hypot(own, 1.96 * relativeSe * Math.abs(energyJ))
+    const mid = interval === undefined ? energyJ : (interval.high + interval.low) / 2
+    return { low: Math.max(0, mid - half), high: mid + half, level: interval?.level ?? 0.95 }
+  }
+  const nominal =
+    calibration.kind === 'nominal' && calibration.why !== NOT_CALIBRATED_ON_PURPOSE
+      ? [
+          {
+            code: 'W_CALIBRATION_NOMINAL' as const,
+            severity: 'warning' as const,
+            message: `methods' CPU energy is priced at the power profile's currents as shipped, which real silicon departs from by 10–30% per cluster (their intervals say ±30%): ${calibration.why ?? 'the phone was not calibrated'}`,
+          },
+        ]
+      : []
+  return {
+    ...result,
+    warnings: [...result.warnings, ...nominal],
+    methods: result.methods.map((m) => ({
+      ...m,
+      inclusiveIntervalJ: widen(m.inclusiveEnergyJ, m.inclusiveIntervalJ),
+      localIntervalJ: widen(m.localEnergyJ, m.localIntervalJ),
+    })),
+    sources: {
+      ...result.sources,
+      methodEnergy: {
+        kind: 'cpu-model',
+        profile: cpu.profile,
+        calibration: calibration.kind,
+        clusterScales: calibration.scales.clusters,
+        ...(calibration.why === undefined ? {} : { note: calibration.why }),
+      },
+    },
+  }
+}
+
+/** How far real silicon departs from its power profile, relative (the 95% half-width assumed). */
+const NOMINAL_PROFILE_RELATIVE_HALF_WIDTH = 0.3
 
 /**
  * A per-rail measured baseline for one window: radio, GPS and Bluetooth rails at the lowest level

@@ -18,6 +18,7 @@ function caps(over: {
     serial: 's',
     model: 'm',
     manufacturer: 'g',
+    build: 'b',
     sdk: 33,
     odpm: {
       available: rails.length > 0,

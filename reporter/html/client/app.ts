@@ -1317,6 +1317,7 @@ function windowPanel(w: HtmlWindow): HTMLElement {
         'Sources',
         `power ${str(w.power)}${w.sensorRateHz === undefined ? '' : ` at ${w.sensorRateHz.toPrecision(3)} Hz`}, ${w.sampleCount} samples · execution ${w.execution === undefined ? 'none' : str(w.execution)}`,
       ],
+      w.methodEnergy === undefined ? null : ["Methods' energy", str(w.methodEnergy)],
       w.device === undefined ? null : ['Device', str(w.device)],
       w.battery === undefined
         ? null
