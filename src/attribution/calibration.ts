@@ -14,6 +14,7 @@
  * scatter more than the gauge's noise says, from the scatter. A scale the spans cannot tell (its
  * cluster never ran alone, or its error is too large) stays at the profile's value and says so.
  */
+import { NS_PER_S } from '../model/units.js'
 import type { CpuModelScales } from './cpu-model.js'
 
 /** One steady stretch of the calibration. */
@@ -209,4 +210,111 @@ function invert(m: readonly ArrayLike<number>[]): number[][] | undefined {
     }
   }
   return inv.map((row, i) => row.map((v, j) => v / ((d[i] ?? 1) * (d[j] ?? 1))))
+}
+
+/** Time constants tried for a gauge that averages (s); 0 is a plain period average. */
+export const GAUGE_TAU_GRID_S: readonly number[] = [0, 0.5, 1, 2, 3, 5, 8, 12, 20, 30]
+
+/** A calibration over a gauge's refreshes: the scales, and how the gauge averages. */
+export interface GaugeCalibrationFit extends CpuCalibrationFit {
+  /** The time constant that fits the refreshes best, s (0: each reading is its period's average). */
+  readonly gaugeTauS: number
+  /** The gauge's refresh period, s (median). */
+  readonly gaugePeriodS: number
+  /** The gauge's noise around the fit, W (one refresh). */
+  readonly noiseW: number
+  /** Refreshes used. */
+  readonly updates: number
+}
+
+/**
+ * Fits the scales over every refresh of the gauge during a calibration: reading k ≈
+ * P_other + Σ s_c·x_c(k) + s_a·x_a(k), where x is the model's average power over refresh k's period
+ * — passed through the gauge's moving average when it has one: for each time constant of
+ * `GAUGE_TAU_GRID_S` the regressors are filtered as the gauge would filter power
+ * (z_k = α·z_{k−1} + (1 − α)·x_k, α = e^(−Δt/τ)), and the one whose fit leaves the least residual
+ * wins. Using every refresh, transitions included (the schedule says when each loop started), a
+ * gauge that averages over several seconds still calibrates from phases of a few refreshes.
+ * Errors come from the residuals' scatter. `modelAt` gives the model's cumulative nominal energies
+ * at the refreshes' times.
+ */
+export function fitGaugeCalibration(
+  refreshTimesNs: readonly number[],
+  readingsW: readonly number[],
+  energies: { readonly clusters: readonly ArrayLike<number>[]; readonly active: ArrayLike<number> },
+  clusterCount: number,
+): GaugeCalibrationFit | undefined {
+  const n = refreshTimesNs.length
+  if (n < clusterCount + 4) return undefined
+  const dtS: number[] = []
+  const x: { clusters: number[]; active: number }[] = []
+  for (let k = 1; k < n; k++) {
+    const d = ((refreshTimesNs[k] as number) - (refreshTimesNs[k - 1] as number)) / NS_PER_S
+    dtS.push(d)
+    x.push({
+      clusters: Array.from(
+        { length: clusterCount },
+        (_, c) =>
+          (((energies.clusters[c]?.[k] as number) ?? 0) -
+            ((energies.clusters[c]?.[k - 1] as number) ?? 0)) /
+          d,
+      ),
+      active:
+        (((energies.active[k] as number) ?? 0) - ((energies.active[k - 1] as number) ?? 0)) / d,
+    })
+  }
+  const spansFor = (tauS: number, seW: number): CalibrationSpan[] => {
+    let z = x[0] as { clusters: number[]; active: number }
+    return x.map((xk, i) => {
+      const alpha = tauS > 0 ? Math.exp(-(dtS[i] as number) / tauS) : 0
+      z = {
+        clusters: xk.clusters.map((v, c) => alpha * (z.clusters[c] as number) + (1 - alpha) * v),
+        active: alpha * z.active + (1 - alpha) * xk.active,
+      }
+      return {
+        label: `refresh ${i + 1}`,
+        durationS: 1,
+        measuredJ: readingsW[i + 1] as number,
+        measuredSeJ: seW,
+        clusterJ: z.clusters,
+        activeJ: z.active,
+      }
+    })
+  }
+  let best: { tauS: number; rss: number } | undefined
+  for (const tauS of GAUGE_TAU_GRID_S) {
+    const spans = spansFor(tauS, 1)
+    const loaded = Array.from({ length: clusterCount }, (_, c) =>
+      spans.some((s) => (s.clusterJ[c] ?? 0) > 0),
+    )
+    const fit =
+      solve(spans, clusterCount, loaded, true) ?? solve(spans, clusterCount, loaded, false)
+    if (fit === undefined) continue
+    const rss = residualSumOfSquares(spans, fit)
+    if (best === undefined || rss < best.rss) best = { tauS, rss }
+  }
+  if (best === undefined) return undefined
+  const p = clusterCount + 2
+  const noiseW = Math.sqrt(best.rss / Math.max(1, x.length - p))
+  const fit = fitCpuScales(spansFor(best.tauS, Math.max(noiseW, 1e-6)), clusterCount)
+  const sorted = [...dtS].sort((a, b) => a - b)
+  return {
+    ...fit,
+    gaugeTauS: best.tauS,
+    gaugePeriodS: sorted[sorted.length >> 1] ?? 0,
+    noiseW,
+    updates: x.length,
+  }
+}
+
+function residualSumOfSquares(spans: readonly CalibrationSpan[], fit: CpuCalibrationFit): number {
+  let rss = 0
+  for (const s of spans) {
+    const predicted =
+      fit.otherPowerW * s.durationS +
+      s.clusterJ.reduce((a, j, c) => a + j * (fit.scales.clusters[c] ?? 1), 0) +
+      s.activeJ * fit.scales.active
+    rss += (s.measuredJ - predicted) ** 2
+  }
+  return rss
 }

@@ -212,8 +212,8 @@ const MODEL_GRID_NS = 10e6
 /**
  * The window's modelled CPU energy as cumulative rails on the window's clock, scaled by the
  * calibration: one per cluster (`MODEL_CPUCL<n>`, subsystem `CPU model`) and `MODEL_CPU_ACTIVE`
- * for `cpu.active`. Readings fall on the window's edges and every 10 ms between them, so no
- * interval straddles an edge.
+ * for `cpu.active`. Readings fall on the window's edges and every 10 ms from them, over the window
+ * or a wider `span` (the whole recording), so no interval straddles an edge.
  */
 export function modelledCpuRails(
   model: CpuPowerModel,
@@ -222,10 +222,18 @@ export function modelledCpuRails(
   scales: CpuModelScales,
   voltageV: number,
   assumedKhz?: readonly (number | undefined)[],
+  span?: { readonly startNs: number; readonly endNs: number },
 ): RailSeries[] {
   const times: number[] = []
+  const from = Math.min(window.startNs, span?.startNs ?? window.startNs)
+  const to = Math.max(window.endNs, span?.endNs ?? window.endNs)
+  // On the window's edges, and every 10 ms from them outwards.
+  for (let t = window.startNs - MODEL_GRID_NS; t > from; t -= MODEL_GRID_NS) times.push(t)
+  if (from < window.startNs) times.push(from)
+  times.reverse()
   for (let t = window.startNs; t < window.endNs; t += MODEL_GRID_NS) times.push(t)
-  times.push(window.endNs)
+  for (let t = window.endNs; t < to; t += MODEL_GRID_NS) times.push(t)
+  times.push(to)
   const energies = cpuModelEnergies(model, schedule, times, voltageV, assumedKhz)
   const rail = (name: string, subsystem: string, cumulative: Float64Array, scale: number) =>
     ({

@@ -66,5 +66,7 @@ export {
   nominalScales,
   withModelFrequencies,
 } from './cpu-model.js'
-export type { CalibrationSpan, CpuCalibrationFit } from './calibration.js'
-export { fitCpuScales, MAX_SCALE_RELATIVE_SE } from './calibration.js'
+export type { CalibrationSpan, CpuCalibrationFit, GaugeCalibrationFit } from './calibration.js'
+export { fitCpuScales, fitGaugeCalibration, MAX_SCALE_RELATIVE_SE } from './calibration.js'
+export type { GaugeAveraging, GaugeCurveOptions } from './gauge.js'
+export { gaugeCurve, gaugeUpdatePeriodNs, gaugeUpdates, periodAverages } from './gauge.js'

@@ -41,6 +41,11 @@ export interface TestEnergyInput {
   readonly baseline?: Baseline
   /** Battery capacity in J (from the device or its profile), for battery context. */
   readonly batteryCapacityJ?: number
+  /**
+   * The power as an energy curve the caller built (a fuel gauge's refreshes shaped by a power
+   * model: `gaugeCurve`); `power` still names the source. @default built from `power`
+   */
+  readonly curve?: EnergyCurve
 }
 
 /** Per-test figures, before any per-method attribution. */
@@ -74,8 +79,9 @@ export function isRailInput(power: TestEnergyInput['power']): power is readonly 
 
 /** Builds the energy curve for a test input (shared by per-test and per-method attribution). */
 export function curveFor(
-  input: Pick<TestEnergyInput, 'power' | 'integration' | 'edges'>,
+  input: Pick<TestEnergyInput, 'power' | 'integration' | 'edges' | 'curve'>,
 ): EnergyCurve {
+  if (input.curve !== undefined) return input.curve
   const power = input.power
   const edges = input.edges ?? 'error'
   if (isRailInput(power)) return railsCurve(power, { edges })

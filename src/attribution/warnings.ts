@@ -259,7 +259,7 @@ export function attributionWarnings(
     out.push({
       code: AttributionWarnings.INVISIBLE_ENERGY,
       severity: 'warning',
-      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn ${causes}. ${facts.chargeableIsModelled === true ? 'Raise samplingHz, or check the recorder’s lost samples.' : "Check wakelocks (\`adb shell dumpsys power\`) and the app's background work."}`,
+      message: `Only ${share} of ${what} was charged to the app's methods; the rest${where.length > 0 ? ` (${where.join(', ')})` : ''} was drawn ${causes}. ${facts.chargeableIsModelled === true ? 'Raise samplingHz, or check the recorder’s lost samples.' : "Check wakelocks (`adb shell dumpsys power`) and the app's background work."}`,
     })
   }
   return out

@@ -107,5 +107,12 @@ export interface PowerCollector extends Collector<PowerData> {
    * by itself when this was not called.
    */
   awaitEndReading?(context: CollectorContext): Promise<void>
+  /**
+   * For sources that refresh slowly and report the average since their last refresh (a fuel
+   * gauge): resolves right after the source's next refresh, so the window opens on a boundary of
+   * the source's periods and its first period holds nothing from before the test. The window calls
+   * it once its recorders run, before the test's body.
+   */
+  awaitStartReading?(context: CollectorContext): Promise<void>
 }
 export type ExecutionCollector = Collector<ExecutionData>

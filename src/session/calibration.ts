@@ -10,10 +10,9 @@
  */
 import {
   cpuModelEnergies,
-  fitCpuScales,
-  powerCurve,
+  fitGaugeCalibration,
+  gaugeUpdates,
   withModelFrequencies,
-  type CalibrationSpan,
   type CpuModelScales,
   type CpuPowerModel,
 } from '../attribution/index.js'
@@ -27,7 +26,7 @@ import {
   type DeviceClockMapping,
   type FuelGaugeCapability,
 } from '../device/index.js'
-import { EnergyError, units, type CpuSchedule, type PowerSeries } from '../model/index.js'
+import { EnergyError, type CpuSchedule, type PowerSeries } from '../model/index.js'
 import type { Progress } from '../model/progress.js'
 
 /** The battery voltage the model's currents are priced at, V (calibration absorbs the rest). */
@@ -44,6 +43,11 @@ export interface CpuCalibration {
   /** Standard error of each cluster's scale; absent where the calibration could not tell it. */
   readonly clusterSe: readonly (number | null)[]
   readonly activeSe?: number
+  /**
+   * How the phone's fuel gauge behaves, as the calibration saw it: its refresh period, the time
+   * constant of its moving average (0: each reading is its period's average) and its noise.
+   */
+  readonly gauge?: { readonly periodS: number; readonly tauS: number; readonly noiseW: number }
   /** ISO time of the measurement. */
   readonly measuredAt?: string
   /** The phone it was measured on. */
@@ -155,7 +159,7 @@ export async function calibrateCpuModel(plan: CalibrationPlan): Promise<CpuCalib
       `the calibration recorded no CPU schedule (${data.warnings.map((w) => w.message).join('; ') || 'perfetto did not record'})`,
     )
   }
-  return fitPhases(plan, phases, data.series, data.schedule)
+  return fitRefreshes(plan, data.series, data.schedule)
 }
 
 /**
@@ -194,64 +198,44 @@ async function switchLoops(
 }
 
 /**
- * The steady second half of each phase: the gauge's energy and its standard error, the model's
- * nominal energies; a cluster phase counts only when its loops really ran on that cluster for
- * most of it (a cpuset can keep the shell off the big cores).
+ * The fit over every refresh of the gauge during the calibration (`fitGaugeCalibration`): the
+ * model's nominal energies at the refreshes' times, from the schedule Perfetto recorded, against
+ * the readings; which also says how the gauge averages. A cluster whose loops could not run on
+ * its cores (a cpuset keeping the shell off them) is fitted from wherever they ran, and when the
+ * refreshes cannot tell its scale it keeps the profile's.
  */
-function fitPhases(
+function fitRefreshes(
   plan: CalibrationPlan,
-  phases: readonly Phase[],
   series: PowerSeries,
   traced: CpuSchedule,
 ): CpuCalibration {
   const { model } = plan
-  const curve = powerCurve(series, { edges: 'hold' })
-  const spans: CalibrationSpan[] = []
-  const notes: string[] = []
-  for (const phase of phases) {
-    const endNs = phase.endNs - 50e6
-    const startNs = phase.startNs + (phase.endNs - phase.startNs) / 2
-    if (!(endNs > startNs)) continue
-    const window = { clock: 'boottime' as const, startNs, endNs }
-    const schedule = withModelFrequencies(model, traced, window)
-    const durationS = (endNs - startNs) / units.NS_PER_S
-    const updates = series.samples.filter(
-      (s, i) => s.tNs > startNs && s.tNs <= endNs && s.powerW !== series.samples[i - 1]?.powerW,
-    )
-    if (updates.length < 2) {
-      notes.push(`${phase.label}: the gauge updated ${updates.length} time(s)`)
-      continue
-    }
-    if (phase.cluster !== undefined) {
-      const loaded = loadedShare(schedule, phase.cores, startNs, endNs)
-      if (loaded < 0.8) {
-        notes.push(
-          `${phase.label}: the busy loops ran ${(loaded * 100).toFixed(0)}% of the time on their CPUs`,
-        )
-        continue
-      }
-    }
-    const energies = cpuModelEnergies(model, schedule, [startNs, endNs], MODEL_VOLTAGE_V)
-    const powers = updates.map((s) => s.powerW)
-    const meanW = powers.reduce((a, p) => a + p, 0) / powers.length
-    const sdW = Math.sqrt(
-      powers.reduce((a, p) => a + (p - meanW) ** 2, 0) / Math.max(1, powers.length - 1),
-    )
-    spans.push({
-      label: phase.label,
-      durationS,
-      measuredJ: curve.energyJ(startNs, endNs),
-      measuredSeJ: Math.max((sdW / Math.sqrt(powers.length)) * durationS, 1e-6 * durationS),
-      clusterJ: energies.clusters.map((c) => c[1] ?? 0),
-      activeJ: energies.active[1] ?? 0,
-    })
-  }
-  const fit = fitCpuScales(spans, model.clusters.length)
-  const told = fit.clusterSe.some((se) => se !== undefined)
-  if (!told) {
+  const updates = gaugeUpdates(series)
+  const times = updates.samples.map((s) => s.tNs)
+  const first = times[0]
+  const last = times.at(-1)
+  if (first === undefined || last === undefined || times.length < model.clusters.length + 4) {
     return nominalCalibration(
       model,
-      `the fuel gauge could not tell the clusters' power apart${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`,
+      `the fuel gauge refreshed ${Math.max(0, times.length - 1)} time(s) during the calibration, too few to tell the clusters apart`,
+    )
+  }
+  const schedule = withModelFrequencies(model, traced, {
+    clock: 'boottime',
+    startNs: first,
+    endNs: last,
+  })
+  const energies = cpuModelEnergies(model, schedule, times, MODEL_VOLTAGE_V)
+  const fit = fitGaugeCalibration(
+    times,
+    updates.samples.map((s) => s.powerW),
+    energies,
+    model.clusters.length,
+  )
+  if (fit === undefined || !fit.clusterSe.some((se) => se !== undefined)) {
+    return nominalCalibration(
+      model,
+      `the fuel gauge could not tell the clusters' power apart over ${Math.max(0, times.length - 1)} refreshes`,
     )
   }
   const untold = model.clusters.flatMap((_, k) => (fit.clusterSe[k] === undefined ? [k] : []))
@@ -260,38 +244,15 @@ function fitPhases(
     scales: fit.scales,
     clusterSe: fit.clusterSe.map((se) => se ?? null),
     ...(fit.activeSe === undefined ? {} : { activeSe: fit.activeSe }),
+    gauge: { periodS: fit.gaugePeriodS, tauS: fit.gaugeTauS, noiseW: fit.noiseW },
     measuredAt: new Date().toISOString(),
     serial: plan.device.serial,
-    ...(untold.length === 0 && notes.length === 0
+    ...(untold.length === 0
       ? {}
       : {
-          why: [
-            ...(untold.length === 0
-              ? []
-              : [
-                  `cluster ${untold.join(', ')} kept the profile's currents: the gauge could not tell`,
-                ]),
-            ...notes,
-          ].join('; '),
+          why: `cluster ${untold.join(', ')} kept the profile's currents: the fuel gauge could not tell`,
         }),
   }
-}
-
-/** Share of [startNs, endNs) × |cpus| during which those CPUs ran something. */
-function loadedShare(
-  schedule: CpuSchedule,
-  cpus: readonly number[],
-  startNs: number,
-  endNs: number,
-): number {
-  const on = new Set(cpus)
-  let busyNs = 0
-  for (const s of schedule.slices) {
-    if (!on.has(s.cpu)) continue
-    const overlap = Math.min(endNs, s.endNs) - Math.max(startNs, s.startNs)
-    if (overlap > 0) busyNs += overlap
-  }
-  return busyNs / ((endNs - startNs) * Math.max(1, cpus.length))
 }
 
 function sleep(ms: number): Promise<void> {

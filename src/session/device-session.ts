@@ -251,6 +251,11 @@ export class DeviceSession {
     progress?.step('running')
     this.held = lease
     try {
+      // A phone without rails is calibrated (with its idle baseline) by its first test's lease:
+      // that takes a minute or more, which must not count against the test's timeout.
+      if (this.cpuModel !== undefined && this.calibration === undefined) {
+        await this.prepare(progress)
+      }
       for (const hook of this.leaseHooks) await hook()
     } catch (error) {
       await lease.release().finally(() => progress?.done())
@@ -335,7 +340,11 @@ export class DeviceSession {
     }
     if (!c.fuelGauge.available)
       throw unavailable('fuel-gauge', 'the battery fuel gauge is not readable over adb')
-    return fuelGaugeCollector({ gauge: c.fuelGauge, schedule: this.cpuModel !== undefined })
+    return fuelGaugeCollector({
+      gauge: c.fuelGauge,
+      schedule: this.cpuModel !== undefined,
+      edges: endReading,
+    })
   }
 
   /** The execution collector, falling back (with a warning) when the preferred one is missing. */
@@ -388,24 +397,29 @@ export class DeviceSession {
     const b = this.options.baseline
     if (b === 'none') return { kind: 'none' }
     if (typeof b === 'number') return { kind: 'configured', powerW: b }
-    if (this.baselineW === undefined) {
-      this.measuring ??= (async () => {
-        const shared = await this.readSharedState()
-        if (shared !== undefined) this.adopt(shared)
-        else {
-          await this.measureBaseline(progress)
-          await this.calibrate(progress)
-          await this.shareState()
-        }
-      })().finally(() => (this.measuring = undefined))
-      await this.measuring
-    }
+    if (this.baselineW === undefined) await this.prepare(progress)
     return {
       kind: 'measured',
       powerW: this.baselineW ?? 0,
       ...(this.baselineRails === undefined ? {} : { rails: this.baselineRails }),
       ...(this.baselineNoise === undefined ? {} : { noise: this.baselineNoise }),
     }
+  }
+
+  /**
+   * What the first window on this phone learns once per run, whichever worker runs it: the idle
+   * baseline (when it is measured) and the CPU model's calibration (a phone without rails) —
+   * adopted from the run's folder when another worker has learnt them.
+   */
+  private async prepare(progress?: Progress): Promise<void> {
+    this.measuring ??= (async () => {
+      const shared = await this.readSharedState()
+      if (shared !== undefined) return this.adopt(shared)
+      if (this.options.baseline === 'measure') await this.measureBaseline(progress)
+      await this.calibrate(progress)
+      await this.shareState()
+    })().finally(() => (this.measuring = undefined))
+    await this.measuring
   }
 
   /**

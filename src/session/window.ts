@@ -13,9 +13,12 @@ import {
   type IdleNoise,
   cpuMethodPower,
   lowestRailPowerW,
+  gaugeCurve,
   modelledCpuRails,
   modelledMethodPower,
+  railsCurve,
   withModelFrequencies,
+  type EnergyCurve,
   findInitiators,
   type Baseline,
   type CoreCurrents,
@@ -191,6 +194,13 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
     await abortAll(started, context)
     throw failed.reason
   }
+  // A slow source's period boundary (a fuel gauge's refresh): the window opens right after it.
+  if (plan.power.awaitStartReading !== undefined) {
+    await plan.power.awaitStartReading(context).catch(async (error: unknown) => {
+      await abortAll(started, context)
+      throw error
+    })
+  }
   const startHostNs = hostNowNs()
   let done = false
   const window: RecordingWindow = {
@@ -302,8 +312,12 @@ function attributeWindow(
       ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
       : { tails: [], carriedIn: [] }
   const modelled =
-    power.kind === 'series' && executionInput !== undefined
+    power.kind === 'series' && (executionInput !== undefined || plan.cpuModel !== undefined)
       ? modelledPower(plan, power, window, warnings)
+      : undefined
+  const curve =
+    power.kind === 'series' && plan.power.name === 'fuel-gauge'
+      ? fuelGaugeCurve(plan, power, modelled)
       : undefined
   const schedule = power.kind === 'rails' ? power.schedule : modelled?.schedule
   const methodPower =
@@ -339,7 +353,10 @@ function attributeWindow(
   const tree = new CallTreeBuilder()
   // Without rails or a CPU model, the whole phone's net energy (screen, radios, other processes)
   // would land on whatever code was sampled: no per-method figures rather than wrong ones.
-  const methodData = power.kind === 'series' && modelled === undefined ? undefined : executionInput
+  const methodData =
+    executionInput === undefined || (power.kind === 'series' && modelled === undefined)
+      ? undefined
+      : executionInput
   const methodInput =
     methodData?.kind === 'samples'
       ? {
@@ -351,7 +368,8 @@ function attributeWindow(
     label,
     window,
     power: power.kind === 'series' ? power.series : power.rails,
-    ...(methodPower === undefined ? {} : { methodPower }),
+    ...(curve === undefined ? {} : { curve }),
+    ...(methodPower === undefined || methodData === undefined ? {} : { methodPower }),
     ...(schedule === undefined ? {} : { schedule }),
     tails,
     tailPolicy: 'charge-to-initiator',
@@ -414,7 +432,13 @@ function modelledPower(
   power: Extract<PowerData, { kind: 'series' }>,
   window: { readonly clock: 'boottime'; readonly startNs: number; readonly endNs: number },
   warnings: EnergyWarning[],
-): { readonly methodPower: MethodPower; readonly schedule: CpuSchedule } | undefined {
+):
+  | {
+      readonly methodPower: MethodPower
+      readonly schedule: CpuSchedule
+      readonly rails: readonly RailSeries[]
+    }
+  | undefined {
   const cpu = plan.cpuModel
   const missing = (why: string): undefined => {
     if (!warnings.some((w) => w.code === 'W_NO_SCHEDULE' || w.code === 'W_NO_POWER_PROFILE')) {
@@ -442,8 +466,71 @@ function modelledPower(
     })
   }
   const schedule = withModelFrequencies(model, power.schedule, window)
-  const rails = modelledCpuRails(model, schedule, window, cpu.calibration.scales, MODEL_VOLTAGE_V)
-  return { methodPower: modelledMethodPower(rails, model), schedule }
+  // Over the whole recording, not just the window: the gauge's periods reach past its edges.
+  const samples = power.series.samples
+  const span = {
+    startNs: Math.min(samples[0]?.tNs ?? window.startNs, firstEventNs(schedule)),
+    endNs: Math.max(samples.at(-1)?.tNs ?? window.endNs, window.endNs),
+  }
+  const rails = modelledCpuRails(
+    model,
+    schedule,
+    window,
+    cpu.calibration.scales,
+    MODEL_VOLTAGE_V,
+    undefined,
+    span,
+  )
+  return { methodPower: modelledMethodPower(rails, model), schedule, rails }
+}
+
+/** The schedule's first slice or frequency change, ns (Infinity when it has none). */
+function firstEventNs(schedule: CpuSchedule): number {
+  let first = Infinity
+  for (const s of schedule.slices) first = Math.min(first, s.startNs)
+  for (const c of schedule.frequencies ?? []) if (c.tNs > 0) first = Math.min(first, c.tNs)
+  return first
+}
+
+/**
+ * A fuel gauge's energy curve: its refreshes as their periods' averages (undoing the moving
+ * average the calibration found, if any), each period's energy spread inside it as the CPU model
+ * says above an even floor for what the model does not see (`gaugeCurve`). The floor is the
+ * gauge's power the model leaves unexplained over the recording's whole periods.
+ */
+function fuelGaugeCurve(
+  plan: WindowPlan,
+  power: Extract<PowerData, { kind: 'series' }>,
+  modelled: { readonly rails: readonly RailSeries[] } | undefined,
+): EnergyCurve {
+  const gauge = plan.cpuModel?.calibration.gauge
+  const options = {
+    edges: 'hold' as const,
+    ...(gauge === undefined
+      ? {}
+      : {
+          periodNs: gauge.periodS * units.NS_PER_S,
+          averaging:
+            gauge.tauS > 0
+              ? { kind: 'iir' as const, tauS: gauge.tauS }
+              : { kind: 'period' as const },
+        }),
+  }
+  const plain = gaugeCurve(power.series, options)
+  if (modelled === undefined || modelled.rails.length === 0) return plain
+  const shape = railsCurve(modelled.rails, { edges: 'hold' })
+  const times = plain.readingTimesIn(plain.firstNs, plain.lastNs)
+  const from = Math.max(times[1] ?? plain.firstNs, shape.firstNs)
+  const to = Math.min(times.at(-1) ?? plain.lastNs, shape.lastNs)
+  if (!(to > from)) return plain
+  const durationS = (to - from) / units.NS_PER_S
+  const meanW = plain.energyJ(from, to) / durationS
+  const unexplainedW = (plain.energyJ(from, to) - shape.energyJ(from, to)) / durationS
+  return gaugeCurve(power.series, {
+    ...options,
+    shape,
+    floorW: Math.max(0.05 * meanW, unexplainedW),
+  })
 }
 
 /**

@@ -43,7 +43,17 @@ export interface FuelGaugeOptions {
   readonly schedule?: boolean
   /** Where perfetto writes its trace on the device. @default '/data/misc/perfetto-traces' */
   readonly traceDir?: string
+  /**
+   * `wait`: open the window right after the gauge's next refresh and close it after the first
+   * refresh past its end, so that the periods at its edges hold the least from outside it (a
+   * refresh is the average since the previous one). Costs up to one refresh period at each edge.
+   * `extrapolate`: neither wait. @default 'extrapolate'
+   */
+  readonly edges?: 'wait' | 'extrapolate'
 }
+
+/** The longest a window waits for a refresh when the gauge's period is not known yet, ms. */
+const REFRESH_WAIT_MS = 3000
 
 /** The scheduler and cpufreq events the CPU power model reads. */
 export const MODEL_FTRACE_EVENTS = [
@@ -83,15 +93,51 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
   /** Why this window has no schedule although one was asked for. */
   let noSchedule: string | undefined
   const traceDir = options.traceDir ?? '/data/misc/perfetto-traces'
+  /** Told when a reading with a new value (a refresh) arrives. */
+  let onRefresh: (() => void) | undefined
+  /** Arrival times (host ms) of the refreshes seen in this window, for the wait's bound. */
+  let refreshesMs: number[] = []
+  const waitForRefresh = (): Promise<void> =>
+    new Promise((resolve) => {
+      const gaps = refreshesMs.slice(1).map((t, i) => t - (refreshesMs[i] as number))
+      gaps.sort((a, b) => a - b)
+      const period = gaps[gaps.length >> 1]
+      const timer = setTimeout(
+        () => done(),
+        period === undefined ? REFRESH_WAIT_MS : Math.min(REFRESH_WAIT_MS * 4, period * 1.5 + 50),
+      )
+      const done = (): void => {
+        clearTimeout(timer)
+        onRefresh = undefined
+        resolve()
+      }
+      onRefresh = done
+    })
 
+  const waits = options.edges === 'wait'
   return {
     name: 'fuel-gauge',
+    ...(waits
+      ? {
+          awaitStartReading: async () => waitForRefresh(),
+          awaitEndReading: async () => waitForRefresh(),
+        }
+      : {}),
     async start(context) {
       const node = requireNode(gauge, context)
       readings = []
       streamError = undefined
       noSchedule = undefined
-      parser = new FuelGaugeLineParser((r) => readings.push(r))
+      refreshesMs = []
+      parser = new FuelGaugeLineParser((r) => {
+        const last = readings.at(-1)
+        readings.push(r)
+        // A refresh of the current (voltage_now may move on its own schedule).
+        if (last !== undefined && last.currentRaw !== r.currentRaw) {
+          refreshesMs.push(Date.now())
+          onRefresh?.()
+        }
+      })
       raw = context.keepArtifact === undefined ? undefined : []
       if (options.schedule === true) {
         trace = await startPerfetto(
