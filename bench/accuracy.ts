@@ -18,6 +18,7 @@ import {
   type EdataRun,
 } from './accuracy/scenarios.js'
 import { useBenchPhysics } from './accuracy/session.js'
+import { methodMmre, noRailsAccuracy, type NoRailsFigure } from './accuracy/no-rails.js'
 import { DEFAULT_PHYSICS, PHYSICS, type Physics } from '../src/virtual-device/index.js'
 
 interface Config {
@@ -29,6 +30,9 @@ interface Config {
   readonly coverageDurationS: number
   readonly mixedWindows: number
   readonly regressionTrials: number
+  /** Phones without rails per profile variant, and windows per phone. */
+  readonly noRailsPhones: number
+  readonly noRailsWindows: number
 }
 
 const FULL: Config = {
@@ -40,6 +44,8 @@ const FULL: Config = {
   coverageDurationS: 30,
   mixedWindows: 20,
   regressionTrials: 30,
+  noRailsPhones: 5,
+  noRailsWindows: 12,
 }
 
 const QUICK: Config = {
@@ -51,6 +57,8 @@ const QUICK: Config = {
   coverageDurationS: 30,
   mixedWindows: 4,
   regressionTrials: 1,
+  noRailsPhones: 1,
+  noRailsWindows: 4,
 }
 
 function argValue(name: string): string | undefined {
@@ -98,6 +106,21 @@ async function main(): Promise<void> {
   const started = Date.now()
   const rows: Row[] = []
   const pct = (x: number, digits = 2): string => `${(x * 100).toFixed(digits)}%`
+
+  // 0. Phones without rails (issue 27): the fuel gauge, the CPU model and its calibration.
+  const noRails = await noRailsRows(config, seed, log, pct)
+  rows.push(...noRails.rows)
+  if (process.argv.includes('--no-rails-only')) {
+    printRows(rows, json, {
+      mode: quick ? 'quick' : 'full',
+      seed,
+      physics,
+      config,
+      started,
+      details: noRails.details,
+    })
+    return
+  }
 
   // 1. Per-test energy per power source.
   log(`per-test energy: ${config.perTestWindows} windows of 2–10 s per source, demo app…`)
@@ -334,6 +357,7 @@ async function main(): Promise<void> {
             mixed,
             cpuOnly,
             regression: reg,
+            noRails: noRails.details,
           },
         },
         null,
@@ -363,6 +387,109 @@ async function main(): Promise<void> {
   console.log(
     `${quick ? 'quick' : 'full'} run, ${physics} physics, seed ${seed}, ${elapsedS.toFixed(1)} s; regression: build B's method cost ×${reg.costMultiplier.toFixed(3)}, measured Δ ${reg.measuredDeltaPct.toFixed(2)}%`,
   )
+}
+
+/**
+ * Phones without rails: per-test gross energy against the gauge-and-model estimate, and per-method
+ * MMRE with the phone's own profile and with one whose CPU currents are off by 30% per cluster,
+ * both calibrated; the uncalibrated profile for comparison.
+ */
+async function noRailsRows(
+  config: Config,
+  seed: number,
+  log: (m: string) => void,
+  pct: (x: number, digits?: number) => string,
+): Promise<{ rows: Row[]; details: NoRailsFigure[] }> {
+  const figures: NoRailsFigure[] = []
+  for (const variant of ['found', 'off30', 'nominal'] as const) {
+    log(
+      `no rails (${variant} profile): ${config.noRailsPhones} phone(s) × ${config.noRailsWindows} windows of 3–8 s, app com.example.stride…`,
+    )
+    figures.push(
+      await noRailsAccuracy(variant, config.noRailsPhones, config.noRailsWindows, seed, (l) =>
+        log(`  ${l}`),
+      ),
+    )
+  }
+  const [found, off30, nominal] = figures as [NoRailsFigure, NoRailsFigure, NoRailsFigure]
+  const gross = found.windows.map((w) => Math.abs(w.grossRelError))
+  const grossMax = Math.max(...gross)
+  const grossMean = mean(gross)
+  const rows: Row[] = [
+    {
+      figure: 'no rails: per-test gross energy error, every window (fuel gauge 1 s, on battery)',
+      measured: `max ${pct(grossMax)}, mean ${pct(grossMean)} (n=${gross.length})`,
+      target: '≤ 3% each, ≤ 1% mean',
+      anchor: 'the issue’s 8% off, no warning',
+      verdict: grossMax <= 0.03 && grossMean <= 0.01 ? 'PASS' : 'MISS',
+      value: grossMax,
+    },
+    mmreRow(
+      "no rails: per-method MMRE, the phone's own profile, calibrated",
+      found,
+      0.1,
+      'EDATA 0.18–0.20; the issue’s 38.8',
+    ),
+    mmreRow(
+      'no rails: per-method MMRE, a profile 30% off per cluster, calibrated',
+      off30,
+      0.2,
+      'EDATA 0.18–0.20',
+    ),
+    mmreRow(
+      "  diagnostic: the phone's own profile as shipped, not calibrated",
+      nominal,
+      undefined,
+      'silicon 10–30% off its profile',
+    ),
+  ]
+  return { rows, details: figures }
+}
+
+/** A per-method MMRE row over a no-rails figure; `target` undefined: a diagnostic. */
+function mmreRow(
+  figure: string,
+  f: NoRailsFigure,
+  target: number | undefined,
+  anchor: string,
+): Row {
+  const mmre = methodMmre(f.windows)
+  const pairs = f.windows.reduce((n, w) => n + w.methods.length, 0)
+  return {
+    figure,
+    measured: `${mmre.toFixed(3)} (n=${pairs} method-windows on ${f.phones} phone(s))`,
+    target: target === undefined ? '—' : `≤ ${target.toFixed(2)}`,
+    anchor,
+    verdict: target === undefined ? 'info' : mmre <= target ? 'PASS' : 'MISS',
+    value: mmre,
+  }
+}
+
+function printRows(
+  rows: readonly Row[],
+  json: boolean,
+  run: {
+    readonly mode: string
+    readonly seed: number
+    readonly physics: string
+    readonly config: Config
+    readonly started: number
+    readonly details: unknown
+  },
+): void {
+  const elapsedS = (Date.now() - run.started) / 1000
+  if (json) {
+    console.log(JSON.stringify({ ...run, started: undefined, elapsedS, rows }, null, 2))
+    return
+  }
+  console.log('')
+  console.log(`| figure | measured | target | anchor | verdict |`)
+  console.log('|---|---|---|---|---|')
+  for (const r of rows) {
+    console.log(`| ${r.figure} | ${r.measured} | ${r.target} | ${r.anchor} | ${r.verdict} |`)
+  }
+  console.log('')
+  console.log(`${run.mode} run, ${run.physics} physics, seed ${run.seed}, ${elapsedS.toFixed(1)} s`)
 }
 
 await main()

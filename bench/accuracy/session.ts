@@ -38,6 +38,7 @@ import {
 import {
   startVirtualDevice,
   type AppModel,
+  type Charger,
   type FuelGaugeOptions,
   type GroundTruth,
   type Physics,
@@ -76,6 +77,10 @@ export interface FastPhoneOptions {
   readonly seed: number
   readonly cpuJitter?: number
   readonly sensors?: FuelGaugeOptions
+  /** A phone with ODPM power rails. @default true */
+  readonly odpm?: boolean
+  /** What powers it. @default the virtual device's (USB, unplugged below) */
+  readonly charger?: Charger
 }
 
 /** Starts one fast-mode phone, unplugs it (no charging) and launches the app. */
@@ -86,6 +91,8 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
     seed: options.seed,
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
     ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
+    ...(options.odpm === undefined ? {} : { odpm: options.odpm }),
+    ...(options.charger === undefined ? {} : { charger: options.charger }),
     ...(benchPhysics === undefined ? {} : { physics: benchPhysics }),
   })
   const serial = server.serials[0] ?? 'vdev-0001'

@@ -37,6 +37,7 @@ import type {
 import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../device/index.js'
 import {
   EnergyError,
+  formatSeconds,
   isEnergyError,
   shiftCallTrace,
   units,
@@ -282,21 +283,36 @@ function attributeWindow(
   power: PowerData,
   execution: ExecutionData | undefined,
 ): MeasuredEnergyResult {
+  return attributeWindowData(
+    plan,
+    label,
+    {
+      clock: 'boottime',
+      startNs: startHostNs + plan.boottime.offsetNs,
+      endNs: endHostNs + plan.boottime.offsetNs,
+    },
+    power,
+    execution,
+  )
+}
+
+/**
+ * A window's result from what its collectors returned, its edges given on the phone's boottime
+ * clock: what `close()` does once the edges are mapped from the host's clock (and what the
+ * accuracy benchmark does with edges read on a fast-clock virtual phone).
+ */
+export function attributeWindowData(
+  plan: WindowPlan,
+  label: string,
+  window: { readonly clock: 'boottime'; readonly startNs: number; readonly endNs: number },
+  power: PowerData,
+  execution: ExecutionData | undefined,
+): MeasuredEnergyResult {
   const warnings: EnergyWarning[] = [...power.warnings, ...(execution?.warnings ?? [])]
-  const window = {
-    clock: 'boottime' as const,
-    startNs: startHostNs + plan.boottime.offsetNs,
-    endNs: endHostNs + plan.boottime.offsetNs,
-  }
   const executionInput =
     execution === undefined
       ? undefined
-      : toExecutionInput(
-          execution,
-          plan,
-          power.kind === 'rails' ? power.monotonicToBoottimeNs : undefined,
-          warnings,
-        )
+      : toExecutionInput(execution, plan, power.monotonicToBoottimeNs, warnings)
   const baseline: Baseline =
     plan.baseline.kind !== 'measured'
       ? plan.baseline
@@ -315,10 +331,9 @@ function attributeWindow(
     power.kind === 'series' && (executionInput !== undefined || plan.cpuModel !== undefined)
       ? modelledPower(plan, power, window, warnings)
       : undefined
-  const curve =
-    power.kind === 'series' && plan.power.name === 'fuel-gauge'
-      ? fuelGaugeCurve(plan, power, modelled)
-      : undefined
+  const gauge = power.kind === 'series' && plan.power.name === 'fuel-gauge'
+  if (gauge) warnings.push(...staleGauge(plan, power, window))
+  const curve = gauge ? fuelGaugeCurve(plan, power, modelled) : undefined
   const schedule = power.kind === 'rails' ? power.schedule : modelled?.schedule
   const methodPower =
     power.kind === 'rails'
@@ -490,6 +505,38 @@ function firstEventNs(schedule: CpuSchedule): number {
   for (const s of schedule.slices) first = Math.min(first, s.startNs)
   for (const c of schedule.frequencies ?? []) if (c.tNs > 0) first = Math.min(first, c.tNs)
   return first
+}
+
+/**
+ * `W_GAUGE_NO_REFRESH` when the fuel gauge never refreshed after the window opened: the window's
+ * energy is then the reading it held from before the test, not a measurement of it.
+ */
+function staleGauge(
+  plan: WindowPlan,
+  power: Extract<PowerData, { kind: 'series' }>,
+  window: { readonly startNs: number; readonly endNs: number },
+): EnergyWarning[] {
+  const samples = power.series.samples
+  let lastChangeNs: number | undefined
+  for (let i = 1; i < samples.length; i++) {
+    const s = samples[i] as (typeof samples)[number]
+    if (s.powerW === samples[i - 1]?.powerW) continue
+    if (s.tNs > window.startNs) return []
+    lastChangeNs = s.tNs
+  }
+  const periodS = plan.cpuModel?.calibration.gauge?.periodS
+  const durationS = (window.endNs - window.startNs) / units.NS_PER_S
+  const since =
+    lastChangeNs === undefined
+      ? ''
+      : ` (it last changed ${((window.startNs - lastChangeNs) / units.NS_PER_S).toFixed(1)} s before the window opened)`
+  return [
+    {
+      code: 'W_GAUGE_NO_REFRESH',
+      severity: 'warning',
+      message: `the fuel gauge did not refresh during this ${formatSeconds(durationS)} window${since}: its energy is the reading the gauge held from before the test, not a measurement of it; make the window longer than the gauge's refresh period${periodS === undefined ? '' : ` (${formatSeconds(periodS)} on this phone)`}, or check that the gauge moves at all (\`adb shell cat /sys/class/power_supply/*/current_now\` a few times)`,
+    },
+  ]
 }
 
 /**
