@@ -18,8 +18,14 @@ import {
   attributeSamplesByRegression,
   attributeTest,
   cpuMethodPower,
+  modelledCpuRails,
+  modelledMethodPower,
   railCurve,
+  withModelFrequencies,
+  type CpuPowerModel,
 } from '../src/attribution/index.js'
+import { coreCurrentsFor } from '../src/session/core-currents.js'
+import { defaultPowerProfile } from '../src/virtual-device/sim/power-model.js'
 import type {
   CallInterval,
   CpuFrequencyChange,
@@ -292,6 +298,47 @@ const scheduleSamplingMs: number[] = []
 const scheduleIntervalMs: number[] = []
 const phoneSamplingMs: number[] = []
 const phoneIntervalMs: number[] = []
+/** No rails: the same schedule priced by the CPU model; one 100 s window, and ten 10 s ones. */
+const noRailsWholeMs: number[] = []
+const noRailsTenMs: number[] = []
+const currents = coreCurrentsFor(defaultPowerProfile(), CLUSTERS).currents ?? []
+const CPU_MODEL: CpuPowerModel = {
+  clusters: currents.map((c, i) => ({ cpus: CLUSTERS[i] ?? [], currents: c })),
+  activeMa: 12.37,
+}
+/** Each tenth of the samples, as a recorder running through ten windows would hand them over. */
+const tenths = Array.from({ length: 10 }, (_, i) => ({
+  kind: 'samples' as const,
+  samples: {
+    clock: 'boottime' as const,
+    lostCount: 0,
+    samples: w.samples.filter(
+      (x) => x.tNs >= (i * WINDOW_NS) / 10 && x.tNs < ((i + 1) * WINDOW_NS) / 10,
+    ),
+  },
+}))
+/** A window on a phone without rails, as src/session/window.ts attributes it. */
+function noRailsWindow(
+  win: { clock: 'boottime'; startNs: number; endNs: number },
+  execution: typeof samplesInput | (typeof tenths)[number] = samplesInput,
+): unknown {
+  const schedule = withModelFrequencies(CPU_MODEL, w.phoneSchedule, win)
+  const rails = modelledCpuRails(
+    CPU_MODEL,
+    schedule,
+    win,
+    { clusters: [1.1, 0.9, 1.05], active: 1 },
+    3.85,
+  )
+  return attributeTest({
+    label: 'bench',
+    window: win,
+    power: w.power,
+    schedule,
+    methodPower: modelledMethodPower(rails, CPU_MODEL),
+    execution,
+  })
+}
 const refMs: number[] = []
 let methodsSeen = 0
 const samplesInput = {
@@ -326,6 +373,17 @@ for (let r = 0; r < runs; r++) {
   phoneSamplingMs.push(timed(() => attributeTest({ ...onPhone(), execution: samplesInput })))
   phoneIntervalMs.push(
     timed(() => attributeTest({ ...onPhone(), execution: { ...traceInput, split: 'activity' } })),
+  )
+  noRailsWholeMs.push(timed(() => noRailsWindow(window)))
+  noRailsTenMs.push(
+    timed(() => {
+      for (let i = 0; i < 10; i++) {
+        noRailsWindow(
+          { clock: 'boottime', startNs: (i * WINDOW_NS) / 10, endNs: ((i + 1) * WINDOW_NS) / 10 },
+          tenths[i],
+        )
+      }
+    }),
   )
 }
 /** One run of the cases without rails. */
@@ -383,6 +441,8 @@ const result = {
   phoneFrequencyChanges: w.phoneSchedule.frequencies?.length ?? 0,
   phoneSamplingMedianMs: median(phoneSamplingMs),
   phoneIntervalMedianMs: median(phoneIntervalMs),
+  noRailsWholeMedianMs: median(noRailsWholeMs),
+  noRailsTenWindowsMedianMs: median(noRailsTenMs),
   node: process.version,
 }
 if (json) console.log(JSON.stringify(result, null, 2))
@@ -406,5 +466,11 @@ else {
   console.log(phoneLine())
 }
 function phoneLine(): string {
+  return `${railsLine()}\n${noRailsLine()}`
+}
+function noRailsLine(): string {
+  return `no rails (the same schedule priced by the CPU model, 1 M samples): one 100 s window median ${result.noRailsWholeMedianMs.toFixed(0)} ms; the trace cut into ten 10 s windows (each with its own samples), all ten median ${result.noRailsTenWindowsMedianMs.toFixed(0)} ms (ratio ${(result.noRailsTenWindowsMedianMs / result.noRailsWholeMedianMs).toFixed(2)})`
+}
+function railsLine(): string {
   return `phone-like (4 ODPM rails, ${result.phoneSlices.toLocaleString('en')} slices on 8 CPUs of which ${result.phoneOtherSlices.toLocaleString('en')} other processes', ${result.phoneFrequencyChanges.toLocaleString('en')} cpu_frequency changes): sampling median ${result.phoneSamplingMedianMs.toFixed(0)} ms (target ≤ 1000 ms), interval median ${result.phoneIntervalMedianMs.toFixed(0)} ms`
 }

@@ -21,6 +21,9 @@ import {
   parseDumpsysBattery,
   parseDumpsysPowerstats,
   parseDumpsysPowerWakeLocks,
+  parseOverlayDump,
+  parseOverlayList,
+  parseOverlayLookup,
 } from '../src/formats/dumpsys/index.js'
 import { parseMeterText } from '../src/formats/meter/index.js'
 import { decodePowerTrace } from '../src/formats/perfetto/trace.js'
@@ -218,6 +221,14 @@ export const TARGETS: readonly FuzzTarget[] = [
     name: 'dumpsys-power',
     seeds: [{ dir: 'test/fixtures/dumpsys', match: /power(?!stats)/ }],
     oneShot: (b) => digest(parseDumpsysPowerWakeLocks(text(b))),
+  },
+  {
+    name: 'dumpsys-overlay',
+    seeds: [{ dir: 'test/fixtures/dumpsys', match: /overlay/ }],
+    oneShot: (b) => {
+      const t = text(b)
+      return digest([parseOverlayDump(t), parseOverlayList(t, 'android'), parseOverlayLookup(t)])
+    },
   },
   {
     name: 'meter',

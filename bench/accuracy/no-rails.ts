@@ -12,7 +12,7 @@
  * every cluster's currents off by 30% (`off30`: a profile from another build, or a plugin given the
  * wrong one), or the phone's own without calibration (`nominal`, to show what calibration adds).
  */
-import { idlePowerW, type CpuPowerModel } from '../../src/attribution/index.js'
+import { gaugeUpdates, idlePowerW, type CpuPowerModel } from '../../src/attribution/index.js'
 import {
   fuelGaugeCollector,
   simpleperfCollector,
@@ -30,7 +30,11 @@ import {
 } from '../../src/session/calibration.js'
 import { coreCurrentsFor } from '../../src/session/core-currents.js'
 import { attributeWindowData, type WindowPlan } from '../../src/session/window.js'
-import { loadAppModel, type GroundTruth } from '../../src/virtual-device/index.js'
+import {
+  loadAppModel,
+  type FuelGaugeOptions,
+  type GroundTruth,
+} from '../../src/virtual-device/index.js'
 import { defaultPowerProfile } from '../../src/virtual-device/sim/power-model.js'
 import { startFastPhone, waitUntil, type FastPhone } from './session.js'
 
@@ -109,6 +113,8 @@ export async function noRailsAccuracy(
   windows: number,
   seed: number,
   log: (line: string) => void = () => undefined,
+  /** The phones' fuel gauge. @default the virtual phone's (`typical`: 1 s refreshes) */
+  sensors?: FuelGaugeOptions,
 ): Promise<NoRailsFigure> {
   const all: NoRailsWindow[] = []
   const calibrations: CpuCalibration[] = []
@@ -120,6 +126,7 @@ export async function noRailsAccuracy(
       seed: phoneSeed,
       odpm: false,
       charger: 'none',
+      ...(sensors === undefined ? {} : { sensors }),
     })
     try {
       silicon.push(await trueFactors(phone))
@@ -141,7 +148,7 @@ export async function noRailsAccuracy(
               model,
               gauge: phone.capabilities.fuelGauge,
               boottime: await mapDeviceClock(phone.device, 'boottime'),
-              phaseMs: calibrationPhaseMs(1),
+              phaseMs: calibrationPhaseMs(await refreshPeriodS(phone)),
               wait: async (ms) => waitUntil(phone, (await phone.nowNs()) + ms * 1e6),
             })
       calibrations.push(calibration)
@@ -178,6 +185,12 @@ export async function noRailsAccuracy(
   return { variant, phones, windows: all, calibrations, silicon }
 }
 
+/** How often the gauge refreshed in the idle window, s (what the session reads off its baseline). */
+let lastIdlePeriodS = 1
+async function refreshPeriodS(_phone: FastPhone): Promise<number> {
+  return lastIdlePeriodS
+}
+
 /** The phone's idle level, as the product's idle baseline measures it (a 3 s idle window). */
 async function idleLevel(phone: FastPhone): Promise<number> {
   const collector = fuelGaugeCollector({ gauge: phone.capabilities.fuelGauge })
@@ -188,6 +201,8 @@ async function idleLevel(phone: FastPhone): Promise<number> {
   const end = await phone.nowNs()
   const data = await collector.stop(context)
   if (data.kind !== 'series') throw new Error('unreachable')
+  const refreshes = gaugeUpdates(data.series).samples.length - 1
+  lastIdlePeriodS = refreshes > 0 ? (end - start) / 1e9 / refreshes : 10
   return idlePowerW({
     window: { clock: 'boottime', startNs: start, endNs: end },
     power: data.series,

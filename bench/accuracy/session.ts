@@ -107,7 +107,9 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
     }
     return r.stdout
   }
-  await sh('dumpsys battery unplug; sleep 1')
+  // Two periods of the default gauge (1 s, each reading the average of the second before): the
+  // probe then reads a current drawn on battery only, whatever the refresh's phase.
+  await sh('dumpsys battery unplug; sleep 2.5')
   const capabilities = await probeCapabilities(device, { app: options.app.package })
   await sh(`am start -W -n ${options.app.launcherActivity}`)
   return {

@@ -69,22 +69,47 @@ export function cpuModelEnergies(
   const k = model.clusters.length
   const clusterOf = new Map<number, number>()
   model.clusters.forEach((c, i) => c.cpus.forEach((cpu) => clusterOf.set(cpu, i)))
-  // Edges: +1 start / −1 end per CPU, and frequency changes, in time order.
-  const edgeT: number[] = []
-  const edgeCpu: number[] = []
-  const edgeD: number[] = []
+  const q = timesNs.length
+  const fromNs = q > 0 ? (timesNs[0] as number) : 0
+  const toNs = q > 0 ? (timesNs[q - 1] as number) : 0
+  // Edges: +1 start / −1 end per CPU, and frequency changes, in time order — only of the slices
+  // that reach into the queried span, so a window cut from a long trace costs its own slices.
+  // Per CPU, the starts and ends of its slices that reach into the span, each in time order: the
+  // schedule lists a CPU's slices by start, and a CPU runs one at a time, so merging the CPUs'
+  // streams orders every edge without sorting them all.
+  const cpus = [...clusterOf.keys()]
+  const cpuIndex = new Map(cpus.map((cpu, i) => [cpu, i]))
+  const starts: number[][] = cpus.map(() => [])
+  const ends: number[][] = cpus.map(() => [])
   for (const s of schedule.slices) {
-    if (!(s.endNs > s.startNs) || !clusterOf.has(s.cpu)) continue
-    edgeT.push(s.startNs, s.endNs)
-    edgeCpu.push(s.cpu, s.cpu)
-    edgeD.push(1, -1)
+    if (!(s.endNs > s.startNs) || s.endNs < fromNs || s.startNs > toNs) continue
+    const i = cpuIndex.get(s.cpu)
+    if (i === undefined) continue
+    ;(starts[i] as number[]).push(s.startNs)
+    ;(ends[i] as number[]).push(s.endNs)
   }
-  const order = Uint32Array.from(edgeT.keys()).sort(
-    (a, b) => (edgeT[a] as number) - (edgeT[b] as number),
-  )
-  const freqs = (schedule.frequencies ?? []).filter((c) => clusterOf.has(c.cpu))
-  const khz = model.clusters.map((c, i) => startKhz(c, i, freqs, clusterOf, assumedKhz))
-  const runningOnCpu = new Map<number, number>()
+  // Each CPU's edges as one stream in time order (+1 a start, −1 an end), Infinity at its end.
+  const streams = cpus.map((_, i) => edgeStream(starts[i] as number[], ends[i] as number[]))
+  const at = new Int32Array(cpus.length)
+  const running = new Int32Array(cpus.length)
+  const clusterOfIndex = cpus.map((cpu) => clusterOf.get(cpu) as number)
+  /** The earliest edge not processed yet, ns (Infinity when none is left). */
+  const nextEdgeNs = (): number => {
+    let m = Infinity
+    for (let i = 0; i < streams.length; i++) {
+      const t = (streams[i] as EdgeStream).times[at[i] as number] as number
+      if (t < m) m = t
+    }
+    return m
+  }
+  const all = (schedule.frequencies ?? []).filter((c) => clusterOf.has(c.cpu))
+  const khz = model.clusters.map((c, i) => startKhz(c, i, all, clusterOf, assumedKhz))
+  // Changes before the span only set each cluster's frequency at its start.
+  const freqs: CpuFrequencyChange[] = []
+  for (const c of all) {
+    if (c.tNs <= fromNs) khz[clusterOf.get(c.cpu) as number] = c.khz
+    else if (c.tNs <= toNs) freqs.push(c)
+  }
   const busy = new Int32Array(k)
   let busyAll = 0
   const mw = voltageV / 1000 // mA → W
@@ -103,38 +128,41 @@ export function cpuModelEnergies(
   }
   update()
 
-  const q = timesNs.length
   const clusters = model.clusters.map(() => new Float64Array(q))
   const active = new Float64Array(q)
   const acc = new Float64Array(k)
   let accActive = 0
-  let e = 0
   let f = 0
   let t = q > 0 ? (timesNs[0] as number) : 0
   // Bring the state to the first query time without counting energy.
   const advanceTo = (until: number, count: boolean): void => {
     for (;;) {
-      const te = e < order.length ? (edgeT[order[e] as number] as number) : Infinity
+      const te = nextEdgeNs()
       const tf = f < freqs.length ? (freqs[f] as CpuFrequencyChange).tNs : Infinity
       const next = Math.min(te, tf)
       if (next > until) break
       if (count && next > t) integrate(next)
       t = Math.max(t, next)
-      while (e < order.length && (edgeT[order[e] as number] as number) === next) {
-        const j = order[e] as number
-        const cpu = edgeCpu[j] as number
-        const before = runningOnCpu.get(cpu) ?? 0
-        const after = before + (edgeD[j] as number)
-        runningOnCpu.set(cpu, after)
-        const cl = clusterOf.get(cpu) as number
-        if (before <= 0 && after > 0) {
-          busy[cl] = (busy[cl] as number) + 1
-          busyAll++
-        } else if (before > 0 && after <= 0) {
-          busy[cl] = (busy[cl] as number) - 1
-          busyAll--
+      if (te === next) {
+        for (let i = 0; i < streams.length; i++) {
+          const stream = streams[i] as EdgeStream
+          let j = at[i] as number
+          if (stream.times[j] !== next) continue
+          const before = running[i] as number
+          let after = before
+          while (stream.times[j] === next) after += stream.deltas[j++] as number
+          at[i] = j
+          if (after === before) continue
+          running[i] = after
+          const cl = clusterOfIndex[i] as number
+          if (before <= 0 && after > 0) {
+            busy[cl] = (busy[cl] as number) + 1
+            busyAll++
+          } else if (before > 0 && after <= 0) {
+            busy[cl] = (busy[cl] as number) - 1
+            busyAll--
+          }
         }
-        e++
       }
       while (f < freqs.length && (freqs[f] as CpuFrequencyChange).tNs === next) {
         const c = freqs[f] as CpuFrequencyChange
@@ -157,6 +185,43 @@ export function cpuModelEnergies(
     active[i] = accActive
   }
   return { clusters, active }
+}
+
+/** One CPU's slice edges in time order: +1 at a start, −1 at an end; `times` ends with Infinity. */
+interface EdgeStream {
+  readonly times: Float64Array
+  readonly deltas: Int8Array
+}
+
+/** Merges a CPU's starts and ends (each sorted here if a garbled trace left them out of order). */
+function edgeStream(starts: readonly number[], ends: readonly number[]): EdgeStream {
+  const s = ascending(starts)
+  const e = ascending(ends)
+  const times = new Float64Array(s.length + e.length + 1)
+  const deltas = new Int8Array(times.length)
+  let i = 0
+  let j = 0
+  let k = 0
+  while (i < s.length || j < e.length) {
+    // At one instant an end comes first: the CPU switches from one thread to the next.
+    if (j < e.length && (i >= s.length || (e[j] as number) <= (s[i] as number))) {
+      times[k] = e[j++] as number
+      deltas[k++] = -1
+    } else {
+      times[k] = s[i++] as number
+      deltas[k++] = 1
+    }
+  }
+  times[k] = Infinity
+  return { times, deltas }
+}
+
+function ascending(values: readonly number[]): Float64Array {
+  const out = Float64Array.from(values)
+  for (let i = 1; i < out.length; i++) {
+    if ((out[i] as number) < (out[i - 1] as number)) return out.sort()
+  }
+  return out
 }
 
 /** A cluster's frequency at the start: its first traced change, else assumed, else mid-table. */

@@ -406,6 +406,9 @@ type SamplePower = (k: number, sample: StackSample) => number
  * every CPU. Computed as the pass asks for each sample (no per-sample arrays: with 1 M samples
  * they are tens of MB that V8 counts as external memory and answers with a full collection).
  */
+/** How far from the window a slice can still place one of its samples (a sample's own period). */
+const NEAR_WINDOW_NS = 1e9
+
 function scheduleSplit(
   at: (k: number) => StackSample | undefined,
   n: number,
@@ -422,9 +425,12 @@ function scheduleSplit(
   }
   const byTid = new Map<number, CpuSlice[]>()
   const slices = schedule.slices
+  // Only the slices near the window: a window cut from a long trace costs its own stretch.
+  const fromNs = window.startNs - NEAR_WINDOW_NS
+  const toNs = window.endNs + NEAR_WINDOW_NS
   for (let i = 0; i < slices.length; i++) {
     const slice = slices[i] as CpuSlice
-    if (!sampled.has(slice.tid)) continue
+    if (slice.endNs < fromNs || slice.startNs > toNs || !sampled.has(slice.tid)) continue
     let list = byTid.get(slice.tid)
     if (list === undefined) {
       list = []

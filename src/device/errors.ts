@@ -1,4 +1,7 @@
-/** Stable codes of the device layer (adb client, discovery, shell, transfers, leases, probe). */
+/**
+ * Stable codes of the device layer (adb client, discovery, shell, transfers, leases, probe, the
+ * phone's power profile).
+ */
 import type { EnergyErrorCode } from '../model/index.js'
 
 export const DeviceErrors = {
@@ -36,6 +39,12 @@ export const DeviceErrors = {
   ABORTED: 'E_ABORTED',
   /** The app is not installed on the device. */
   APP_NOT_INSTALLED: 'E_APP_NOT_INSTALLED',
+  /** A file pulled from the phone is not a readable APK (a damaged or truncated zip). */
+  APK_UNREADABLE: 'E_APK_UNREADABLE',
+  /** An APK's compiled XML entry (res/xml/…, AndroidManifest.xml) cannot be decoded. */
+  APK_XML_UNDECODABLE: 'E_APK_XML_UNDECODABLE',
+  /** An APK on the phone is larger than the size the device layer pulls. */
+  APK_TOO_LARGE: 'E_APK_TOO_LARGE',
 } as const satisfies Record<string, EnergyErrorCode>
 
 export type DeviceErrorCode = (typeof DeviceErrors)[keyof typeof DeviceErrors]

@@ -41,6 +41,30 @@ export type {
   ProbeOptions,
   ToolCapability,
 } from './probe.js'
+export type { ApkXmlAttribute, ApkXmlElement, OverlayManifest } from './apk.js'
+export {
+  ANDROID_NS,
+  apkXmlToText,
+  decodeBinaryXml,
+  overlayOf,
+  readApkEntry,
+  readApkXml,
+} from './apk.js'
+export type {
+  FindPowerProfileOptions,
+  FoundPowerProfile,
+  PowerProfileSource,
+} from './power-profile.js'
+export {
+  DEVICE_PROFILE_PATHS,
+  FRAMEWORK_RES,
+  MAX_APK_BYTES,
+  OVERLAY_DIRS,
+  POWER_PROFILE_ENTRY,
+  POWER_PROFILE_FIX,
+  describePowerProfileSource,
+  findPowerProfile,
+} from './power-profile.js'
 export type { AutoPowerSource, PowerSourceChoice } from './power-source.js'
 export { autoPowerSource } from './power-source.js'
 export {

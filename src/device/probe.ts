@@ -121,6 +121,14 @@ export interface Capabilities {
    * empty when sysfs does not say. Lets a CPU schedule be matched to the clusters' power rails.
    */
   readonly cpuClusters: ReadonlyArray<readonly number[]>
+  /**
+   * Each cluster's frequencies in kHz, parallel to `cpuClusters`: its cpufreq policy's
+   * `scaling_available_frequencies` then `scaling_boost_frequencies`, in the kernel's order
+   * (ascending on the drivers seen), as the framework reads them (CpuScalingPolicyReader); an
+   * Android 14+ profile's `cpu.scaling_step_power.policyN` gives one current per entry. Empty
+   * for a cluster whose policy lists none (and empty when `cpuClusters` is).
+   */
+  readonly cpuFrequenciesKhz: ReadonlyArray<readonly number[]>
   readonly evidence: readonly Evidence[]
 }
 
@@ -172,9 +180,11 @@ export async function probeCapabilities(
     perfetto,
     simpleperf: await probeTool(device, '/system/bin/simpleperf'),
     cpuClusters: clusters.clusters,
+    cpuFrequenciesKhz: clusters.frequenciesKhz,
     evidence: [
       ...[model, manufacturer, sdk].map((p) => evidence(props, p.line)),
       clusters.evidence,
+      ...(clusters.frequencyEvidence === undefined ? [] : [clusters.frequencyEvidence]),
     ],
   }
   if (options.app === undefined) return capabilities
@@ -185,18 +195,26 @@ const CPUFREQ = '/sys/devices/system/cpu/cpufreq'
 
 /**
  * CPU clusters from sysfs: one cpufreq policy per cluster (`policy<first cpu>`), its
- * `related_cpus` a space-separated list. World-readable on user builds.
+ * `related_cpus` a space-separated list, and its frequencies (`scaling_available_frequencies`,
+ * then `scaling_boost_frequencies` where the driver has them). World-readable on user builds.
  */
-async function probeCpuClusters(
-  device: AdbDevice,
-): Promise<{ clusters: number[][]; evidence: Evidence }> {
+async function probeCpuClusters(device: AdbDevice): Promise<{
+  clusters: number[][]
+  frequenciesKhz: number[][]
+  evidence: Evidence
+  frequencyEvidence?: Evidence
+}> {
   const listed = await run(device, ['ls', CPUFREQ])
   const policies = listed.stdout
     .split(/\s+/)
     .filter((name) => /^policy\d+$/.test(name))
     .sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)))
   if (listed.exitCode !== 0 || policies.length === 0) {
-    return { clusters: [], evidence: evidence(listed, firstLine(listed.stdout)) }
+    return {
+      clusters: [],
+      frequenciesKhz: [],
+      evidence: evidence(listed, firstLine(listed.stdout)),
+    }
   }
   const read = await run(device, ['cat', ...policies.map((p) => `${CPUFREQ}/${p}/related_cpus`)])
   const lines = read.stdout.split('\n').filter((l) => l.trim() !== '')
@@ -205,9 +223,42 @@ async function probeCpuClusters(
     read.exitCode === 0 &&
     clusters.length === policies.length &&
     clusters.every((c) => c.length > 0 && c.every((n) => Number.isInteger(n) && n >= 0))
-  return {
-    clusters: valid ? clusters.sort((a, b) => (a[0] as number) - (b[0] as number)) : [],
+  const found = {
     evidence: evidence(read, lines.join(' | ') || firstLine(read.stdout)),
+  }
+  if (!valid) return { clusters: [], frequenciesKhz: [], ...found }
+  // One line per policy, in policy order: a missing boost file prints nothing (`|| true`).
+  const script = policies
+    .map((p) => {
+      const dir = `${CPUFREQ}/${p}`
+      const available = quoteShellArg(`${dir}/scaling_available_frequencies`)
+      const boost = quoteShellArg(`${dir}/scaling_boost_frequencies`)
+      return `echo $(cat ${available} 2>/dev/null) $(cat ${boost} 2>/dev/null)`
+    })
+    .join('; ')
+  const freqs = await shellScript(device, script)
+  const freqLines = freqs.stdout.split('\n').slice(0, policies.length)
+  const frequenciesKhz = policies.map((_, i) =>
+    (freqLines[i] ?? '')
+      .trim()
+      .split(/\s+/)
+      .filter((t) => /^\d+$/.test(t))
+      .map(Number),
+  )
+  // Sort both by first CPU (little first), keeping each cluster's frequencies with it.
+  const order = clusters
+    .map((c, i) => i)
+    .sort((a, b) => (clusters[a]?.[0] ?? 0) - (clusters[b]?.[0] ?? 0))
+  return {
+    clusters: order.map((i) => clusters[i] as number[]),
+    frequenciesKhz: order.map((i) => frequenciesKhz[i] as number[]),
+    ...found,
+    frequencyEvidence: {
+      command: `cat ${CPUFREQ}/policy*/scaling_available_frequencies (and scaling_boost_frequencies)`,
+      line: frequenciesKhz
+        .map((f, i) => `${policies[i] ?? ''}: ${f.length} frequencies`)
+        .join(' | '),
+    },
   }
 }
 
@@ -592,14 +643,16 @@ export function notProfileable(packageName: string, serial: string, cause?: unkn
   })
 }
 
-async function run(device: AdbDevice, argv: readonly string[]): Promise<ShellResult> {
+/** Runs `argv` (quoted) with stderr merged into stdout. */
+export async function run(device: AdbDevice, argv: readonly string[]): Promise<ShellResult> {
   // stderr is merged into stdout by legacy adb shell; a `2>&1` keeps it so on v2 servers too.
   return argv.length === 1 && argv[0] === 'getprop'
     ? shell(device, argv)
     : shellScript(device, `${argv.map(quoteShellArg).join(' ')} 2>&1`)
 }
 
-function evidence(result: ShellResult, line: string | undefined): Evidence {
+/** The command of `result` and the output line an answer came from. */
+export function evidence(result: ShellResult, line: string | undefined): Evidence {
   return {
     command: result.command.replace(/ 2>&1$/, ''),
     ...(line === undefined ? {} : { line: line.trim() }),

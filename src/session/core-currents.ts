@@ -3,42 +3,59 @@
  * sampling methods' split of the CPU cluster rails (`WindowPlan.cpuCoreCurrents`): a running ns
  * on a cluster weighs the profile's current at the cluster's frequency then, plus the cluster's
  * own current (`cpu.cluster_power.clusterN`) shared by its cores running then, instead of the
- * (f / 1 GHz)² proxy.
+ * (f / 1 GHz)² proxy; and the CPU power model of a phone without rails. The profile is the
+ * `powerProfile` option's, else the one the phone's framework uses (`findPowerProfile`:
+ * framework-res.apk or the overlay that replaces it), cached per build beside the artifacts.
  */
+import { dirname, join } from 'node:path'
 import type { CoreCurrents, CpuPowerModel } from '../attribution/index.js'
 import { readPowerProfile } from '../collectors/index.js'
-import type { AdbDevice, Capabilities } from '../device/index.js'
-import type { PowerProfile } from '../formats/power-profile/index.js'
+import {
+  findPowerProfile,
+  type AdbDevice,
+  type Capabilities,
+  type FoundPowerProfile,
+} from '../device/index.js'
+import { hasPolicySteps, type PowerProfile } from '../formats/power-profile/index.js'
 import type { EnergyWarning } from '../model/index.js'
 import type { ProvidedEnergyOptions } from './target.js'
 
 export interface ProfileCurrents {
   /** Per cluster of the phone (little first), when the profile fits the phone's clusters. */
   readonly currents?: readonly CoreCurrents[]
-  /** Why a profile that was found is not used. */
+  /** Where the profile came from, in words, when one was found. */
+  readonly profile?: string
+  /** Why a profile that was found is not used (or what was skipped on the way to it). */
   readonly warning?: EnergyWarning
 }
 
-/**
- * The profile's clusters as the phone's: one `cpu.core_speeds`/`cpu.core_power` table per
- * cpufreq cluster, in the same order (both little first), with as many cores each when the
- * profile says (`cpu.clusters.cores`). Anything else — another phone's profile, an Android 14+
- * profile with only per-policy steps (their frequencies are not in the file) — is not used: a
- * table for the wrong cluster would weigh running time worse than the proxy.
- */
-export function coreCurrentsFor(
-  profile: PowerProfile,
-  cpuClusters: ReadonlyArray<readonly number[]>,
-): ProfileCurrents {
-  const clusters = profile.cpu.clusters
-  const mismatch = (why: string): ProfileCurrents => ({
+function mismatch(why: string): ProfileCurrents {
+  return {
     warning: {
       code: 'W_PROFILE_MISMATCH',
       severity: 'warning',
       message: `the power profile's CPU clusters do not fit this phone's (${why}); cluster rails are split by the (f / 1 GHz)² proxy instead of its currents`,
     },
-  })
-  // A profile without CPU tables (display-only, Android 14+ policy steps) has nothing to offer.
+  }
+}
+
+/**
+ * The profile's clusters as the phone's: one `cpu.core_speeds`/`cpu.core_power` table per
+ * cpufreq cluster, in the same order (both little first), with as many cores each when the
+ * profile says (`cpu.clusters.cores`). An Android 14+ profile gives per-policy steps instead
+ * (`cpu.scaling_step_power.policyN`, N the policy's first CPU) whose frequencies the file does
+ * not hold: each step is paired with the phone's own cpufreq table (`cpuFrequenciesKhz`, in the
+ * order the framework reads it) when the counts match. Anything else — another phone's profile —
+ * is not used: a table for the wrong cluster would weigh running time worse than the proxy.
+ */
+export function coreCurrentsFor(
+  profile: PowerProfile,
+  cpuClusters: ReadonlyArray<readonly number[]>,
+  cpuFrequenciesKhz: ReadonlyArray<readonly number[]> = [],
+): ProfileCurrents {
+  if (hasPolicySteps(profile)) return policyCurrents(profile, cpuClusters, cpuFrequenciesKhz)
+  const clusters = profile.cpu.clusters
+  // A profile without CPU tables (display-only) has nothing to offer.
   if (clusters.length === 0) return {}
   if (clusters.length !== cpuClusters.length) {
     return mismatch(
@@ -72,30 +89,109 @@ export function coreCurrentsFor(
   return { currents }
 }
 
+/** Android 14+ steps on the phone's cpufreq policies: policy N is the cluster whose first CPU is N. */
+function policyCurrents(
+  profile: PowerProfile,
+  cpuClusters: ReadonlyArray<readonly number[]>,
+  cpuFrequenciesKhz: ReadonlyArray<readonly number[]>,
+): ProfileCurrents {
+  const policies = profile.cpu.scalingPolicies
+  if (policies.length !== cpuClusters.length) {
+    return mismatch(
+      `${policies.length} CPU scaling polic${policies.length === 1 ? 'y' : 'ies'} in the profile, ${cpuClusters.length} cpufreq cluster(s) on the phone`,
+    )
+  }
+  const currents: CoreCurrents[] = []
+  for (const [i, cpus] of cpuClusters.entries()) {
+    const first = cpus[0] ?? -1
+    const policy = policies.find((p) => p.policy === first)
+    if (policy === undefined) {
+      return mismatch(
+        `no cpu.scaling_step_power.policy${first} for the cluster of CPUs ${cpus.join(' ')}`,
+      )
+    }
+    const freqs = cpuFrequenciesKhz[i] ?? []
+    const steps = policy.stepPowerMa
+    if (freqs.length !== steps.length) {
+      return mismatch(
+        `policy${first}: ${steps.length} step current(s) in the profile, ${freqs.length} frequencies in the phone's scaling_available_frequencies`,
+      )
+    }
+    if (!freqs.every((k) => k > 0) || !steps.every((ma) => ma >= 0)) {
+      return mismatch(`policy${first} has no usable frequency/current table`)
+    }
+    // The framework pairs steps with frequencies in the kernel's order; the table is ascending.
+    const pairs = freqs
+      .map((khz, j) => [khz, steps[j] as number] as const)
+      .sort((a, b) => a[0] - b[0])
+    currents.push({
+      speedsKhz: pairs.map(([khz]) => khz),
+      currentsMa: pairs.map(([, ma]) => ma),
+      clusterMa: policy.policyPowerMa,
+    })
+  }
+  return { currents }
+}
+
+/**
+ * The power profile this run uses on this phone: the `powerProfile` option's (a host path or XML
+ * text; a path that cannot be read is `E_COLLECTOR_PROFILE_UNAVAILABLE`), else the phone's own,
+ * found where its framework reads it and cached per build fingerprint in `cacheDir` (by default
+ * `<artifactsDir>/../profiles`, which the run's workers share).
+ */
+export async function phonePowerProfile(
+  options: ProvidedEnergyOptions,
+  device: AdbDevice,
+  capabilities: Capabilities,
+  cacheDir: string = join(dirname(options.artifactsDir), 'profiles'),
+): Promise<FoundPowerProfile> {
+  const option = options.powerProfile ?? undefined
+  if (option !== undefined) {
+    const profile = (await readPowerProfile(option, device)) as PowerProfile
+    const path = option.trimStart().startsWith('<') ? 'inline XML' : option
+    return findPowerProfile(device, { option: { profile, path } })
+  }
+  return findPowerProfile(device, { cacheDir, build: capabilities.build })
+}
+
 /**
  * The currents for this phone, when its power would be ODPM with a CPU schedule (the only path
- * that splits cluster rails by frequency): from the `powerProfile` option (a host path; one that
- * cannot be read is `E_COLLECTOR_PROFILE_UNAVAILABLE`), else the phone's plain-text
- * power_profile.xml when it has one (most keep it inside framework-res.apk: then none).
+ * that splits cluster rails by frequency), from `phonePowerProfile`. None, silently, when no
+ * profile is found: the rails are measured, only their split between threads uses the proxy.
  */
 export async function profileCurrents(
   options: ProvidedEnergyOptions,
   device: AdbDevice,
   capabilities: Capabilities,
+  cacheDir?: string,
 ): Promise<ProfileCurrents> {
   const odpm =
     (options.power === 'auto' || options.power === 'odpm') &&
     capabilities.odpm.available &&
     capabilities.perfetto.available
   if (!odpm || options.execution === 'none') return {}
-  const profile = await readPowerProfile(options.powerProfile ?? undefined, device)
-  return profile === undefined ? {} : coreCurrentsFor(profile, capabilities.cpuClusters)
+  const found = await phonePowerProfile(options, device, capabilities, cacheDir)
+  if (found.profile === undefined) return {}
+  const fitted = coreCurrentsFor(
+    found.profile,
+    capabilities.cpuClusters,
+    capabilities.cpuFrequenciesKhz,
+  )
+  const skipped = found.warnings[0]
+  return {
+    ...fitted,
+    ...(found.where === undefined ? {} : { profile: found.where }),
+    ...(fitted.warning === undefined && skipped !== undefined ? { warning: skipped } : {}),
+  }
 }
 
 /** The CPU power model of a phone without rails, and where its profile came from. */
 export interface PhoneCpuModel {
   readonly model: CpuPowerModel
-  /** Where the power profile was found, in words (`powerProfile option (./pp.xml)`, a phone path). */
+  /**
+   * Where the power profile was found, in words: `powerProfile option (./pp.xml)`,
+   * `/product/overlay/X.apk (res/xml/power_profile.xml)`, a plain-text file's path.
+   */
   readonly profile: string
 }
 
@@ -108,23 +204,24 @@ export async function phoneCpuModel(
   options: ProvidedEnergyOptions,
   device: AdbDevice,
   capabilities: Capabilities,
+  cacheDir?: string,
 ): Promise<{ readonly cpuModel?: PhoneCpuModel; readonly warning?: EnergyWarning }> {
   const rails = capabilities.odpm.available
   const gauge = options.power === 'fuel-gauge' || (options.power === 'auto' && !rails)
   if (!gauge || options.execution === 'none' || !capabilities.fuelGauge.available) return {}
-  const option = options.powerProfile ?? undefined
-  const profile = await readPowerProfile(option, device)
+  const found = await phonePowerProfile(options, device, capabilities, cacheDir)
+  const profile = found.profile
   if (profile === undefined) {
+    const problem = found.problem
     return {
       warning: {
-        code: 'W_NO_POWER_PROFILE',
+        code: problem?.code ?? 'W_NO_POWER_PROFILE',
         severity: 'warning',
-        message:
-          "no power profile was found on the phone, so its methods' CPU energy cannot be modelled (this phone has no power rails); give the phone's power_profile.xml with the powerProfile option",
+        message: `${problem?.message ?? 'no power profile was found on the phone'}. Until then its methods' CPU energy cannot be modelled (this phone has no power rails)${skippedNote(found)}`,
       },
     }
   }
-  const fitted = coreCurrentsFor(profile, capabilities.cpuClusters)
+  const fitted = coreCurrentsFor(profile, capabilities.cpuClusters, capabilities.cpuFrequenciesKhz)
   if (fitted.currents === undefined) {
     return fitted.warning === undefined
       ? {
@@ -146,8 +243,15 @@ export async function phoneCpuModel(
         })),
         activeMa: profile.cpu.activeMa,
       },
-      profile:
-        option === undefined ? 'power_profile.xml on the phone' : `powerProfile option (${option})`,
+      profile: found.where ?? 'power_profile.xml on the phone',
     },
+    ...(found.warnings[0] === undefined ? {} : { warning: found.warnings[0] }),
   }
+}
+
+/** The candidates skipped on the way (W_POWER_PROFILE_UNDECODABLE), for a warning that has one slot. */
+function skippedNote(found: FoundPowerProfile): string {
+  return found.warnings.length === 0
+    ? ''
+    : `; on the way: ${found.warnings.map((w) => w.message).join('; ')}`
 }

@@ -45,6 +45,16 @@ export interface VirtualFs {
   /** Names (not paths) directly inside a directory, sorted. */
   list(path: string): string[]
   mkdirp(path: string): void
+  /**
+   * True when SELinux keeps the `shell` user out of `path` (it is, or is below, a directory whose
+   * label shell may not search or read, such as `/vendor/overlay` on a user build): `ls`, `cat`
+   * and adb's sync service answer `Permission denied` while the phone's own services read it.
+   */
+  shellDenied(path: string): boolean
+  /** Keeps the `shell` user out of `dir` and everything below it (see `shellDenied`). */
+  denyShell(dir: string): void
+  /** Sets a file's or directory's mtime, seconds. */
+  setMtime(path: string, mtimeS: number): void
   /** Adds a node whose content is computed when read. */
   defineDynamic(
     path: string,
@@ -81,6 +91,30 @@ export interface ProcessTable {
    * name (what `ps` and `pidof` show). Nothing happens when `pid` is not running.
    */
   rename(pid: number, name: string): void
+  /**
+   * The CPUs `pid` may run on as `sched_setaffinity` (`taskset`) set them; `undefined` when never
+   * set (every CPU of the phone) or when `pid` is not running. `exec` keeps it.
+   */
+  affinity(pid: number): readonly number[] | undefined
+  /** Sets the CPUs `pid` may run on; false when `pid` is not running. */
+  setAffinity(pid: number, cpus: readonly number[]): boolean
+}
+
+/**
+ * Where a device's CPU-bound shell processes run (`yes`): the simulation's scheduler, which draws
+ * their power and shows them in `sched_switch`, `top` and the ground truth.
+ */
+export interface CpuHost {
+  /** The phone's CPU numbers, as `/sys/devices/system/cpu/possible` lists them. */
+  readonly cpus: readonly number[]
+  /**
+   * Runs process `pid`'s one thread (tid = pid, `comm`) from now on, busy all the time, on one of
+   * the CPUs `allowed()` returns (asked again as it runs, so `taskset -p` moves it), until `stop()`.
+   */
+  spin(
+    process: { readonly pid: number; readonly name: string; readonly comm: string },
+    allowed: () => readonly number[],
+  ): { stop(): void }
 }
 
 /** Byte sinks for a running command. */
@@ -100,6 +134,13 @@ export interface ShellInvocation {
   readonly signal: AbortSignal
   /** The shell's working directory (absolute) for relative paths; `/` when absent (adbd's default). */
   readonly cwd?: string
+  /** The process the command runs as (its `getpid()`), when it runs in the process table. */
+  readonly pid?: number
+  /**
+   * Its stdout goes nowhere (`> /dev/null`, a background job's unredirected output): a command
+   * that only produces output (`yes`) need not make any.
+   */
+  readonly stdoutDiscarded?: boolean
 }
 
 /** A shell command: resolves with the exit status, as `/system/bin/sh` would report it. */
@@ -118,6 +159,8 @@ export interface VirtualDeviceHandle {
   readonly commands: Map<string, ShellCommand>
   /** Every shell command line received, for test assertions. */
   readonly commandLog: string[]
+  /** Where CPU-bound shell processes run; set by the simulation (absent on a bare device). */
+  cpu?: CpuHost
   /**
    * Servers listening on the phone's loopback, by TCP port (the UiAutomator2 server on 6790): the
    * ADB server's `tcp:<port>` service and `adb forward` hand each connection to the listener.

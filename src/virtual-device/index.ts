@@ -5,7 +5,11 @@
  * that need the simulator's own view (product code never touches it).
  */
 import { readFileSync } from 'node:fs'
-import { parsePowerProfile, type PowerProfile } from '../formats/power-profile/index.js'
+import {
+  formatPowerProfile,
+  parsePowerProfile,
+  type PowerProfile,
+} from '../formats/power-profile/index.js'
 import { EnergyError } from '../model/index.js'
 import { startAdbServer } from './adb/index.js'
 import {
@@ -14,6 +18,7 @@ import {
   isAndroidApiLevel,
   type AndroidApiLevel,
 } from './android-versions.js'
+import { SHIPPED_PROFILES, type ShippedProfile } from './android/overlays.js'
 import { fastClock, realTimeClock, type FastClock } from './clock.js'
 import { installSimPhone } from './commands/index.js'
 import type { DeviceClock, VirtualDeviceHandle } from './contract.js'
@@ -23,8 +28,9 @@ import { DEMO_APP_MODEL } from './sim/demo-app.js'
 import { SimErrors } from './sim/errors.js'
 import { PHYSICS, type Physics } from './sim/other-processes.js'
 import { createSimPhone, type SimPhone } from './sim/phone.js'
-import { defaultPowerProfile } from './sim/power-model.js'
-import { CHARGERS, type Charger, type FuelGaugeOptions } from './sim/sensors.js'
+import { defaultPowerProfileXml } from './sim/power-model.js'
+import { CHARGERS, resolveGauge, type Charger, type FuelGaugeOptions } from './sim/sensors.js'
+import { SILICON, type Silicon } from './sim/silicon.js'
 import type { TracingOverhead } from './sim/simulation.js'
 
 export type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './sim/app-model.js'
@@ -39,12 +45,30 @@ export type {
 } from './sim/simulation.js'
 export type { Physics } from './sim/other-processes.js'
 export { PHYSICS } from './sim/other-processes.js'
+export type { ClusterSilicon, Silicon, SiliconReport } from './sim/silicon.js'
+export { SILICON } from './sim/silicon.js'
 
 /** The physics a phone runs when `physics` is not given (docs/virtual-device.md, "Physics"). */
 export const DEFAULT_PHYSICS: Physics = 'phone'
-export type { Charger, FuelGaugeOptions } from './sim/sensors.js'
-export { CHARGERS } from './sim/sensors.js'
+export type {
+  ChargeCounterOptions,
+  Charger,
+  FuelGaugeOptions,
+  GaugeAveraging,
+  GaugeCache,
+  GaugeModel,
+  GaugeProfile,
+} from './sim/sensors.js'
+export {
+  CHARGERS,
+  DEFAULT_GAUGE_PROFILE,
+  GAUGE_PROFILES,
+  GAUGE_PROFILE_MODELS,
+  parseGaugeAveraging,
+} from './sim/sensors.js'
 export type { AndroidApiLevel } from './android-versions.js'
+export type { ShippedProfile } from './android/overlays.js'
+export { SHIPPED_PROFILES } from './android/overlays.js'
 export { ANDROID_API_LEVELS } from './android-versions.js'
 export type { SimPhone } from './sim/phone.js'
 export { SimErrors } from './sim/errors.js'
@@ -65,7 +89,21 @@ export interface StartVirtualDeviceOptions {
   readonly time?: 'real' | 'fast'
   /** power_profile.xml: parsed profile, XML text, or a file path. @default the shipped Pixel 6 profile */
   readonly powerProfile?: PowerProfile | string
-  /** Fuel gauge behaviour (update rate, quantization, noise, vendor quirks). */
+  /**
+   * Where the phone keeps that profile: `overlay` — compiled into a runtime resource overlay in
+   * /product/overlay that adb can read, over AOSP's placeholder in framework-res.apk;
+   * `vendor-overlay` — the overlay in /vendor/overlay, which adb cannot read (SELinux, as on a
+   * user build); `placeholder` — no overlay, only the placeholder; `none` — no power_profile.xml
+   * at all (docs/virtual-device.md, "The power profile on the phone"). @default 'overlay'
+   */
+  readonly shippedProfile?: ShippedProfile
+  /**
+   * The fuel gauge: a profile (`typical`, `pixel`, `samsung`, `oplus`, `ti-bq27xxx`,
+   * `mediatek-legacy`) and any of its parameters overridden (update period, averaging, quantum,
+   * noise, unit and sign quirks, vendor cache, `current_avg`, charge counter steps), plus the
+   * battery's charging current, initial charge and sysfs node (docs/virtual-device.md, "Fuel
+   * gauge"). @default `{ profile: 'typical' }`
+   */
   readonly sensors?: FuelGaugeOptions
   /**
    * What powers the phones when they start: `usb` (a computer's port: `USB powered: true`, sysfs
@@ -96,6 +134,13 @@ export interface StartVirtualDeviceOptions {
    * @default DEFAULT_PHYSICS
    */
   readonly physics?: Physics
+  /**
+   * `deviated`: each phone's CPUs draw their own currents, seeded departures from the profile it
+   * ships (±10–30% per cluster and for `cpu.active`, ±2% per frequency step), as real silicon
+   * does; `nominal`: exactly the profile's. `vdev silicon` prints them (docs/virtual-device.md,
+   * "Silicon"). @default 'deviated' with the phone physics, 'nominal' with the simple one
+   */
+  readonly silicon?: Silicon
   /** ART trace buffer, bytes (non-streaming traces beyond it overflow). @default 8 MiB */
   readonly traceBufferBytes?: number
   /** How much full method tracing slows the app. @default { factor: 1.5, perCallNs: 1500 } */
@@ -125,10 +170,18 @@ function resolveApp(app: AppModel | string | undefined): AppModel {
   return validateAppModel(app)
 }
 
-function resolveProfile(profile: PowerProfile | string | undefined): PowerProfile {
-  if (profile === undefined) return defaultPowerProfile()
-  if (typeof profile !== 'string') return profile
-  if (profile.trimStart().startsWith('<')) return parsePowerProfile(profile)
+/** The profile and its text (what the phone's overlay is compiled from: the file as given). */
+function resolveProfile(profile: PowerProfile | string | undefined): {
+  profile: PowerProfile
+  xml: string
+} {
+  if (profile === undefined) {
+    const xml = defaultPowerProfileXml()
+    return { profile: parsePowerProfile(xml), xml }
+  }
+  if (typeof profile !== 'string') return { profile, xml: formatPowerProfile(profile) }
+  if (profile.trimStart().startsWith('<'))
+    return { profile: parsePowerProfile(profile), xml: profile }
   let text: string
   try {
     text = readFileSync(profile, 'utf8')
@@ -141,7 +194,7 @@ function resolveProfile(profile: PowerProfile | string | undefined): PowerProfil
       cause,
     })
   }
-  return parsePowerProfile(text)
+  return { profile: parsePowerProfile(text), xml: text }
 }
 
 function checkOptions(options: StartVirtualDeviceOptions): void {
@@ -174,6 +227,17 @@ function checkOptions(options: StartVirtualDeviceOptions): void {
   if (options.physics !== undefined && !PHYSICS.includes(options.physics)) {
     bad('physics', `must be one of ${PHYSICS.join(', ')}, got ${String(options.physics)}`)
   }
+  if (options.shippedProfile !== undefined && !SHIPPED_PROFILES.includes(options.shippedProfile)) {
+    bad(
+      'shippedProfile',
+      `must be one of ${SHIPPED_PROFILES.join(', ')}, got ${String(options.shippedProfile)}`,
+    )
+  }
+  if (options.silicon !== undefined && !SILICON.includes(options.silicon)) {
+    bad('silicon', `must be one of ${SILICON.join(', ')}, got ${String(options.silicon)}`)
+  }
+  // Throws E_VDEV_BAD_OPTION naming `sensors.<option>`, before any phone or server exists.
+  resolveGauge(options.sensors)
   if (androidVersion !== undefined && !isAndroidApiLevel(androidVersion)) {
     bad(
       'androidVersion',
@@ -188,7 +252,7 @@ export async function startVirtualDevice(
 ): Promise<VirtualDeviceServer> {
   checkOptions(options)
   const app = resolveApp(options.app)
-  const profile = resolveProfile(options.powerProfile)
+  const { profile, xml: profileXml } = resolveProfile(options.powerProfile)
   const count = options.devices ?? 1
   const seed = options.seed ?? 1
   const prefix = options.serialPrefix ?? 'vdev'
@@ -213,6 +277,7 @@ export async function startVirtualDevice(
       ...(options.odpm === undefined ? {} : { odpm: options.odpm }),
       ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
       physics: options.physics ?? DEFAULT_PHYSICS,
+      ...(options.silicon === undefined ? {} : { silicon: options.silicon }),
       ...(options.traceBufferBytes === undefined
         ? {}
         : { traceBufferBytes: options.traceBufferBytes }),
@@ -220,7 +285,10 @@ export async function startVirtualDevice(
         ? {}
         : { tracingOverhead: options.tracingOverhead }),
     })
-    installSimPhone(device, phone)
+    installSimPhone(device, phone, {
+      profileXml,
+      ...(options.shippedProfile === undefined ? {} : { shipped: options.shippedProfile }),
+    })
     phones.push({ serial, device, phone, clock })
   }
   const server = await startAdbServer({

@@ -333,6 +333,7 @@ describe('--json', () => {
       'power-source',
       'fuel-gauge',
       'charging',
+      'power-profile',
       'app',
       'profileable',
       'simpleperf',

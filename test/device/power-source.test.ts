@@ -31,6 +31,7 @@ function caps(over: {
     perfetto: { available: over.perfetto ?? true, evidence: [] },
     simpleperf: none,
     cpuClusters: [],
+    cpuFrequenciesKhz: [],
     evidence: [],
   }
 }

@@ -615,16 +615,25 @@ describe('capability probe on the full simulated phone (startVirtualDevice)', ()
       const client = await connectAdb({ port: vd.port })
       const device = client.device(vd.serials[0]!)
       await shell(device, ['dumpsys', 'battery', 'unplug'])
-      // The gauge register updates at 5 Hz: wait until sysfs says the battery discharges.
+      expect((await shell(device, ['cat', '/sys/class/power_supply/battery/status'])).stdout).toBe(
+        'Discharging\n',
+      )
+      // The status is the charger's, at once; the default gauge's current register shows the
+      // average of its last 1 s period: wait until a whole period after the unplug shows.
+      const discharging = sensors.currentSign === 'flipped' ? 1 : -1
       await expect
         .poll(
           async () =>
-            (await shell(device, ['cat', '/sys/class/power_supply/battery/status'])).stdout,
-          {
-            timeout: 5_000,
-          },
+            Math.sign(
+              Number(
+                (await shell(device, ['cat', '/sys/class/power_supply/battery/current_now']))
+                  .stdout,
+              ),
+            ),
+          { timeout: 5_000, interval: 200 },
         )
-        .toBe('Discharging\n')
+        .toBe(discharging)
+      await new Promise((resolve) => setTimeout(resolve, 1100))
       return await probeCapabilities(device, { app: 'com.example.trails' })
     } finally {
       await vd.close()

@@ -3,6 +3,9 @@
  * device session putting them in every window's plan: the shipped Pixel 6 profile against the
  * virtual device's probed cpufreq clusters, profiles that do not fit, and when none is read.
  */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
@@ -80,6 +83,86 @@ describe('coreCurrentsFor', () => {
     expect(coreCurrentsFor(profile, PIXEL6_CPUS)).toEqual({})
   })
 
+  describe("an Android 14+ profile: per-policy steps on the phone's cpufreq tables", () => {
+    const policies = parsePowerProfile(`<device name="Android">
+      <item name="cpu.active">2.55</item>
+      <item name="cpu.scaling_policy_power.policy0">2.11</item>
+      <item name="cpu.scaling_policy_power.policy4">2.22</item>
+      <array name="cpu.scaling_step_power.policy0"><value>10</value><value>20</value><value>30</value></array>
+      <array name="cpu.scaling_step_power.policy4"><value>25</value><value>35</value><value>50</value><value>60</value></array>
+      <item name="screen.on">100</item>
+    </device>`)
+    const cpus = [
+      [0, 1, 2, 3],
+      [4, 5, 6, 7],
+    ]
+
+    test('each policy N is the cluster whose first CPU is N, its steps paired with the listed frequencies', () => {
+      const { currents, warning } = coreCurrentsFor(policies, cpus, [
+        [300000, 1000000, 1900000],
+        [300000, 1000000, 2500000, 3000000],
+      ])
+      expect(warning).toBeUndefined()
+      expect(currents).toEqual([
+        { speedsKhz: [300000, 1000000, 1900000], currentsMa: [10, 20, 30], clusterMa: 2.11 },
+        {
+          speedsKhz: [300000, 1000000, 2500000, 3000000],
+          currentsMa: [25, 35, 50, 60],
+          clusterMa: 2.22,
+        },
+      ])
+    })
+
+    test("steps follow the kernel's order; the table is ascending (a driver listing high to low)", () => {
+      const { currents } = coreCurrentsFor(policies, cpus, [
+        [1900000, 1000000, 300000],
+        [300000, 1000000, 2500000, 3000000],
+      ])
+      expect(currents?.[0]).toEqual({
+        speedsKhz: [300000, 1000000, 1900000],
+        currentsMa: [30, 20, 10],
+        clusterMa: 2.11,
+      })
+    })
+
+    test('counts that differ, a missing policy or no frequencies: W_PROFILE_MISMATCH naming it', () => {
+      const cases: Array<[number[][], number[][], RegExp]> = [
+        [
+          cpus,
+          [
+            [300000, 1000000],
+            [1, 2, 3, 4],
+          ],
+          /policy0: 3 step current\(s\) in the profile, 2 frequencies/,
+        ],
+        [
+          [
+            [0, 1, 2, 3],
+            [4, 5],
+            [6, 7],
+          ],
+          [],
+          /2 CPU scaling policies in the profile, 3 cpufreq cluster/,
+        ],
+        [
+          [
+            [0, 1, 2],
+            [3, 4, 5, 6, 7],
+          ],
+          [[300000, 1000000, 1900000], []],
+          /no cpu\.scaling_step_power\.policy3/,
+        ],
+        [cpus, [], /policy0: 3 step current\(s\) in the profile, 0 frequencies/],
+      ]
+      for (const [clusters, freqs, why] of cases) {
+        const { currents, warning } = coreCurrentsFor(policies, clusters, freqs)
+        expect(currents).toBeUndefined()
+        expect(warning?.code).toBe('W_PROFILE_MISMATCH')
+        expect(warning?.message).toMatch(why)
+      }
+    })
+  })
+
   test('a table whose speeds and currents differ in length is not used', () => {
     const p = defaultPowerProfile()
     const broken: PowerProfile = {
@@ -137,8 +220,29 @@ describe('on the virtual device', () => {
     expect(without.plan({ kind: 'none' }, undefined).cpuCoreCurrents).toBeUndefined()
   })
 
-  test('without the option: the phone has no plain-text power_profile.xml (as a Pixel), so none', async () => {
-    expect(await profileCurrents(options({}), device, capabilities)).toEqual({})
+  test("without the option: the phone's own profile, read from the overlay the framework uses", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 've-profiles-'))
+    try {
+      const found = await profileCurrents(options({}), device, capabilities, cacheDir)
+      expect(found.warning).toBeUndefined()
+      expect(found.profile).toBe(
+        '/product/overlay/framework-res__oriole__auto_generated_rro_product.apk (res/xml/power_profile.xml)',
+      )
+      expect(found.currents).toEqual(tablesOf(defaultPowerProfile()))
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true })
+    }
+  })
+
+  test("a phone whose only profile is AOSP's placeholder: none, silently (the rails still measure)", async () => {
+    const placeholder = await startVirtualDevice({ time: 'fast', shippedProfile: 'placeholder' })
+    try {
+      const d = await adbDevice(placeholder.port, placeholder.serials[0] as string)
+      const caps = await probeCapabilities(d, { perfettoRails: false })
+      expect(await profileCurrents(options({}), d, caps, '')).toEqual({})
+    } finally {
+      await placeholder.close()
+    }
   })
 
   test("a path that cannot be read is the collectors' profile error", async () => {

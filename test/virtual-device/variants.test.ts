@@ -16,6 +16,7 @@ import { decodePowerTrace, formatPerfettoTextConfig } from '../../src/formats/pe
 import { isEnergyError } from '../../src/model/index.js'
 import {
   startVirtualDevice,
+  type SiliconReport,
   type StartVirtualDeviceOptions,
   type VirtualDeviceServer,
 } from '../../src/virtual-device/index.js'
@@ -214,8 +215,32 @@ describe('androidVersion', () => {
   })
 })
 
+describe('silicon: the true CPU currents against the profile the phone ships', () => {
+  const siliconOf = async (options: StartVirtualDeviceOptions): Promise<SiliconReport> =>
+    JSON.parse(await sh(await phone(options), 'vdev silicon')) as SiliconReport
+
+  test('deviated by default (phone physics), seeded per phone; nominal with the simple physics; either can be forced', async () => {
+    const deviated = await siliconOf({ seed: 3 })
+    expect(deviated.silicon).toBe('deviated')
+    for (const c of deviated.clusters) {
+      expect(Math.abs(c.factor - 1)).toBeGreaterThanOrEqual(0.1)
+      expect(Math.abs(c.factor - 1)).toBeLessThanOrEqual(0.3)
+    }
+    expect(await siliconOf({ seed: 3 })).toEqual(deviated)
+    expect((await siliconOf({ seed: 4 })).clusters[0]?.factor).not.toBe(
+      deviated.clusters[0]?.factor,
+    )
+    const simple = await siliconOf({ seed: 3, physics: 'simple' })
+    expect(simple.silicon).toBe('nominal')
+    expect(simple.clusters.map((c) => c.true)).toEqual(simple.clusters.map((c) => c.nominal))
+    expect((await siliconOf({ seed: 3, silicon: 'nominal' })).silicon).toBe('nominal')
+    expect(await siliconOf({ seed: 3, physics: 'simple', silicon: 'deviated' })).toEqual(deviated)
+  })
+})
+
 describe('bad options', () => {
   test.each([
+    [{ silicon: 'typical' }, 'silicon'],
     [{ androidVersion: 28 }, 'androidVersion'],
     [{ androidVersion: 33.5 }, 'androidVersion'],
     [{ charger: 'solar' }, 'charger'],

@@ -6,11 +6,17 @@ import { resolve } from 'node:path'
 import {
   ANDROID_API_LEVELS,
   CHARGERS,
+  GAUGE_PROFILES,
   PHYSICS,
+  SILICON,
+  parseGaugeAveraging,
   startVirtualDevice,
   type AndroidApiLevel,
   type Charger,
+  type FuelGaugeOptions,
+  type GaugeProfile,
   type Physics,
+  type Silicon,
 } from '../../virtual-device/index.js'
 import { parseCommandArgs, usageError } from '../_args.js'
 import type { CliCommand } from '../_command.js'
@@ -29,8 +35,15 @@ Options:
   --android <api>        Android release as an API level, 29–35 (default 33, Android 13)
   --charger <kind>       usb (default) | ac | wireless | none (on battery, discharging)
   --no-rails             a phone without ODPM power rails (fuel gauge only)
+  --gauge <profile>      the fuel gauge: typical (default: 1 s period averages, 150 µA steps,
+                         charge_counter in 1% steps every 60 s) | pixel | samsung | oplus |
+                         ti-bq27xxx | mediatek-legacy (docs/virtual-device.md, "Fuel gauge")
+  --gauge-averaging <a>  what current_now holds: period | instant | iir:<tau ms> (a moving
+                         average) | boxcar:<window ms> (default: the profile's)
   --gauge-sign <sign>    kernel (default) | flipped: current_now positive while discharging
   --physics <kind>       phone (default: other processes, GPU, memory) | simple (only the app runs)
+  --silicon <kind>       deviated (default with phone physics: CPU currents off the shipped
+                         profile, seeded per cluster) | nominal (exactly the profile's)
 
 Talk to it with adb -P <port> -s <serial> shell ..., or adbkit createClient({ port }).
 `
@@ -58,8 +71,11 @@ export const virtualDeviceCommand: CliCommand = {
         android: { type: 'string' },
         charger: { type: 'string' },
         'no-rails': { type: 'boolean', default: false },
+        gauge: { type: 'string' },
+        'gauge-averaging': { type: 'string' },
         'gauge-sign': { type: 'string' },
         physics: { type: 'string' },
+        silicon: { type: 'string' },
       },
       allowPositionals: false,
     })
@@ -81,9 +97,29 @@ export const virtualDeviceCommand: CliCommand = {
     if (sign !== undefined && sign !== 'kernel' && sign !== 'flipped') {
       throw usageError(`--gauge-sign takes 'kernel' or 'flipped', got '${sign}'`)
     }
+    const gauge = values.gauge
+    if (gauge !== undefined && !(GAUGE_PROFILES as readonly string[]).includes(gauge)) {
+      throw usageError(`--gauge takes ${GAUGE_PROFILES.join(', ')}, got '${gauge}'`)
+    }
+    const averagingText = values['gauge-averaging']
+    const averaging = averagingText === undefined ? undefined : parseGaugeAveraging(averagingText)
+    if (averagingText !== undefined && averaging === undefined) {
+      throw usageError(
+        `--gauge-averaging takes period, instant, iir:<tau ms> or boxcar:<window ms>, got '${averagingText}'`,
+      )
+    }
+    const sensors: FuelGaugeOptions = {
+      ...(gauge === undefined ? {} : { profile: gauge as GaugeProfile }),
+      ...(averaging === undefined ? {} : { averaging }),
+      ...(sign === undefined ? {} : { currentSign: sign }),
+    }
     const physics = values.physics
     if (physics !== undefined && !(PHYSICS as readonly string[]).includes(physics)) {
       throw usageError(`--physics takes ${PHYSICS.join(', ')}, got '${physics}'`)
+    }
+    const silicon = values.silicon
+    if (silicon !== undefined && !(SILICON as readonly string[]).includes(silicon)) {
+      throw usageError(`--silicon takes ${SILICON.join(', ')}, got '${silicon}'`)
     }
     const devices = integer('devices', values.devices)
     const port = integer('port', values.port)
@@ -100,8 +136,9 @@ export const virtualDeviceCommand: CliCommand = {
       ...(android === undefined ? {} : { androidVersion: android as AndroidApiLevel }),
       ...(charger === undefined ? {} : { charger: charger as Charger }),
       ...(values['no-rails'] ? { odpm: false } : {}),
-      ...(sign === undefined ? {} : { sensors: { currentSign: sign } }),
+      ...(Object.keys(sensors).length === 0 ? {} : { sensors }),
       ...(physics === undefined ? {} : { physics: physics as Physics }),
+      ...(silicon === undefined ? {} : { silicon: silicon as Silicon }),
     })
     io.out(
       [

@@ -38,3 +38,14 @@ export function evidenceOf(result: ShellResult, line: string | undefined): Evide
 export function run(device: AdbDevice, argv: readonly string[]): Promise<ShellResult> {
   return shellScript(device, `${argv.map(quoteShellArg).join(' ')} 2>&1`)
 }
+
+/** What a check that could not run says: the error's sentence, its hint and its code, as a warning. */
+export function warnedBy(error: EnergyError): {
+  status: 'warn'
+  found: string
+  evidence: []
+  fix: string
+  code: string
+} {
+  return { status: 'warn', found: sentence(error), evidence: [], fix: error.hint, code: error.code }
+}

@@ -1,9 +1,9 @@
 /**
  * The checks run on each phone a run would use: the capability probe (as a worker probes), then
- * what it implies — Android version, power source and why, fuel gauge, charging, app and
- * profileable, simpleperf, perfetto, clock mapping. The one thing a run learns only by trying —
- * whether `am profile` accepts an app whose `dumpsys package` does not say — is tried here the
- * same way (`askAmProfile`).
+ * what it implies — Android version, power source and why, fuel gauge, charging, the phone's
+ * power profile, app and profileable, simpleperf, perfetto, clock mapping. The one thing a run
+ * learns only by trying — whether `am profile` accepts an app whose `dumpsys package` does not
+ * say — is tried here the same way (`askAmProfile`).
  */
 import {
   assertProfileable,
@@ -20,7 +20,8 @@ import {
   type ShellResult,
 } from '../../device/index.js'
 import { isEnergyError, type EnergyError } from '../../model/index.js'
-import { evidenceOf, lineOf, run, sentence } from './_util.js'
+import { evidenceOf, lineOf, run, warnedBy } from './_util.js'
+import { checkPowerProfile } from './power-profile.js'
 import type { DoctorCheck, DoctorPhone, PhoneCheckId } from './report.js'
 
 /** Host → boottime mappings wider than this make window edges noticeably uncertain. */
@@ -41,6 +42,7 @@ export async function checkPhone(device: AdbDevice, app: string | undefined): Pr
     checkPowerSource(caps, choice),
     checkFuelGauge(caps, choice),
     checkCharging(caps, choice),
+    await checkPowerProfile(device, caps),
     ...(await checkApp(device, caps, app)),
     await checkSimpleperf(device, caps),
     await checkPerfetto(device, caps),
@@ -474,13 +476,6 @@ async function checkClock(device: AdbDevice): Promise<PhoneCheck> {
     return { ...base, status: 'pass', found, evidence }
   } catch (error) {
     if (!isEnergyError(error)) throw error
-    return {
-      ...base,
-      status: 'warn',
-      found: sentence(error),
-      evidence: [],
-      fix: error.hint,
-      code: error.code,
-    }
+    return { ...base, ...warnedBy(error) }
   }
 }

@@ -22,6 +22,7 @@ export type PhoneCheckId =
   | 'power-source'
   | 'fuel-gauge'
   | 'charging'
+  | 'power-profile'
   | 'app'
   | 'profileable'
   | 'simpleperf'

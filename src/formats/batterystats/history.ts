@@ -11,6 +11,12 @@
  * puts `, SubsystemPowerState …` at column 0); they are kept verbatim. Lines we do not understand
  * inside the section become `unknown` items. A full dump's own `Time on battery:` is checked
  * against the history (`W_BATTERYSTATS_HISTORY_INCOMPLETE`).
+ *
+ * `dumpsys batterystats --history-start <t>` (BatteryStatsService.dumpUnmonitored) prints only the
+ * records whose history time is ≥ t and ends the section with `  NEXT: <last record's time + 1>`
+ * (BatteryStats.dumpHistoryLocked, android-13.0.0_r1; the same in 14 and 15): that line gives the
+ * history's own clock of the records, whose printed times are relative to the first record the
+ * dump iterated. It is read into `BatteryHistory.next`.
  */
 import type { EnergyWarning } from '../../model/energy.js'
 import { EnergyError } from '../../model/errors.js'
@@ -93,6 +99,12 @@ export interface BatteryHistory {
   readonly items: readonly HistoryItem[]
   /** Present when the input is a full dump with a `Statistics since last charge:` block. */
   readonly dumpStats?: HistoryDumpStats
+  /**
+   * The `NEXT:` value a `--history-start` dump ends with: the history time (ms, on the history's
+   * own clock, the unit `--history-start` takes) of the last record the dump iterated, plus 1.
+   * Absent from `--history` and full dumps.
+   */
+  readonly next?: number
   /**
    * What the parser found wrong with the history without refusing it (`W_BATTERYSTATS_HISTORY_CUT`,
    * `W_BATTERYSTATS_HISTORY_INCOMPLETE`). Always set by the parsers; absent on histories built in code.
@@ -237,6 +249,10 @@ export type HistoryLineItem =
   | { readonly kind: 'header'; readonly text: string }
   | { readonly kind: 'dumpStats'; readonly stats: HistoryDumpStats }
   | { readonly kind: 'cut'; readonly line: number; readonly text: string }
+  | { readonly kind: 'next'; readonly line: number; readonly next: number }
+
+/** `  NEXT: 1234` after the records of a `--history-start` dump (a long: it may be negative). */
+const NEXT_RE = /^\s+NEXT: (-?\d{1,15})$/
 
 const DUMP_UNIT_MS: Readonly<Record<string, number>> = {
   d: 86_400_000,
@@ -274,7 +290,8 @@ const SERVICE_END_RE = /^(?:-{9}|DUMP OF SERVICE )/
  *   services print history-shaped lines (`dumpsys alarm`: `    +5s123ms 100 wakes …`).
  * - `history`: records and their continuation lines (indented, or at column 0 starting with `,`:
  *   Android 8.1 wraps the `Details:` text onto `, SubsystemPowerState …`), up to the first blank
- *   line, or an unindented line (then a `cut` item).
+ *   line, or an unindented line (then a `cut` item); a `--history-start` dump's `  NEXT: <n>`
+ *   line (a `next` item).
  * - `stats`: looks for `Time on battery:` and `Total run time:` in the `Statistics since last
  *   charge:` block of a full dump; `done` once both are read (later lines are ignored).
  * A record is emitted when the next line shows it has no more continuation lines, or at `finish()`.
@@ -401,6 +418,12 @@ class HistoryLineParser {
       this.mode = 'stats'
       const out = this.flush()
       out.push({ kind: 'cut', line: this.lineNo, text })
+      return out
+    }
+    const next = NEXT_RE.exec(text)
+    if (next !== null) {
+      const out = this.flush()
+      out.push({ kind: 'next', line: this.lineNo, next: Number(next[1]) })
       return out
     }
     const m = LINE_RE.exec(text)
@@ -532,11 +555,13 @@ export function assembleBatterystatsHistory(items: Iterable<HistoryLineItem>): B
   let header: string | undefined
   let dumpStats: HistoryDumpStats | undefined
   let cut: { readonly line: number; readonly text: string } | undefined
+  let next: number | undefined
   const out: HistoryItem[] = []
   for (const item of items) {
     if (item.kind === 'header') header = item.text
     else if (item.kind === 'dumpStats') dumpStats = item.stats
     else if (item.kind === 'cut') cut = item
+    else if (item.kind === 'next') next = item.next
     else out.push(item)
   }
   if (header === undefined && out.length === 0) {
@@ -550,6 +575,7 @@ export function assembleBatterystatsHistory(items: Iterable<HistoryLineItem>): B
   const history: BatteryHistory = {
     ...(header === undefined ? {} : { header }),
     items: out,
+    ...(next === undefined ? {} : { next }),
     ...(dumpStats === undefined ? {} : { dumpStats }),
   }
   return { ...history, warnings: historyWarnings(history, cut) }
@@ -613,6 +639,7 @@ export function formatBatterystatsHistory(
     }
     out.push(formatRecordLine(item), ...item.details)
   }
+  if (history.next !== undefined) out.push(`  NEXT: ${history.next}`)
   return out.map((l) => l + eol).join('')
 }
 

@@ -1,4 +1,4 @@
-/** dumpsys battery and dumpsys powerstats (ODPM channels, PowerStats HAL energy meter). */
+/** dumpsys battery, dumpsys powerstats (ODPM channels, PowerStats HAL energy meter), dumpsys power, cmd overlay. */
 export { DumpsysErrors } from './errors.js'
 export type { DumpsysBatteryState } from './battery.js'
 export {
@@ -27,3 +27,19 @@ export {
 } from './powerstats.js'
 export type { HeldWakeLock } from './power.js'
 export { parseDumpsysPowerWakeLocks } from './power.js'
+export type {
+  OverlayListEntry,
+  OverlayLookup,
+  OverlaySettingsItem,
+  ResolutionStep,
+} from './overlay.js'
+export {
+  formatOverlayDump,
+  formatOverlayList,
+  formatOverlayListLine,
+  formatOverlayLookup,
+  parseOverlayDump,
+  parseOverlayList,
+  parseOverlayLookup,
+  winningStep,
+} from './overlay.js'

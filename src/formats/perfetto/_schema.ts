@@ -8,6 +8,9 @@
  * trace/ftrace/ftrace_event_bundle.proto @4958e3c3, trace/ftrace/ftrace_event.proto @0145ae5b
  * (FtraceEvent.sched_switch = 4, cpu_frequency = 11), trace/ftrace/sched.proto @6a5c9a49,
  * trace/ftrace/power.proto (CpuFrequencyFtraceEvent: state = 1 kHz, cpu_id = 2),
+ * FtraceEvent.cpu_idle = 13 (ftrace_event.proto @038b48ca; 12 is cpu_frequency_limits) and
+ * CpuIdleFtraceEvent { uint32 state = 1; uint32 cpu_id = 2 } (power.proto @34975507; the kernel's
+ * include/trace/events/power.h `cpu_idle`, state 4294967295 = PWR_EVENT_EXIT),
  * config/ftrace/ftrace_config.proto @c65180f5, config/data_source_config.proto @adaf7a1d
  * (DataSourceConfig.ftrace_config = 100); only the fields this tool reads or writes.
  * Every other TracePacket member (and every other ftrace event) is unknown here and skipped.
@@ -125,12 +128,18 @@ message CpuFrequencyFtraceEvent {
   optional uint32 cpu_id = 2;
 }
 
+message CpuIdleFtraceEvent {
+  optional uint32 state = 1;
+  optional uint32 cpu_id = 2;
+}
+
 message FtraceEvent {
   optional uint64 timestamp = 1;
   optional uint32 pid = 2;
   oneof event {
     SchedSwitchFtraceEvent sched_switch = 4;
     CpuFrequencyFtraceEvent cpu_frequency = 11;
+    CpuIdleFtraceEvent cpu_idle = 13;
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Scheduler data in Perfetto traces: `ftrace_events` bundles (TracePacket field 1) carrying the
  * kernel's `sched_switch` events, plain (`FtraceEvent.sched_switch`) or compact (`compact_sched`,
- * structure-of-arrays with delta-encoded timestamps and interned comms).
+ * structure-of-arrays with delta-encoded timestamps and interned comms), and beside them the
+ * `power/cpu_frequency` and `power/cpu_idle` events (plain only: perfetto has no compact form).
  * Reference: google/perfetto protos/perfetto/trace/ftrace/ftrace_event_bundle.proto @4958e3c3;
  * trace processor's reading of it in src/trace_processor/importers/ftrace/ftrace_tokenizer.cc
  * (TokenizeFtraceCompactSchedSwitch, HandleFtraceClockSnapshot) at ec5d16b1.
@@ -13,7 +14,12 @@
  */
 import type { ClockName } from '../../model/clock.js'
 import { EnergyError } from '../../model/errors.js'
-import type { CpuFrequencyChange, CpuSchedule, CpuSlice } from '../../model/samples.js'
+import type {
+  CpuFrequencyChange,
+  CpuIdleChange,
+  CpuSchedule,
+  CpuSlice,
+} from '../../model/samples.js'
 import { FORMAT, arr, corrupt, int, isObj, unsafeInteger, type Obj } from './_fields.js'
 import { PerfettoErrors } from './errors.js'
 
@@ -26,6 +32,8 @@ const DEFAULT_PRIO = 120
 /** `prev_state` values the encoder writes: swapper is always runnable, a thread that ran out of work sleeps. */
 const TASK_RUNNING = 0
 const TASK_INTERRUPTIBLE = 1
+/** `cpu_idle.state` when a CPU leaves idle: the kernel's PWR_EVENT_EXIT, (u32)-1. */
+const PWR_EVENT_EXIT = 4294967295
 
 interface Switch {
   readonly tNs: number
@@ -93,6 +101,8 @@ export class SchedCollector {
   private endNs = Number.NEGATIVE_INFINITY
   /** `power/cpu_frequency` events (state in kHz, for `cpu_id`). */
   private readonly frequencies: CpuFrequencyChange[] = []
+  /** `power/cpu_idle` events (the state entered, -1 on leaving idle, for `cpu_id`). */
+  private readonly idle: CpuIdleChange[] = []
 
   /** A boottime instant the trace vouches for (packet times, clock snapshots, readings, events). */
   noteTime(tNs: number): void {
@@ -177,6 +187,14 @@ export class SchedCollector {
         const khz = int(f.state, 'cpu_frequency.state', offset)
         const of = int(f.cpu_id, 'cpu_frequency.cpu_id', offset) ?? cpu
         if (khz !== undefined) this.frequencies.push({ cpu: of, tNs: toBoot(t), khz })
+      }
+      const idle = e.cpu_idle
+      if (isObj(idle) && t !== undefined) {
+        const state = int(idle.state, 'cpu_idle.state', offset)
+        const of = int(idle.cpu_id, 'cpu_idle.cpu_id', offset) ?? cpu
+        if (state !== undefined) {
+          this.idle.push({ cpu: of, tNs: toBoot(t), state: state === PWR_EVENT_EXIT ? -1 : state })
+        }
       }
       const s = e.sched_switch
       if (!isObj(s)) continue
@@ -297,6 +315,10 @@ export class SchedCollector {
         ...(this.frequencies.length === 0
           ? {}
           : { frequencies: [...this.frequencies].sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu) }),
+        // Stable: a CPU's events at one instant keep their trace order (an exit before an entry).
+        ...(this.idle.length === 0
+          ? {}
+          : { idle: [...this.idle].sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu) }),
       },
       warnings,
     }
@@ -346,6 +368,11 @@ export interface PowerTraceSchedule {
    * @default none
    */
   readonly frequencies?: readonly CpuFrequencyChange[]
+  /**
+   * `power/cpu_idle` events to write, each into its CPU's bundle (state -1, leaving idle, as the
+   * kernel's 4294967295). @default none
+   */
+  readonly idle?: readonly CpuIdleChange[]
   /**
    * `compact_sched` (the default since perfetto v42) or one `FtraceEvent` per switch.
    * @default true
@@ -416,12 +443,31 @@ export function scheduleBundles(
   if (endNs !== undefined && latest !== undefined && endNs < latest) {
     throw fail(`schedule end ${endNs} ns is before its last slice ends (${latest} ns)`)
   }
+  for (const c of schedule.idle ?? []) {
+    if (!Number.isInteger(c.cpu) || c.cpu < 0 || c.cpu >= MAX_CPUS) {
+      throw fail(`cpu_idle on CPU ${c.cpu}, which is not a CPU number`)
+    }
+    if (!Number.isSafeInteger(c.tNs) || c.tNs < 0) {
+      throw fail(`cpu_idle on CPU ${c.cpu} at ${c.tNs} ns; times are integer ns`)
+    }
+    if (!Number.isInteger(c.state) || c.state < -1 || c.state >= PWR_EVENT_EXIT) {
+      throw fail(`cpu_idle state ${c.state} on CPU ${c.cpu}: a state is 0 or more, or -1 (exit)`)
+    }
+  }
   const compact = schedule.compact ?? true
   const bundles: Obj[] = []
   for (const [cpu, slices] of [...byCpu].sort((a, b) => a[0] - b[0])) {
     const switches = switchesOf(cpu, slices, endNs ?? 0, fail)
     const frequencies = frequencyEventsOf(cpu, schedule.frequencies ?? [])
-    const events = compact ? frequencies : byTimestamp([...eventsOf(switches), ...frequencies])
+    const { exits, enters } = idleEventsOf(cpu, schedule.idle ?? [])
+    // At one instant, as the kernel orders them: a CPU leaves idle, switches to the thread, (its
+    // policy changes frequency,) and a CPU that switched to swapper then enters idle.
+    const events = byTimestamp([
+      ...exits,
+      ...(compact ? [] : eventsOf(switches)),
+      ...frequencies,
+      ...enters,
+    ])
     bundles.push({
       cpu,
       ...(schedule.lostEvents === true ? { lost_events: true } : {}),
@@ -530,7 +576,26 @@ function frequencyEventsOf(cpu: number, changes: readonly CpuFrequencyChange[]):
     .map((c) => ({ timestamp: c.tNs, pid: 0, cpu_frequency: { state: c.khz, cpu_id: cpu } }))
 }
 
-/** Events of one bundle in time order (stable: a switch before a frequency change at its instant). */
+/** A CPU's `cpu_idle` events: leaving idle (state 4294967295) and entering a state. */
+function idleEventsOf(
+  cpu: number,
+  changes: readonly CpuIdleChange[],
+): { readonly exits: Obj[]; readonly enters: Obj[] } {
+  const exits: Obj[] = []
+  const enters: Obj[] = []
+  for (const c of changes) {
+    if (c.cpu !== cpu) continue
+    const state = c.state === -1 ? PWR_EVENT_EXIT : c.state
+    ;(c.state === -1 ? exits : enters).push({
+      timestamp: c.tNs,
+      pid: 0,
+      cpu_idle: { state, cpu_id: cpu },
+    })
+  }
+  return { exits, enters }
+}
+
+/** Events of one bundle in time order (stable: ties keep the order they are given in). */
 function byTimestamp(events: Obj[]): Obj[] {
   return events.sort((a, b) => Number(a.timestamp) - Number(b.timestamp))
 }

@@ -15,9 +15,17 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser'
 
 import { EnergyError } from '../../model/errors.js'
+import { escapeXml } from '../_xml.js'
 import { PowerProfileErrors } from './errors.js'
 
 export { PowerProfileErrors } from './errors.js'
+export type { PowerProfileCoverage, PowerProfileCpuCoverage } from './coverage.js'
+export {
+  describeCoverage,
+  hasPolicySteps,
+  isAospPlaceholder,
+  powerProfileCoverage,
+} from './coverage.js'
 
 const FORMAT = 'power_profile.xml'
 
@@ -640,12 +648,4 @@ const DECIMAL = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/
 
 function formatNumber(value: number): string {
   return Object.is(value, -0) ? '-0' : String(value)
-}
-
-function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
 }

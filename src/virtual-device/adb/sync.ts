@@ -87,7 +87,8 @@ export async function serveSync(
     switch (id) {
       case 'STAT': {
         const path = normalizePath(arg)
-        const node = arg.startsWith('/') ? fs.stat(path) : undefined
+        // adbd's lstat fails under a label shell may not read: STAT v1 then answers all zeros.
+        const node = arg.startsWith('/') && !fs.shellDenied(path) ? fs.stat(path) : undefined
         const reply =
           node === undefined
             ? syncStat('STAT', 0, 0, 0)
@@ -97,7 +98,7 @@ export async function serveSync(
       }
       case 'LIST': {
         const path = normalizePath(arg)
-        const node = arg.startsWith('/') ? fs.stat(path) : undefined
+        const node = arg.startsWith('/') && !fs.shellDenied(path) ? fs.stat(path) : undefined
         const frames: Buffer[] = []
         if (node?.kind === 'dir') {
           const parent = fs.stat(dirname(path)) ?? node
@@ -119,6 +120,10 @@ export async function serveSync(
       case 'RECV': {
         const path = normalizePath(arg)
         const node = arg.startsWith('/') ? fs.stat(path) : undefined
+        if (arg.startsWith('/') && fs.shellDenied(path)) {
+          await fail(`open failed: ${ERRNO_TEXT.EACCES}`)
+          return
+        }
         if (node === undefined) {
           await fail(`open failed: ${ERRNO_TEXT.ENOENT}`)
           return

@@ -128,9 +128,11 @@ export class PackageRegistry {
   constructor(
     private readonly phone: SimPhone,
     private readonly sdk: () => number,
+    /** More system packages (`[name, apk path]`): the runtime resource overlays the phone ships. */
+    systemPackages: ReadonlyArray<readonly [string, string]> = [],
   ) {
     const bootMs = Date.now() - 86_400_000
-    for (const [name, apkPath] of SYSTEM_PACKAGES) {
+    for (const [name, apkPath] of [...SYSTEM_PACKAGES, ...systemPackages]) {
       this.installed.set(name, {
         name,
         apkPath,

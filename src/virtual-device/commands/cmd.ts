@@ -1,7 +1,9 @@
 /**
  * `cmd package compile -m speed -f PACKAGE` (and `cmd activity|package|settings …` forwarding to
- * `am`/`pm`/`settings`). Compiling with `speed` is recorded so tests can check it happened.
+ * `am`/`pm`/`settings`), `cmd overlay …` (the overlay manager, android/overlays.ts). Compiling
+ * with `speed` is recorded so tests can check it happened.
  */
+import type { OverlayManager } from '../android/overlays.js'
 import type { ShellCommand } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import { err, option, out } from './_util.js'
@@ -9,9 +11,11 @@ import { err, option, out } from './_util.js'
 export function cmdCommand(
   phone: SimPhone,
   forward: ReadonlyMap<string, ShellCommand>,
+  overlays?: OverlayManager,
 ): ShellCommand {
   return (inv) => {
     const [, service, ...args] = inv.argv
+    if (service === 'overlay' && overlays !== undefined) return overlays.command(inv, args)
     if (service === 'package' && args[0] === 'compile') {
       const mode = option(args, '-m')
       const pkg = args

@@ -22,7 +22,7 @@ export function renderDumpsysBattery(phone: SimPhone, tNs: number): string {
     '  Dock powered: false',
     `  Max charging current: ${powered ? 500000 : 0}`,
     `  Max charging voltage: ${powered ? 5000000 : 0}`,
-    `  Charge counter: ${gauge.chargeCounterUah}`,
+    `  Charge counter: ${gauge.chargeCounter}`,
     `  status: ${STATUS_CODE[gauge.status]}`,
     '  health: 2',
     '  present: true',

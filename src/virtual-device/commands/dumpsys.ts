@@ -1,9 +1,11 @@
 /**
  * `dumpsys <service> [args]` for the services the tool reads: battery, batterystats, power,
- * powerstats, the PowerStats HAL (`android.hardware.power.stats.IPowerStats/default`), package.
+ * powerstats, the PowerStats HAL (`android.hardware.power.stats.IPowerStats/default`), package,
+ * overlay.
  * Other services answer like a real phone whose service is missing.
  */
 import type { HelperApps } from '../android/helper-apps.js'
+import type { OverlayManager } from '../android/overlays.js'
 import type { ShellCommand } from '../contract.js'
 import type { SimPhone } from '../sim/phone.js'
 import { err, out } from './_util.js'
@@ -26,18 +28,24 @@ const SERVICES = [
   'battery',
   'batterystats',
   'deviceidle',
+  'overlay',
   'package',
   'power',
   'powerstats',
   'window',
 ]
 
-export function dumpsysCommand(phone: SimPhone, apps: HelperApps): ShellCommand {
+export function dumpsysCommand(
+  phone: SimPhone,
+  apps: HelperApps,
+  overlays?: OverlayManager,
+): ShellCommand {
   return (inv) => {
     const [, service, ...args] = inv.argv
     // Services this phone lacks (its Android release, no ODPM) answer like any missing service.
     const present = powerStatsServices(phone, inv.device)
     const missing = new Set([
+      ...(overlays === undefined ? ['overlay'] : []),
       ...(present.framework ? [] : ['powerstats']),
       ...(present.hal ? [] : [POWER_STATS_HAL_SERVICE]),
     ])
@@ -58,6 +66,8 @@ export function dumpsysCommand(phone: SimPhone, apps: HelperApps): ShellCommand 
         return dumpsysPowerStatsHal(phone, inv, args)
       case 'package':
         return dumpsysPackage(apps.packages, inv, args)
+      case 'overlay':
+        return overlays?.command(inv, ['dump', ...args]) ?? 0
       case 'activity':
         return dumpsysActivity(phone, apps, inv, args)
       case 'window':

@@ -4,7 +4,9 @@
  * topology under /sys/devices/system/cpu).
  */
 import { HelperApps } from '../android/helper-apps.js'
+import { OverlayManager, type FrameworkResourcesOptions } from '../android/overlays.js'
 import { PackageRegistry } from '../android/packages.js'
+import { formatPowerProfile } from '../../formats/power-profile/index.js'
 import type { ShellCommand, VirtualDeviceHandle } from '../contract.js'
 import { simCpus } from '../sim/cpu-schedule.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
@@ -42,15 +44,18 @@ export { launchApp, stopApp } from './am.js'
 export function simCommands(
   phone: SimPhone,
   device: VirtualDeviceHandle,
+  overlays?: OverlayManager,
 ): Map<string, ShellCommand> {
-  const packages = new PackageRegistry(phone, () =>
-    Number(device.props.get('ro.build.version.sdk') ?? 33),
+  const packages = new PackageRegistry(
+    phone,
+    () => Number(device.props.get('ro.build.version.sdk') ?? 33),
+    overlays?.packages() ?? [],
   )
   const apps = new HelperApps(phone, device, packages)
   const commands = new Map<string, ShellCommand>([
     ['am', amCommand(phone, apps)],
     ['appops', appopsCommand()],
-    ['dumpsys', dumpsysCommand(phone, apps)],
+    ['dumpsys', dumpsysCommand(phone, apps, overlays)],
     ['input', inputCommand(phone)],
     ['perfetto', perfettoCommand(phone)],
     ['pm', pmCommand(packages, () => stopApp(phone))],
@@ -62,13 +67,28 @@ export function simCommands(
     ['top', topCommand(phone)],
     ['ime', imeCommand()],
   ])
-  commands.set('cmd', cmdCommand(phone, commands))
+  commands.set('cmd', cmdCommand(phone, commands, overlays))
   return commands
 }
 
-/** Registers the phone's commands and sysfs nodes on `device`. */
-export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): void {
-  for (const [name, command] of simCommands(phone, device)) device.commands.set(name, command)
+/**
+ * Registers the phone's commands, sysfs nodes and framework APKs on `device`: framework-res.apk
+ * and the overlay holding `framework.profileXml` (by default the profile the phone runs on,
+ * written out) where `framework.shipped` says (android/overlays.ts).
+ */
+export function installSimPhone(
+  device: VirtualDeviceHandle,
+  phone: SimPhone,
+  framework: Partial<FrameworkResourcesOptions> = {},
+): void {
+  const overlays = new OverlayManager(device, {
+    ...framework,
+    profileXml: framework.profileXml ?? formatPowerProfile(phone.powerProfile),
+    product: device.props.get('ro.product.name') ?? 'oriole',
+  })
+  for (const [name, command] of simCommands(phone, device, overlays)) {
+    device.commands.set(name, command)
+  }
   // `ps -T` lists the simulation's threads; plain `ps` stays the base device's.
   device.commands.set('ps', psCommand(phone, device.commands.get('ps')))
   const encoder = new TextEncoder()
@@ -87,8 +107,12 @@ export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): v
   device.fs.mkdirp(dir)
   const gauge = () => phone.battery.read(bootNowNs(phone))
   node('current_now', () => gauge().currentNow)
+  // Gauges with an averaging register expose it (Maxim AvgCurrent, QG's S2 average, bq27xxx).
+  if (phone.battery.gauge.currentAvg !== 'none') {
+    node('current_avg', () => phone.battery.readCurrentAvg(bootNowNs(phone)) ?? 0)
+  }
   node('voltage_now', () => gauge().voltageUv)
-  node('charge_counter', () => gauge().chargeCounterUah)
+  node('charge_counter', () => gauge().chargeCounter)
   node('capacity', () => gauge().capacityPct)
   node('status', () => gauge().status)
   node('present', () => 1)
@@ -109,6 +133,13 @@ export function installSimPhone(device: VirtualDeviceHandle, phone: SimPhone): v
     })
   }
   installCpuTopology(device, phone)
+  // CPU-bound shell processes (`yes`) run on the simulation's cores, as its other processes do.
+  const cpus = simCpus(phone.sim.power)
+  device.cpu = {
+    cpus,
+    spin: ({ pid, name, comm }, allowed) =>
+      phone.sim.spin({ process: name, pid, tid: pid, comm, cpus: 'all' }, allowed),
+  }
 }
 
 /** `0-3,6`: the kernel's cpulist format (`%*pbl`) of sorted CPU ids. */

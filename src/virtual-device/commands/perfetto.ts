@@ -5,7 +5,8 @@
  * counters at the session's start and then every `battery_poll_ms` in the phone-wide phase
  * traced_probes uses (`pollTimesNs`); for a `linux.ftrace` data source that records `sched_switch`
  * it writes what ran on each CPU of the simulated phone over the session (compact unless
- * `compact_sched { enabled: false }`). The binary trace is written with the perfetto encoder when
+ * `compact_sched { enabled: false }`), with `power/cpu_frequency` and `power/cpu_idle` events when
+ * the config asks for them. The binary trace is written with the perfetto encoder when
  * the session ends (`duration_ms`, or SIGTERM/SIGINT via `kill`). `--background` prints the pid
  * and returns at once, as the real tool does.
  */
@@ -21,7 +22,7 @@ import {
 import type { RailSeries } from '../../model/index.js'
 import { apiLevelOf, perfettoVersionLine } from '../android-versions.js'
 import type { ShellCommand, ShellInvocation } from '../contract.js'
-import { cpuScheduleOf } from '../sim/cpu-schedule.js'
+import { cpuScheduleOf, idleChanges } from '../sim/cpu-schedule.js'
 import { RAIL_SUBSYSTEMS } from '../sim/power-model.js'
 import { bootNowNs, type SimPhone } from '../sim/phone.js'
 import type { PowerPoll } from '../sim/power-stats-hal.js'
@@ -113,25 +114,31 @@ function scheduleOf(
       requestsSchedSwitch(d.ftraceConfig),
   )?.ftraceConfig
   if (ftrace === undefined) return undefined
-  // traced_probes enables only the events its config lists: no cpu_frequency unless asked.
+  // traced_probes enables only the events its config lists: no cpu_frequency or cpu_idle unless
+  // asked.
   const { frequencies, ...schedule } = cpuScheduleOf(phone.sim, startNs, stopNs)
   return {
     ...schedule,
-    ...(frequencies !== undefined && requestsCpuFrequency(ftrace) ? { frequencies } : {}),
+    ...(frequencies !== undefined && requestsPowerEvent(ftrace, 'cpu_frequency', 'freq')
+      ? { frequencies }
+      : {}),
+    ...(requestsPowerEvent(ftrace, 'cpu_idle', 'idle')
+      ? { idle: idleChanges(phone.sim, startNs, stopNs) }
+      : {}),
     compact: ftrace.compactSched ?? true,
     endNs: stopNs,
   }
 }
 
 /**
- * Whether an ftrace config records `power/cpu_frequency`: the event by name, the `power/*` group,
- * or the atrace `freq` category (which perfetto expands to the cpufreq events).
+ * Whether an ftrace config records the `power/<event>` event: by name, the `power/*` group, or the
+ * atrace category perfetto expands to it (`freq` to the cpufreq events, `idle` to `cpu_idle`:
+ * src/traced/probes/ftrace/ftrace_config_muxer.cc).
  */
-function requestsCpuFrequency(config: FtraceConfig): boolean {
+function requestsPowerEvent(config: FtraceConfig, event: string, atraceCategory: string): boolean {
   return (
-    config.ftraceEvents.some(
-      (e) => e === 'power/cpu_frequency' || e === 'cpu_frequency' || e === 'power/*',
-    ) || config.atraceCategories.includes('freq')
+    config.ftraceEvents.some((e) => e === `power/${event}` || e === event || e === 'power/*') ||
+    config.atraceCategories.includes(atraceCategory)
   )
 }
 
@@ -180,17 +187,23 @@ export function powerTraceBytes(
   const counters = new Set(power?.batteryCounters ?? [])
   const battery: BatteryCounterReading[] = []
   if (counters.size > 0) {
-    // The battery packet is stamped when the Tick runs (traced_probes' own CLOCK_BOOTTIME).
+    // The battery packet is stamped when the Tick runs (traced_probes' own CLOCK_BOOTTIME). The
+    // values are the gauge's nodes as the health HAL reads them (BatteryMonitor reads the sysfs
+    // files as they are), so a node's refresh, quantum and unit/sign quirks show here too; a
+    // gauge without `current_avg` gives no average (the HAL answers NOT_SUPPORTED).
     for (const { tickNs: t } of polls) {
       const g = phone.battery.read(t)
+      const avg = counters.has('BATTERY_COUNTER_CURRENT_AVG')
+        ? phone.battery.readCurrentAvg(t)
+        : undefined
       battery.push({
         tNs: t,
-        ...(counters.has('BATTERY_COUNTER_CHARGE') ? { chargeC: g.chargeCounterUah * 3.6e-3 } : {}),
+        ...(counters.has('BATTERY_COUNTER_CHARGE') ? { chargeC: g.chargeCounter * 3.6e-3 } : {}),
         ...(counters.has('BATTERY_COUNTER_CAPACITY_PERCENT')
           ? { capacityPercent: g.capacityPct }
           : {}),
-        ...(counters.has('BATTERY_COUNTER_CURRENT') ? { currentA: g.currentUa / 1e6 } : {}),
-        ...(counters.has('BATTERY_COUNTER_CURRENT_AVG') ? { currentAvgA: g.currentUa / 1e6 } : {}),
+        ...(counters.has('BATTERY_COUNTER_CURRENT') ? { currentA: g.currentNow / 1e6 } : {}),
+        ...(avg === undefined ? {} : { currentAvgA: avg / 1e6 }),
         ...(counters.has('BATTERY_COUNTER_VOLTAGE') ? { voltageV: g.voltageUv / 1e6 } : {}),
       })
     }

@@ -175,7 +175,8 @@ export function tasksAt(
   const from = nowNs - periodNs
   for (const s of phone.sim.slices) {
     const task = byTid.get(s.tid)
-    if (task === undefined || s.startNs >= nowNs) continue
+    // A slice starting right now runs now (a busy thread's next stretch), with no time yet.
+    if (task === undefined || s.startNs > nowNs) continue
     task.cpuNs += Math.min(s.endNs, nowNs) - s.startNs
     const recent = Math.min(s.endNs, nowNs) - Math.max(s.startNs, from)
     if (recent > 0) task.recentNs += recent

@@ -1,9 +1,11 @@
 /**
  * `vdev ground-truth --from <boottime ns> --to <boottime ns>`: the virtual device's ground truth
  * for a window, as JSON. Only the virtual device has this command; product code never calls it,
- * tests and benchmarks do. `vdev actions` prints the simulator's action log. `vdev unplug [--after
- * <ms>] [--for <ms>]` takes the phone off the ADB server as a pulled cable would (after 100 ms by
- * default, so the command's own reply gets out), and back after `--for` if given.
+ * tests and benchmarks do. `vdev silicon` prints how the phone's true CPU currents depart from the
+ * profile it ships (sim/silicon.ts), as JSON. `vdev actions` prints the simulator's action log.
+ * `vdev unplug [--after <ms>] [--for <ms>]` takes the phone off the ADB server as a pulled cable
+ * would (after 100 ms by default, so the command's own reply gets out), and back after `--for` if
+ * given.
  */
 import { isEnergyError } from '../../model/index.js'
 import type { ShellCommand } from '../contract.js'
@@ -12,13 +14,17 @@ import { bootNowNs } from '../sim/phone.js'
 import { err, out } from './_util.js'
 
 const USAGE =
-  'usage: vdev ground-truth --from <boottime ns> --to <boottime ns>\n       vdev actions\n       vdev now\n       vdev unplug [--after <ms>] [--for <ms>]\n'
+  'usage: vdev ground-truth --from <boottime ns> --to <boottime ns>\n       vdev silicon\n       vdev actions\n       vdev now\n       vdev unplug [--after <ms>] [--for <ms>]\n'
 
 export function vdevCommand(phone: SimPhone): ShellCommand {
   return (inv) => {
     const [, sub, ...args] = inv.argv
     if (sub === 'now') {
       out(inv, `${bootNowNs(phone)}\n`)
+      return 0
+    }
+    if (sub === 'silicon') {
+      out(inv, `${JSON.stringify(phone.silicon)}\n`)
       return 0
     }
     if (sub === 'actions') {

@@ -236,7 +236,7 @@ class Shell {
               const redirected = shell.redirect(only.redirects, background, procSignal)
               const io = await redirected
               if (io === undefined) return 1
-              return shell.invoke(command, argv, io, procSignal)
+              return shell.invoke(command, argv, io, procSignal, process.pid)
             },
             spawnOptions,
           )
@@ -438,7 +438,7 @@ class Shell {
     }
     return this.runProcess(
       basename(name),
-      (procSignal) => this.invoke(command, argv, io, procSignal),
+      (procSignal, pid) => this.invoke(command, argv, io, procSignal, pid),
       signal,
     )
   }
@@ -496,7 +496,7 @@ class Shell {
     if (program === 'sh') run = (s, pid) => this.sh(args.slice(1), io, s, pid)
     else {
       const command = this.lookup(name)
-      if (command !== undefined) run = (s) => this.invoke(command, args, io, s)
+      if (command !== undefined) run = (s, pid) => this.invoke(command, args, io, s, pid)
     }
     if (run === undefined) {
       io.err.write(toBytes(`${SHELL_NAME}: ${name}: inaccessible or not found\n`))
@@ -517,17 +517,27 @@ class Shell {
     return this.device.commands.get(basename(path))
   }
 
+  /** Runs `command` as process `pid` (its `getpid()`), with `io` as its fds 0–2. */
   async invoke(
     command: ShellCommand,
     argv: readonly string[],
     io: Streams,
     signal: AbortSignal,
+    pid: number,
   ): Promise<number> {
     const shellIo: ShellIo = {
       write: (c) => io.out.write(toBytes(c)),
       writeErr: (c) => io.err.write(toBytes(c)),
     }
-    const common = { argv, io: shellIo, device: this.device, signal, cwd: this.cwd }
+    const common = {
+      argv,
+      io: shellIo,
+      device: this.device,
+      signal,
+      cwd: this.cwd,
+      pid,
+      ...(io.out === discardSink ? { stdoutDiscarded: true } : {}),
+    }
     try {
       const streaming = streamingBody(command)
       if (streaming !== undefined) {

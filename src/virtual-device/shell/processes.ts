@@ -116,6 +116,8 @@ const SYSTEM_PROCESSES: readonly (readonly [
 
 export function createProcessTable(): MemoryProcessTable {
   const entries = new Map<number, Entry>()
+  /** CPUs per pid as `taskset` set them (the kernel keeps a task's mask across exec). */
+  const affinities = new Map<number, readonly number[]>()
   let nextPid = 4_317
 
   const staticProcess = (pid: number, name: string, user: string): VirtualProcess => ({
@@ -137,6 +139,12 @@ export function createProcessTable(): MemoryProcessTable {
     list: () => [...entries.values()].map((e) => e.process).sort((a, b) => a.pid - b.pid),
     get: (pid) => entries.get(pid)?.process,
     info: (pid) => entries.get(pid)?.info,
+    affinity: (pid) => (entries.has(pid) ? affinities.get(pid) : undefined),
+    setAffinity(pid, cpus) {
+      if (!entries.has(pid)) return false
+      affinities.set(pid, [...cpus])
+      return true
+    },
     rename(pid, name) {
       const entry = entries.get(pid)
       if (entry === undefined) return
@@ -165,6 +173,7 @@ export function createProcessTable(): MemoryProcessTable {
         if (done) return
         done = true
         entries.delete(pid)
+        affinities.delete(pid)
         resolveExit(status)
       }
       const user = options.user ?? 'shell'

@@ -91,13 +91,12 @@ export interface VirtualFsOptions {
 export interface MemoryFs extends VirtualFs {
   /** Size in bytes as `stat` reports it (dynamic nodes: 4096 under /sys, 0 elsewhere). */
   sizeOf(path: string): number
-  /** Sets a file's or directory's mtime, seconds. */
-  setMtime(path: string, mtimeS: number): void
 }
 
 export function createVirtualFs(options: VirtualFsOptions = {}): MemoryFs {
   const nowS = options.nowS ?? ((): number => Math.floor(Date.now() / 1000))
   const nodes = new Map<string, VirtualFileNode>()
+  const denied = new Set<string>()
   const children = new Map<string, Set<string>>()
   nodes.set('/', { kind: 'dir', mode: 0o755, mtimeS: nowS() })
   children.set('/', new Set())
@@ -209,6 +208,15 @@ export function createVirtualFs(options: VirtualFsOptions = {}): MemoryFs {
       if (node.kind === 'file') return node.data.length
       if (node.kind === 'dir') return 4096
       return p.startsWith('/sys/') ? 4096 : 0
+    },
+    shellDenied(path) {
+      if (denied.size === 0 || !path.startsWith('/')) return false
+      const p = normalizePath(path)
+      for (const d of denied) if (p === d || p.startsWith(`${d}/`)) return true
+      return false
+    },
+    denyShell(dir) {
+      denied.add(norm(dir))
     },
     setMtime(path, mtimeS) {
       const node = nodes.get(normalizePath(path))

@@ -4,8 +4,7 @@
  * cut to a window. Idle time (no slice on a core) is left out,
  * as in the model's `CpuSchedule`; the perfetto encoder writes it as switches to `swapper/<cpu>`.
  */
-import type { CpuSchedule, CpuSlice } from '../../model/index.js'
-import type { CpuFrequencyChange } from '../../model/samples.js'
+import type { CpuFrequencyChange, CpuIdleChange, CpuSchedule, CpuSlice } from '../../model/index.js'
 import type { PowerModel } from './power-model.js'
 import type { ExecSlice, Simulation } from './simulation.js'
 
@@ -103,5 +102,57 @@ export function frequencyChanges(
       for (let i = 0; i < cores; i++) out.push({ cpu: firstCore + i, tNs, khz: change.khz })
     }
   }
+  return out.sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu)
+}
+
+/**
+ * The shortest idle gap in which a core goes to its deeper idle state (1: the core powered down)
+ * instead of WFI (0). A model assumption of the order of the target residency of an ARM core's
+ * power-down state (a few hundred µs to a few ms); the simulation draws no power of its own for an
+ * idle core in either state.
+ */
+export const DEEP_IDLE_NS = 2_000_000
+
+/**
+ * The `power/cpu_idle` events of [startNs, stopNs) as the kernel's cpuidle framework writes them
+ * (drivers/cpuidle/cpuidle.c `cpuidle_enter_state`: the state entered, then PWR_EVENT_EXIT when the
+ * CPU wakes), one pair per idle gap of a core: the state is chosen on entry from the gap's length —
+ * state 1 for a gap of at least `DEEP_IDLE_NS`, else 0 — as a cpuidle governor (menu, TEO) that
+ * predicted the next wake-up right would; a gap that runs past the stop with no work known after it
+ * is taken as long. Only transitions inside the window: a core idle when the window starts has
+ * just its exit. Times are whole ns, as `clippedSlices` rounds them.
+ */
+export function idleChanges(sim: Simulation, startNs: number, stopNs: number): CpuIdleChange[] {
+  sim.materialize(stopNs)
+  // Busy stretches per core, from slices that reach the window (one ending right at its start
+  // tells that the core was not idle then) or start soon enough after it to decide its last gap.
+  const horizonNs = stopNs + DEEP_IDLE_NS
+  const byCore = new Map<number, [number, number][]>()
+  sim.visitSlices(startNs - 1, horizonNs, (s) => {
+    const from = Math.round(s.startNs)
+    const to = Math.round(s.endNs)
+    if (to <= from || to < startNs || from >= horizonNs) return
+    const list = byCore.get(s.core)
+    if (list === undefined) byCore.set(s.core, [[from, to]])
+    else list.push([from, to])
+  })
+  const out: CpuIdleChange[] = []
+  for (const [cpu, list] of byCore) {
+    list.sort((a, b) => a[0] - b[0])
+    const busy: [number, number][] = []
+    for (const [from, to] of list) {
+      const last = busy.at(-1)
+      if (last !== undefined && from <= last[1]) last[1] = Math.max(last[1], to)
+      else busy.push([from, to])
+    }
+    busy.forEach(([from, to], i) => {
+      // Woken from idle (stretches are apart, and the first one had nothing right before it).
+      if (from >= startNs && from < stopNs) out.push({ cpu, tNs: from, state: -1 })
+      if (to < startNs || to >= stopNs) return
+      const gapNs = (busy[i + 1]?.[0] ?? Number.POSITIVE_INFINITY) - to
+      out.push({ cpu, tNs: to, state: gapNs >= DEEP_IDLE_NS ? 1 : 0 })
+    })
+  }
+  // Stable: a core's exit and entry at one instant keep their order.
   return out.sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu)
 }

@@ -43,6 +43,16 @@ export interface FreqChange {
 
 const TAU_NS = GOVERNOR.halfLifeNs / Math.LN2
 
+/** What a run has left to do: CPU work at a reference frequency, or time to stay busy. */
+interface Budget {
+  /** When the rest would end if it ran at `khz` from `t`, ns (not rounded). */
+  endAt(t: number, khz: number): number
+  /** It ran [from, to) at `khz`. */
+  spend(from: number, to: number, khz: number): void
+  /** What is left: ns of work at the reference frequency, or of time. */
+  left(): number
+}
+
 export class ClusterGovernor {
   /** Decided frequency changes, in time order (the first at the phone's start). */
   readonly changes: FreqChange[]
@@ -79,9 +89,35 @@ export class ClusterGovernor {
    * core is free then); returns the stretches at each frequency, in order.
    */
   run(startNs: number, workRefNs: number, refKhz: number): FreqPiece[] {
+    let remaining = workRefNs
+    return this.advance(startNs, {
+      endAt: (t, khz) => t + (remaining * refKhz) / khz,
+      spend: (from, to, khz) => {
+        remaining -= ((to - from) * khz) / refKhz
+      },
+      left: () => remaining,
+    })
+  }
+
+  /**
+   * Runs a core of the cluster busy from `startNs` to `endNs` (a thread that never waits, `yes`),
+   * whatever the frequency; returns the stretches at each frequency, in order.
+   */
+  runUntil(startNs: number, endNs: number): FreqPiece[] {
+    let t = startNs
+    return this.advance(startNs, {
+      endAt: () => endNs,
+      spend: (_from, to) => {
+        t = to
+      },
+      left: () => endNs - t,
+    })
+  }
+
+  /** Runs from `startNs` until `budget` is spent: decided stretches first, then deciding anew. */
+  private advance(startNs: number, budget: Budget): FreqPiece[] {
     const pieces: FreqPiece[] = []
     let t = startNs
-    let remaining = workRefNs
     const push = (from: number, to: number, khz: number): void => {
       if (!(to > from)) return
       const last = pieces.at(-1)
@@ -92,21 +128,21 @@ export class ClusterGovernor {
     }
     // The part already decided.
     let i = this.changeIndexAt(t)
-    while (remaining > 0 && t < this.frontierNs) {
+    while (budget.left() > 0 && t < this.frontierNs) {
       const khz = this.changes[i]?.khz ?? this.khzOf(0)
       const until = Math.min(this.changes[i + 1]?.tNs ?? Infinity, this.frontierNs)
-      const need = (remaining * refKhz) / khz
-      if (t + need <= until) {
+      const end = budget.endAt(t, khz)
+      if (end <= until) {
         // Whole ns, like the kernel's clock.
-        push(t, Math.round(t + need), khz)
+        push(t, Math.round(end), khz)
         return pieces
       }
       push(t, until, khz)
-      remaining -= ((until - t) * khz) / refKhz
+      budget.spend(t, until, khz)
       t = until
       i++
     }
-    if (remaining <= 0) return pieces
+    if (budget.left() <= 0) return pieces
     // Beyond the frontier: an idle gap (utilisation decays), then a decision at the wake-up and
     // at every tick while the work runs.
     if (t > this.frontierNs) this.util *= Math.exp(-(t - this.frontierNs) / TAU_NS)
@@ -114,16 +150,15 @@ export class ClusterGovernor {
     for (;;) {
       this.decide(t)
       const khz = this.khzOf(this.step)
-      const need = (remaining * refKhz) / khz
       const tick = t + GOVERNOR.tickNs
-      const end = Math.min(Math.round(t + need), tick)
+      const end = Math.min(Math.round(budget.endAt(t, khz)), tick)
       push(t, end, khz)
       const decay = Math.exp(-(end - t) / TAU_NS)
       this.util = this.util * decay + (khz / this.maxKhz) * (1 - decay)
-      remaining -= ((end - t) * khz) / refKhz
+      budget.spend(t, end, khz)
       t = end
       this.frontierNs = t
-      if (end < tick || remaining <= 0.5) return pieces
+      if (end < tick || budget.left() <= 0.5) return pieces
     }
   }
 

@@ -11,6 +11,7 @@ import { buildPowerModel } from './power-model.js'
 import type { Physics } from './other-processes.js'
 import { PowerStatsHal, type PollTimingOptions } from './power-stats-hal.js'
 import { Battery, type Charger, type FuelGaugeOptions } from './sensors.js'
+import { siliconOf, type Silicon, type SiliconReport } from './silicon.js'
 import { DEFAULT_TRACING_OVERHEAD, Simulation, type TracingOverhead } from './simulation.js'
 
 /** A running `am profile` session. */
@@ -30,6 +31,7 @@ export interface SimPhoneOptions {
   readonly powerProfile: PowerProfile
   readonly seed: number
   readonly clock: DeviceClock
+  /** The fuel gauge: a profile and overrides (gauge-profiles.ts). @default `{ profile: 'typical' }` */
   readonly sensors?: FuelGaugeOptions
   /** How perfetto's android.power polls and the power-stats HAL are timed (phone physics). */
   readonly pollTiming?: PollTimingOptions
@@ -49,6 +51,13 @@ export interface SimPhoneOptions {
    */
   readonly physics?: Physics
   /**
+   * `deviated`: the CPUs draw this phone's own currents, seeded departures from the profile per
+   * cluster, per frequency step and for `cpu.active` (sim/silicon.ts); `nominal`: exactly the
+   * profile's. The phone ships the nominal profile either way. @default 'deviated' with the phone
+   * physics, 'nominal' with the simple one
+   */
+  readonly silicon?: Silicon
+  /**
    * ART trace buffer size, bytes: a non-streaming trace whose records do not fit is cut and marked
    * `data-file-overflow=true`, as ART does. @default 8 MiB (ART's default buffer)
    */
@@ -59,6 +68,10 @@ export interface SimPhoneOptions {
 
 export interface SimPhone {
   readonly app: AppModel
+  /** The power profile the phone ships (nominal; `sim.power` runs on {@link silicon}'s currents). */
+  readonly powerProfile: PowerProfile
+  /** How this phone's CPU currents depart from its profile: ground truth, for `vdev silicon`. */
+  readonly silicon: SiliconReport
   readonly sim: Simulation
   readonly battery: Battery
   /** The power-stats HAL's timing of ODPM readings (used with `physics: 'phone'`). */
@@ -94,7 +107,8 @@ export function bootNowNs(phone: SimPhone): number {
 }
 
 export function createSimPhone(options: SimPhoneOptions): SimPhone {
-  const power = buildPowerModel(options.powerProfile)
+  const silicon = options.silicon ?? (options.physics === 'phone' ? 'deviated' : 'nominal')
+  const { power, report } = siliconOf(buildPowerModel(options.powerProfile), silicon, options.seed)
   const sim = new Simulation({
     model: options.app,
     power,
@@ -117,6 +131,8 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
   ])
   return {
     app: options.app,
+    powerProfile: options.powerProfile,
+    silicon: report,
     sim,
     battery,
     hal,

@@ -15,7 +15,8 @@
  * With `physics: 'phone'` other processes share the cores (other-processes.ts): their bursts are
  * placed lazily, in time order with the app's periodic ticks, up to the device's now, on an idle
  * core of their cpuset (else the one free first); the app's work queues behind them like behind
- * its own.
+ * its own. Threads the shell keeps busy (`yes`, `spin`) are placed the same way, a tick at a
+ * time, with either physics.
  */
 import { EnergyError } from '../../model/index.js'
 import type { AppModel, HardwareUse, MethodCall, Screen, Widget, Work } from './app-model.js'
@@ -32,7 +33,7 @@ import {
   type OtherThread,
   type Physics,
 } from './other-processes.js'
-import { ClusterGovernor } from './governor.js'
+import { ClusterGovernor, type FreqPiece } from './governor.js'
 import { accrue, fastestKhz, placeTask, settle, taskUtil, utilAt, type Pelt } from './placement.js'
 import { DEFAULT_TAIL_MS, maToW, RAILS, type PowerModel } from './power-model.js'
 
@@ -81,6 +82,9 @@ export interface ExecSlice {
   /** The thread of another process that ran (`callId` -1); undefined for the app's threads. */
   readonly other?: OtherThread
 }
+
+/** Where and how one stretch of a thread ran: an `ExecSlice` without its owner. */
+type SlicePiece = Pick<ExecSlice, 'core' | 'cluster' | 'startNs' | 'endNs' | 'khz' | 'coreW'>
 
 export type HardwareKind = 'wifi' | 'cellular' | 'gps' | 'wakelock' | 'bluetooth' | 'sensor'
 
@@ -134,7 +138,10 @@ export interface GroundTruth {
    * cause), J: the app's, but no method's. 0 with the simple physics.
    */
   readonly appGpuEnergyJ: number
-  /** Other processes' CPU time and marginal CPU energy, sorted by process name. */
+  /**
+   * Other processes' CPU time and marginal CPU energy, sorted by process name, then pid (shell
+   * processes busy on a CPU, `yes`, among them).
+   */
   readonly processes: readonly ProcessTruth[]
   readonly components: Readonly<Record<SimComponent, number>>
   readonly rails: Readonly<Record<string, number>>
@@ -239,6 +246,23 @@ const COMPONENTS: readonly SimComponent[] = [
 /** Slices per block of the index of their starts (`Simulation.visitSlices`). */
 const SLICE_BLOCK = 256
 
+/**
+ * How far ahead a busy thread's (`spin`) running is placed at a time: one scheduler tick, so the
+ * governor decides for it only at its start, which is never after the device's now.
+ */
+const SPIN_QUANTUM_NS = 4_000_000
+
+/** A thread of another process that is busy all the time (`yes` from the shell). */
+interface Spinner {
+  readonly thread: OtherThread
+  /** The CPUs it may run on now (its affinity). */
+  readonly allowed: () => readonly number[]
+  /** When its next stretch may start, ns. */
+  nextNs: number
+  /** When it stopped (killed), ns; Infinity while it runs. */
+  stopNs: number
+}
+
 /** mulberry32: small, fast, deterministic. */
 export function prng(seed: number): () => number {
   let a = seed >>> 0
@@ -326,6 +350,8 @@ export class Simulation {
   private readonly otherThreadBusyUntil = new Map<number, number>()
   /** Per other thread, its utilisation and the core it last ran on (the app's placement sees them). */
   private readonly otherPelt = new Map<number, { readonly pelt: Pelt; core: number }>()
+  /** Busy threads started from the shell (`spin`), placed lazily like the other processes. */
+  private readonly spinners: Spinner[] = []
   /** The fastest cluster's top frequency, kHz: utilisation is relative to it. */
   private readonly maxKhz: number
   /**
@@ -597,6 +623,15 @@ export class Simulation {
         }
       }
       const otherNs = this.others?.nextNs() ?? Number.POSITIVE_INFINITY
+      const spinner = this.nextSpinner(othersUntilNs)
+      if (
+        spinner !== undefined &&
+        spinner.nextNs <= otherNs &&
+        (next === undefined || spinner.nextNs <= next.nextNs)
+      ) {
+        this.runSpinner(spinner)
+        continue
+      }
       if (otherNs <= othersUntilNs && (next === undefined || otherNs < next.nextNs)) {
         this.runOther()
         continue
@@ -688,36 +723,136 @@ export class Simulation {
   private placeOther(thread: OtherThread, readyNs: number, cpuMs: number, jitter = true): number {
     // A thread runs on one core at a time: a burst waits for its thread's previous one.
     const t = Math.max(readyNs, this.otherThreadBusyUntil.get(thread.tid) ?? 0)
-    const cores = this.coresOf(thread.cpus)
-    const idle = cores.filter((c) => (this.coreBusyUntil.get(c) ?? 0) <= t)
-    let core: number
-    if (idle.length > 0) {
-      core = idle[Math.floor(this.otherRandom() * idle.length)] ?? idle[0] ?? 0
-    } else {
-      core = cores.reduce((a, b) =>
-        (this.coreBusyUntil.get(b) ?? 0) < (this.coreBusyUntil.get(a) ?? 0) ? b : a,
-      )
-    }
-    const cluster = this.power.clusters.find(
-      (c) => core >= c.firstCore && core < c.firstCore + c.cores,
-    )
+    const core = this.pickOtherCore(this.coresOf(thread.cpus), t)
     const ms = jitter ? (this.others?.jittered(cpuMs) ?? cpuMs) : cpuMs
     const start = Math.max(t, this.coreBusyUntil.get(core) ?? 0)
+    const work = Math.max(1, ms * 1e6)
+    return this.runOtherOn(thread, core, start, (cluster) =>
+      cluster.run(start, work, this.power.referenceFreqKhz),
+    )
+  }
+
+  /** An idle core of `cores` at `t` (a seeded pick among them), else the one that frees first. */
+  private pickOtherCore(cores: readonly number[], t: number): number {
+    const idle = cores.filter((c) => (this.coreBusyUntil.get(c) ?? 0) <= t)
+    if (idle.length > 0) return idle[Math.floor(this.otherRandom() * idle.length)] ?? idle[0] ?? 0
+    return cores.reduce((a, b) =>
+      (this.coreBusyUntil.get(b) ?? 0) < (this.coreBusyUntil.get(a) ?? 0) ? b : a,
+    )
+  }
+
+  /**
+   * Another process's thread runs on `core` from `start` for the stretches its cluster's governor
+   * gives (`pieces`); the core and the thread are busy until their end, which it returns.
+   */
+  private runOtherOn(
+    thread: OtherThread,
+    core: number,
+    start: number,
+    pieces: (governor: ClusterGovernor) => FreqPiece[],
+  ): number {
+    const cluster = this.clusterOfCore(core)
     this.otherThreadsByTid.set(thread.tid, thread)
     const state = this.otherPelt.get(thread.tid) ?? { pelt: { util: 0, atNs: start, est: 0 }, core }
     state.core = core
     this.otherPelt.set(thread.tid, state)
-    const work = Math.max(1, ms * 1e6)
-    const end = this.runOn(core, cluster?.index ?? 0, start, work, state.pelt, (piece) => ({
-      callId: -1,
-      tid: thread.tid,
-      other: thread,
-      ...piece,
-    }))
+    const governor = this.governors[cluster]
+    const end = this.runPieces(
+      core,
+      cluster,
+      start,
+      governor === undefined ? [] : pieces(governor),
+      state.pelt,
+      (piece) => ({ callId: -1, tid: thread.tid, other: thread, ...piece }),
+    )
     this.coreBusyUntil.set(core, end)
     this.otherBusyUntil.set(core, end)
     this.otherThreadBusyUntil.set(thread.tid, end)
     return end
+  }
+
+  private clusterOfCore(core: number): number {
+    return (
+      this.power.clusters.find((c) => core >= c.firstCore && core < c.firstCore + c.cores)?.index ??
+      0
+    )
+  }
+
+  // ── busy threads from the shell (`yes`) ──────────────────────────────────────────────────
+
+  /**
+   * Another process's thread that is busy all the time (`yes > /dev/null`) starts now, on one of
+   * the cores `allowed()` returns: the core it ran on while that stays allowed (a busy thread is
+   * not migrated without a reason), else an idle one (a seeded pick), else the one that frees
+   * first. Placed lazily up to the device's now, a scheduler tick at a time, in time order with
+   * the other processes; work already queued on its core runs first (FIFO, no preemption).
+   * `stop()` ends it at the then-now.
+   */
+  spin(thread: OtherThread, allowed: () => readonly number[]): { stop(): void } {
+    const t = this.now()
+    this.materialize(t)
+    const spinner: Spinner = { thread, allowed, nextNs: t, stopNs: Number.POSITIVE_INFINITY }
+    this.spinners.push(spinner)
+    this.otherThreadsByTid.set(thread.tid, thread)
+    // Its first stretch at once: from now on its core is busy for the app's placement too.
+    this.materialize(t)
+    return { stop: () => this.stopSpinner(spinner) }
+  }
+
+  /** The spinner due first at or before `untilNs`. */
+  private nextSpinner(untilNs: number): Spinner | undefined {
+    let first: Spinner | undefined
+    for (const s of this.spinners) {
+      if (
+        s.nextNs <= untilNs &&
+        s.nextNs < s.stopNs &&
+        (first === undefined || s.nextNs < first.nextNs)
+      ) {
+        first = s
+      }
+    }
+    return first
+  }
+
+  private runSpinner(spinner: Spinner): void {
+    const all = this.coresOf('all')
+    const allowed = spinner.allowed().filter((c) => all.includes(c))
+    const cores = allowed.length > 0 ? allowed : all
+    const previous = this.otherPelt.get(spinner.thread.tid)?.core
+    const core =
+      previous !== undefined && cores.includes(previous)
+        ? previous
+        : this.pickOtherCore(cores, spinner.nextNs)
+    const start = Math.max(spinner.nextNs, this.coreBusyUntil.get(core) ?? 0)
+    const end = Math.min(start + SPIN_QUANTUM_NS, spinner.stopNs)
+    if (end <= start) {
+      spinner.nextNs = Number.POSITIVE_INFINITY
+      return
+    }
+    spinner.nextNs = this.runOtherOn(spinner.thread, core, start, (cluster) =>
+      cluster.runUntil(start, end),
+    )
+  }
+
+  /** Ends a spinner now: what was placed of it past now is cut there, and its core freed. */
+  private stopSpinner(spinner: Spinner): void {
+    if (Number.isFinite(spinner.stopNs)) return
+    const t = this.now()
+    this.materialize(t)
+    spinner.stopNs = t
+    const { tid } = spinner.thread
+    let placedUntil = t
+    this.visitSlices(t, Number.POSITIVE_INFINITY, (s) => {
+      if (s.tid !== tid || s.other === undefined || s.endNs <= t) return
+      placedUntil = Math.max(placedUntil, s.endNs)
+      s.endNs = Math.max(s.startNs, t)
+    })
+    const core = this.otherPelt.get(tid)?.core
+    for (const busy of [this.coreBusyUntil, this.otherBusyUntil]) {
+      if (core !== undefined && busy.get(core) === placedUntil) busy.set(core, t)
+    }
+    if (this.otherThreadBusyUntil.get(tid) === placedUntil) this.otherThreadBusyUntil.set(tid, t)
+    this.spinners.splice(this.spinners.indexOf(spinner), 1)
   }
 
   /**
@@ -731,17 +866,22 @@ export class Simulation {
     startNs: number,
     workRefNs: number,
     pelt: Pelt,
-    slice: (piece: {
-      core: number
-      cluster: number
-      startNs: number
-      endNs: number
-      khz: number
-      coreW: number
-    }) => ExecSlice,
+    slice: (piece: SlicePiece) => ExecSlice,
   ): number {
     const governor = this.governors[cluster]
     const pieces = governor?.run(startNs, workRefNs, this.power.referenceFreqKhz) ?? []
+    return this.runPieces(core, cluster, startNs, pieces, pelt, slice)
+  }
+
+  /** One execution slice per stretch at one frequency (`pieces`, from `startNs`); returns the end. */
+  private runPieces(
+    core: number,
+    cluster: number,
+    startNs: number,
+    pieces: readonly FreqPiece[],
+    pelt: Pelt,
+    slice: (piece: SlicePiece) => ExecSlice,
+  ): number {
     const corePowerMa = this.power.clusters[cluster]?.corePowerMa ?? []
     for (const p of pieces) {
       accrue(pelt, p.startNs, p.endNs, p.khz, this.maxKhz)
@@ -1261,13 +1401,21 @@ function integrate(sim: Simulation, from: number, to: number, perOwner = true): 
   }
   const phone = sim.physics === 'phone'
   let appGpuEnergyJ = 0
-  type ProcessAcc = { pid: number; cpuNs: number; cpuEnergyJ: number; gpuEnergyJ: number }
+  type ProcessAcc = {
+    process: string
+    pid: number
+    cpuNs: number
+    cpuEnergyJ: number
+    gpuEnergyJ: number
+  }
+  // By process and pid: two `yes` the shell started are two processes.
   const processes = new Map<string, ProcessAcc>()
   const processAcc = (thread: OtherThread): ProcessAcc => {
-    let a = processes.get(thread.process)
+    const key = `${thread.process}\0${thread.pid}`
+    let a = processes.get(key)
     if (a === undefined) {
-      a = { pid: thread.pid, cpuNs: 0, cpuEnergyJ: 0, gpuEnergyJ: 0 }
-      processes.set(thread.process, a)
+      a = { process: thread.process, pid: thread.pid, cpuNs: 0, cpuEnergyJ: 0, gpuEnergyJ: 0 }
+      processes.set(key, a)
     }
     return a
   }
@@ -1462,11 +1610,11 @@ function integrate(sim: Simulation, from: number, to: number, perOwner = true): 
         return { method, ...m }
       })
     let otherCpuEnergyJ = 0
-    const processList: ProcessTruth[] = [...processes.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([process, a]) => {
+    const processList: ProcessTruth[] = [...processes.values()]
+      .sort((a, b) => (a.process < b.process ? -1 : a.process > b.process ? 1 : a.pid - b.pid))
+      .map((a) => {
         otherCpuEnergyJ += a.cpuEnergyJ
-        return { process, ...a }
+        return { ...a }
       })
     return {
       fromNs: from,

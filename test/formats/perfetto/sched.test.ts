@@ -8,7 +8,8 @@ import {
   parsePerfettoTextConfig,
 } from '../../../src/formats/perfetto/index.js'
 import type { PowerTraceSchedule } from '../../../src/formats/perfetto/index.js'
-import type { CpuSlice } from '../../../src/model/samples.js'
+import type { CpuIdleChange, CpuSlice } from '../../../src/model/index.js'
+import { expectLinear } from '../_linear.js'
 import { expectEnergyError, fixtureText } from '../simpleperf/_helpers.js'
 import { textprotoToTrace } from './_textproto.js'
 import { expectCorruptionDecodesOrThrowsEnergyError } from './_corrupt.js'
@@ -16,7 +17,8 @@ import { expectCorruptionDecodesOrThrowsEnergyError } from './_corrupt.js'
 /**
  * A second, hand-written schema for the messages involved, transcribed from google/perfetto's
  * protos (trace_packet.proto, ftrace/ftrace_event_bundle.proto, ftrace/ftrace_event.proto,
- * ftrace/sched.proto, clock_snapshot.proto) independently of src/formats/perfetto/_schema.ts, so
+ * ftrace/sched.proto, ftrace/power.proto, clock_snapshot.proto) independently of
+ * src/formats/perfetto/_schema.ts, so
  * neither the decoder nor the encoder is only checked against its own field numbers.
  */
 const UPSTREAM = protobuf
@@ -37,12 +39,17 @@ message CpuFrequencyFtraceEvent {
   optional uint32 state = 1;
   optional uint32 cpu_id = 2;
 }
+message CpuIdleFtraceEvent {
+  optional uint32 state = 1;
+  optional uint32 cpu_id = 2;
+}
 message FtraceEvent {
   optional uint64 timestamp = 1;
   optional uint32 pid = 2;
   oneof event {
     SchedSwitchFtraceEvent sched_switch = 4;
     CpuFrequencyFtraceEvent cpu_frequency = 11;
+    CpuIdleFtraceEvent cpu_idle = 13;
   }
 }
 message FtraceEventBundle {
@@ -95,6 +102,8 @@ interface UpstreamPacket {
     readonly event?: ReadonlyArray<{
       readonly timestamp?: number
       readonly cpu_frequency?: unknown
+      readonly cpu_idle?: unknown
+      readonly sched_switch?: unknown
     }>
     readonly compact_sched?: Readonly<Record<string, unknown>>
   }
@@ -359,6 +368,197 @@ test('power/cpu_frequency events: written per CPU in plain events (upstream fiel
     expect(decoded?.frequencies).toEqual([...frequencies].sort((a, b) => a.tNs - b.tNs))
     expect(decoded?.slices).toEqual(schedule.slices)
   }
+})
+
+describe('power/cpu_idle events (FtraceEvent.cpu_idle = 13, CpuIdleFtraceEvent { state = 1, cpu_id = 2 })', () => {
+  const idle = (cpu: number, tNs: number, state: number): CpuIdleChange => ({ cpu, tNs, state })
+
+  test('decoded as a real bundle has them: leaving idle (4294967295, PWR_EVENT_EXIT) just before the switch from swapper; entering a state after the switch to it', () => {
+    // The shape of a real Android bundle (as quoted in google/perfetto's trace_redaction tests):
+    // the CPU leaves idle, then switches from swapper/N to a thread microseconds later.
+    const bytes = upstreamTrace([
+      {
+        trusted_packet_sequence_id: 4,
+        ftrace_events: {
+          cpu: 1,
+          event: [
+            { timestamp: 5_000_000, pid: 0, cpu_idle: { state: 4294967295, cpu_id: 1 } },
+            {
+              timestamp: 5_006_400,
+              pid: 0,
+              sched_switch: {
+                prev_comm: 'swapper/1',
+                prev_pid: 0,
+                next_comm: 'writer',
+                next_pid: 730,
+              },
+            },
+            {
+              timestamp: 5_900_000,
+              pid: 730,
+              sched_switch: {
+                prev_comm: 'writer',
+                prev_pid: 730,
+                next_comm: 'swapper/1',
+                next_pid: 0,
+              },
+            },
+            { timestamp: 5_900_020, pid: 0, cpu_idle: { state: 1, cpu_id: 1 } },
+            // cpu_id is the event's own field; the bundle's CPU only when it is missing.
+            { timestamp: 5_950_000, pid: 0, cpu_idle: { state: 0 } },
+          ],
+        },
+      },
+      { clock_snapshot: { clocks: [{ clock_id: 6, timestamp: 6_000_000 }] } },
+    ])
+    const schedule = decodePowerTrace(bytes).schedule
+    expect(schedule?.slices).toEqual([slice(1, 730, 'writer', 5_006_400, 5_900_000)])
+    expect(schedule?.idle).toEqual([
+      idle(1, 5_000_000, -1),
+      idle(1, 5_900_020, 1),
+      idle(1, 5_950_000, 0),
+    ])
+    expect(schedule?.frequencies).toBeUndefined()
+  })
+
+  test('absent when the trace has no cpu_idle events', () => {
+    const schedule = decodePowerTrace(
+      encodePowerTrace({ schedule: { slices: [slice(0, 1, 'a', 10, 20)], endNs: 30 } }),
+    ).schedule
+    expect(schedule).toBeDefined()
+    expect(schedule && 'idle' in schedule).toBe(false)
+  })
+
+  test('written into each CPU’s bundle with the upstream field numbers, in either encoding; at one instant an exit precedes the switch and an entry follows it', () => {
+    const changes = [
+      idle(2, 50, 0),
+      idle(2, 100, -1),
+      idle(0, 120, 1),
+      idle(2, 200, 1),
+      idle(2, 300, -1),
+      idle(2, 500, 0),
+    ]
+    const schedule: PowerTraceSchedule = {
+      slices: [slice(2, 11, 'A', 100, 200), slice(2, 12, 'B', 300, 500)],
+      cpus: [0, 2],
+      endNs: 1000,
+      idle: changes,
+      frequencies: [{ cpu: 2, tNs: 300, khz: 574_000 }],
+    }
+    for (const compact of [true, false]) {
+      const bytes = encodePowerTrace({ schedule: { ...schedule, compact } })
+      const bundle = upstreamDecode(bytes).packet.find((p) => p.ftrace_events?.cpu === 2)
+      const events = bundle?.ftrace_events?.event ?? []
+      expect(events.filter((e) => e.cpu_idle !== undefined)).toEqual([
+        { timestamp: 50, pid: 0, cpu_idle: { state: 0, cpu_id: 2 } },
+        { timestamp: 100, pid: 0, cpu_idle: { state: 4294967295, cpu_id: 2 } },
+        { timestamp: 200, pid: 0, cpu_idle: { state: 1, cpu_id: 2 } },
+        { timestamp: 300, pid: 0, cpu_idle: { state: 4294967295, cpu_id: 2 } },
+        { timestamp: 500, pid: 0, cpu_idle: { state: 0, cpu_id: 2 } },
+      ])
+      const kinds = events.map(
+        (e) =>
+          `${e.timestamp}:${e.cpu_idle !== undefined ? 'idle' : e.sched_switch !== undefined ? 'switch' : 'freq'}`,
+      )
+      expect(kinds, `compact ${compact}`).toEqual(
+        compact
+          ? ['50:idle', '100:idle', '200:idle', '300:idle', '300:freq', '500:idle']
+          : [
+              '50:idle',
+              '100:idle',
+              '100:switch',
+              '200:switch',
+              '200:idle',
+              '300:idle',
+              '300:switch',
+              '300:freq',
+              '500:switch',
+              '500:idle',
+            ],
+      )
+      const decoded = decodePowerTrace(bytes).schedule
+      expect(decoded?.idle).toEqual([...changes].sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu))
+      expect(decoded?.slices).toEqual(schedule.slices)
+      // A decoded schedule re-encodes to the same events.
+      expect(
+        decodePowerTrace(encodePowerTrace({ schedule: { ...decoded!, compact } })).schedule,
+      ).toEqual(decoded)
+    }
+  })
+
+  test.each<[string, CpuIdleChange]>([
+    ['a state below -1', idle(0, 10, -2)],
+    ['a fractional state', idle(0, 10, 0.5)],
+    ['PWR_EVENT_EXIT as a state (write -1)', idle(0, 10, 4294967295)],
+    ['fractional ns', idle(0, 10.5, 0)],
+    ['a negative time', idle(0, -1, 0)],
+    ['a CPU that is not a CPU number', idle(-1, 10, 0)],
+  ])('the encoder refuses %s', (_name, change) => {
+    expectEnergyError(
+      () => encodePowerTrace({ schedule: { slices: [], cpus: [0], idle: [change] } }),
+      PerfettoErrors.ENCODE_INPUT,
+    )
+  })
+
+  test('property: random idle transitions come back exactly, either encoding', () => {
+    const arb = fc.record({
+      perCpu: fc.array(
+        fc.array(fc.tuple(fc.nat({ max: 5000 }), fc.integer({ min: -1, max: 3 })), {
+          maxLength: 10,
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
+      compact: fc.boolean(),
+    })
+    fc.assert(
+      fc.property(arb, ({ perCpu, compact }) => {
+        const changes: CpuIdleChange[] = []
+        perCpu.forEach((steps, cpu) => {
+          let t = 0
+          for (const [dt, state] of steps) {
+            t += dt
+            changes.push(idle(cpu, t, state))
+          }
+        })
+        const decoded = decodePowerTrace(
+          encodePowerTrace({
+            schedule: { slices: [], cpus: perCpu.map((_s, cpu) => cpu), idle: changes, compact },
+            clockSnapshot: { boottime: 0 },
+          }),
+        ).schedule
+        const expected = [...changes].sort((a, b) => a.tNs - b.tNs || a.cpu - b.cpu)
+        // Without sched_switch data and without a config asking for it there is no schedule.
+        expect(decoded).toBeUndefined()
+        const config = parsePerfettoTextConfig(
+          'data_sources { config { name: "linux.ftrace" ftrace_config { ftrace_events: "sched/sched_switch" ftrace_events: "power/cpu_idle" } } }',
+        )
+        const asked = decodePowerTrace(
+          encodePowerTrace({
+            config,
+            schedule: { slices: [], cpus: perCpu.map((_s, cpu) => cpu), idle: changes, compact },
+            clockSnapshot: { boottime: 0 },
+          }),
+        ).schedule
+        expect(asked?.idle ?? []).toEqual(expected)
+      }),
+      { numRuns: 150 },
+    )
+  })
+
+  test('decoding is linear in the number of cpu_idle events', () => {
+    expectLinear(
+      (n) =>
+        encodePowerTrace({
+          schedule: {
+            slices: [slice(0, 1, 'a', 0, 1)],
+            idle: Array.from({ length: n }, (_x, i) => idle(i % 8, 10 + i, i % 2 === 0 ? 0 : -1)),
+            cpus: [0, 1, 2, 3, 4, 5, 6, 7],
+          },
+        }),
+      (bytes) => decodePowerTrace(bytes),
+      4000,
+    )
+  })
 })
 
 describe('the trace config decides whether an empty schedule is reported', () => {

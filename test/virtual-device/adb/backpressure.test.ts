@@ -178,6 +178,24 @@ describe('backpressure: a client that does not read', () => {
     180_000,
   )
 
+  it('(a) `yes` to a client that never reads: it waits for the client, bounded; the hang-up ends it', async () => {
+    const before = rss()
+    const socket = await transportSocket(server.port, 'bp-1')
+    socket.pause()
+    socket.write(encodeData('shell:yes'))
+    await vi.waitFor(() => expect(server.stats().stalledShells).toBe(1), { timeout: 120_000 })
+    expect(shellProcesses(stalled)).toContain('yes')
+    for (let i = 0; i < 50; i++) {
+      await sleep(10)
+      expect(server.stats().unsentBytes).toBeLessThan(UNSENT_BOUND)
+    }
+    expect(rss() - before).toBeLessThan(RSS_BUDGET)
+    await othersAreServed()
+    socket.destroy()
+    await vi.waitFor(() => expect(shellProcesses(stalled)).toEqual([]))
+    await vi.waitFor(() => expect(server.stats().stalledShells).toBe(0))
+  }, 180_000)
+
   it('a client that floods a shell command with input costs nothing; its hang-up is noticed', async () => {
     const socket = await transportSocket(server.port, 'bp-2')
     socket.write(encodeData('shell:sleep 1000'))

@@ -9,6 +9,7 @@ import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
 import { createSimPhone, type SimPhone } from '../../../src/virtual-device/sim/phone.js'
 import { defaultPowerProfile } from '../../../src/virtual-device/sim/power-model.js'
 import type { Physics } from '../../../src/virtual-device/sim/other-processes.js'
+import type { Silicon } from '../../../src/virtual-device/sim/silicon.js'
 import type { FuelGaugeOptions } from '../../../src/virtual-device/sim/sensors.js'
 
 export interface Harness {
@@ -33,6 +34,8 @@ export function harness(
     cpuJitter?: number
     /** @default 'simple' (createSimPhone's default) */
     physics?: Physics
+    /** @default createSimPhone's: deviated with the phone physics, nominal with the simple one */
+    silicon?: Silicon
   } = {},
 ): Harness {
   // Every device input fixed: the fast clock only moves when a command sleeps, the simulation is
@@ -50,6 +53,7 @@ export function harness(
       : { traceBufferBytes: options.traceBufferBytes }),
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
     ...(options.physics === undefined ? {} : { physics: options.physics }),
+    ...(options.silicon === undefined ? {} : { silicon: options.silicon }),
   })
   installSimPhone(device, phone)
   const decoder = new TextDecoder()

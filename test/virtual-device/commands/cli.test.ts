@@ -27,6 +27,23 @@ function io(signal: AbortSignal) {
   }
 }
 
+/** Runs `vitest-energy virtual-device --time fast <args>` until `stop()`; its first phone over ADB. */
+async function startCli(args: readonly string[]) {
+  const controller = new AbortController()
+  const cap = io(controller.signal)
+  const running = runCommand(['virtual-device', '--time', 'fast', ...args], cap.io)
+  for (let i = 0; i < 200 && !cap.out.includes('serials:'); i++)
+    await new Promise((r) => setTimeout(r, 10))
+  const port = Number(/port: (\d+)/.exec(cap.out)?.[1])
+  return {
+    device: (await connectAdb({ port })).device('vdev-0001'),
+    async stop(): Promise<number> {
+      controller.abort()
+      return running
+    },
+  }
+}
+
 describe('vitest-energy virtual-device', () => {
   test('the shipped JSON fixture is the demo model', () => {
     const json = JSON.parse(
@@ -81,41 +98,68 @@ describe('vitest-energy virtual-device', () => {
   })
 
   test('--android, --charger, --no-rails, --gauge-sign: the phone presents them', async () => {
+    const cli = await startCli([
+      '--android',
+      '30',
+      '--charger',
+      'none',
+      '--no-rails',
+      '--gauge-sign',
+      'flipped',
+    ])
+    expect((await shell(cli.device, ['getprop', 'ro.build.version.sdk'])).stdout).toBe('30\n')
+    const caps = await probeCapabilities(cli.device)
+    expect(caps.odpm.available).toBe(false)
+    expect(caps.charging.powered).toBe(false)
+    expect(caps.fuelGauge.currentSign).toBe('positive-discharge')
+    expect(await cli.stop()).toBe(0)
+  })
+
+  test('--silicon nominal: the phone physics on the profile’s own currents', async () => {
     const controller = new AbortController()
     const cap = io(controller.signal)
-    const running = runCommand(
-      [
-        'virtual-device',
-        '--time',
-        'fast',
-        '--android',
-        '30',
-        '--charger',
-        'none',
-        '--no-rails',
-        '--gauge-sign',
-        'flipped',
-      ],
-      cap.io,
-    )
+    const running = runCommand(['virtual-device', '--time', 'fast', '--silicon', 'nominal'], cap.io)
     for (let i = 0; i < 200 && !cap.out.includes('serials:'); i++)
       await new Promise((r) => setTimeout(r, 10))
     const port = Number(/port: (\d+)/.exec(cap.out)?.[1])
     const device = (await connectAdb({ port })).device('vdev-0001')
-    expect((await shell(device, ['getprop', 'ro.build.version.sdk'])).stdout).toBe('30\n')
-    const caps = await probeCapabilities(device)
-    expect(caps.odpm.available).toBe(false)
-    expect(caps.charging.powered).toBe(false)
-    expect(caps.fuelGauge.currentSign).toBe('positive-discharge')
+    const report = JSON.parse((await shell(device, ['vdev', 'silicon'])).stdout) as {
+      silicon: string
+    }
+    expect(report.silicon).toBe('nominal')
     controller.abort()
     expect(await running).toBe(0)
   })
 
+  test('--gauge samsung: a gauge reporting mA, as the probe reads it', async () => {
+    const cli = await startCli([
+      '--charger',
+      'none',
+      '--gauge',
+      'samsung',
+      '--gauge-averaging',
+      'iir:2000',
+    ])
+    const caps = await probeCapabilities(cli.device)
+    expect(caps.fuelGauge.currentUnit).toBe('mA')
+    expect(caps.fuelGauge.currentSign).toBe('negative-discharge')
+    expect(await cli.stop()).toBe(0)
+  })
+
   test.each([
+    [
+      ['--gauge', 'nokia'],
+      "--gauge takes typical, pixel, samsung, oplus, ti-bq27xxx, mediatek-legacy, got 'nokia'",
+    ],
+    [
+      ['--gauge-averaging', 'iir:abc'],
+      "--gauge-averaging takes period, instant, iir:<tau ms> or boxcar:<window ms>, got 'iir:abc'",
+    ],
     [['--android', '28'], '--android takes an API level from 29, 30, 31, 32, 33, 34, 35, got 28'],
     [['--android', 'ten'], '--android takes a non-negative integer'],
     [['--charger', 'solar'], "--charger takes usb, ac, wireless, none, got 'solar'"],
     [['--gauge-sign', 'up'], "--gauge-sign takes 'kernel' or 'flipped', got 'up'"],
+    [['--silicon', 'typical'], "--silicon takes nominal, deviated, got 'typical'"],
   ])('%j is a usage error', async (args, message) => {
     const cap = io(AbortSignal.abort())
     expect(await runCommand(['virtual-device', ...args], cap.io)).toBe(2)

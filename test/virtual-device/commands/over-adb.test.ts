@@ -250,11 +250,16 @@ describe('real time (the default)', () => {
 
 describe('collector-style round trip', () => {
   // Read faster than the gauge updates, as the collector does: with the phone physics the gauge's
-  // updates drift against the phone's clock (reading at its own 5 Hz would alias), and its readings
-  // lag by up to a period (each is the average of the period before it), so the window is long
-  // enough for that lag to matter little.
+  // updates drift against the phone's clock (reading at its own 5.7 Hz would alias), and its
+  // readings lag by up to a period (each is the average of the period before it), so the window is
+  // long enough for that lag to matter little. A Pixel's gauge (175.8 ms), not the default 1 s
+  // one, whose lag would take a whole period off each end of a 6 s window.
   test('fuel gauge read at 20 Hz for 6 s integrates to within a few % of ground truth', async () => {
-    const server = await startVirtualDevice({ time: 'fast', seed: 9 })
+    const server = await startVirtualDevice({
+      time: 'fast',
+      seed: 9,
+      sensors: { profile: 'pixel' },
+    })
     try {
       const c = client(server.port)
       const serial = server.serials[0] ?? ''

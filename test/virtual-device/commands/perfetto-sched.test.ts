@@ -10,7 +10,7 @@ import { TraceType } from '../../../src/formats/perfetto/_schema.js'
 import { decodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import type { CpuSlice } from '../../../src/model/samples.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../../src/virtual-device/index.js'
-import { frequencyChanges } from '../../../src/virtual-device/sim/cpu-schedule.js'
+import { frequencyChanges, idleChanges } from '../../../src/virtual-device/sim/cpu-schedule.js'
 import type { GroundTruth, Simulation } from '../../../src/virtual-device/sim/simulation.js'
 import { centerOf, harness } from './_harness.js'
 
@@ -147,38 +147,77 @@ describe('perfetto linux.ftrace sched_switch (shell harness)', () => {
     expect(worker?.map((s) => Math.round((s.startNs - tapNs) / 1e9))).toEqual([0, 4, 8])
   })
 
+  /**
+   * A tap on the phone physics and 1 s more, recorded with these `ftrace_config` lines in place of
+   * the plain sched_switch one.
+   */
+  async function recordTap(ftrace: string) {
+    const h = harness({ physics: 'phone' })
+    await h.sh('am start -W -n com.example.trails/.MainActivity')
+    const text = SCHED.replace('ftrace_events: "sched/sched_switch"', ftrace).replace('COMPACT', '')
+    const from = h.clock.nowNs('boottime')
+    const pid = (
+      await h.sh('perfetto -c - --txt -o /data/local/tmp/f.pftrace --background', text)
+    ).out.trim()
+    await h.sh(`input tap ${centerOf(h.phone, 'refresh')}; sleep 1; kill ${pid}`)
+    const to = h.clock.nowNs('boottime')
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+    const schedule = decodePowerTrace(h.device.fs.readFile('/data/local/tmp/f.pftrace')).schedule
+    return { h, from, to, schedule }
+  }
+
   test("power/cpu_frequency only when the config lists it (phone physics): the governor's changes, per CPU", async () => {
-    const record = async (
-      events: string[],
-    ): Promise<{ trace: Uint8Array; from: number; to: number }> => {
-      const h = harness({ physics: 'phone' })
-      await h.sh('am start -W -n com.example.trails/.MainActivity')
-      const text = SCHED.replace(
-        'ftrace_events: "sched/sched_switch"',
-        events.map((e) => `ftrace_events: "${e}"`).join('\n      '),
-      ).replace('COMPACT', '')
-      const from = h.clock.nowNs('boottime')
-      const pid = (
-        await h.sh('perfetto -c - --txt -o /data/local/tmp/f.pftrace --background', text)
-      ).out.trim()
-      await h.sh(`input tap ${centerOf(h.phone, 'refresh')}; sleep 1; kill ${pid}`)
-      const to = h.clock.nowNs('boottime')
-      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
-      expect(frequencyChanges(h.phone.sim, from, to).length).toBeGreaterThan(0)
-      return { trace: h.device.fs.readFile('/data/local/tmp/f.pftrace'), from, to }
-    }
-    const without = await record(['sched/sched_switch'])
-    const schedule = decodePowerTrace(without.trace).schedule
-    expect(schedule?.slices.length).toBeGreaterThan(0)
-    expect(schedule?.frequencies, 'sched_switch alone: no cpu_frequency events').toBeUndefined()
-    for (const events of [
-      ['sched/sched_switch', 'power/cpu_frequency'],
-      ['sched/sched_switch', 'power/*'],
+    const without = await recordTap('ftrace_events: "sched/sched_switch"')
+    expect(frequencyChanges(without.h.phone.sim, without.from, without.to).length).toBeGreaterThan(
+      0,
+    )
+    expect(without.schedule?.slices.length).toBeGreaterThan(0)
+    expect(
+      without.schedule?.frequencies,
+      'sched_switch alone: no cpu_frequency events',
+    ).toBeUndefined()
+    for (const ftrace of [
+      'ftrace_events: "sched/sched_switch" ftrace_events: "power/cpu_frequency"',
+      'ftrace_events: "sched/sched_switch" ftrace_events: "power/*"',
     ]) {
-      const withIt = await record(events)
-      const decoded = decodePowerTrace(withIt.trace).schedule?.frequencies ?? []
-      expect(decoded.length, events.join(' ')).toBeGreaterThan(0)
-      expect(decoded.every((c) => c.tNs >= withIt.from && c.tNs < withIt.to)).toBe(true)
+      const { from, to, schedule } = await recordTap(ftrace)
+      const decoded = schedule?.frequencies ?? []
+      expect(decoded.length, ftrace).toBeGreaterThan(0)
+      expect(decoded.every((c) => c.tNs >= from && c.tNs < to)).toBe(true)
+    }
+  })
+
+  test('power/cpu_idle only when the config asks (the event, power/*, atrace idle): an entry where a core’s slices stop, an exit where they resume', async () => {
+    const without = await recordTap('ftrace_events: "sched/sched_switch"')
+    expect(without.schedule?.slices.length).toBeGreaterThan(0)
+    expect(without.schedule?.idle, 'sched_switch alone: no cpu_idle events').toBeUndefined()
+    for (const ftrace of [
+      'ftrace_events: "sched/sched_switch" ftrace_events: "power/cpu_idle"',
+      'ftrace_events: "sched/sched_switch" ftrace_events: "power/*"',
+      'ftrace_events: "sched/sched_switch" atrace_categories: "idle"',
+    ]) {
+      const { h, from, to, schedule } = await recordTap(ftrace)
+      const idle = schedule?.idle ?? []
+      expect(idle, ftrace).toEqual(idleChanges(h.phone.sim, from, to))
+      expect(new Set(idle.map((c) => c.state))).toEqual(new Set([-1, 0, 1]))
+      // Against the decoded sched_switch slices: per CPU, every entry is where a stretch of
+      // slices stops before the stop, every exit where one starts after a gap.
+      for (const cpu of schedule?.cpus ?? []) {
+        const stretches: [number, number][] = []
+        for (const s of schedule?.slices.filter((x) => x.cpu === cpu) ?? []) {
+          const last = stretches.at(-1)
+          if (last !== undefined && s.startNs === last[1]) last[1] = s.endNs
+          else stretches.push([s.startNs, s.endNs])
+        }
+        const own = idle.filter((c) => c.cpu === cpu)
+        expect(own.filter((c) => c.state >= 0).map((c) => c.tNs)).toEqual(
+          stretches.map(([, end]) => end).filter((end) => end < to),
+        )
+        // (A stretch starting right at the session's start may have run before it: not compared.)
+        expect(own.filter((c) => c.state === -1 && c.tNs > from).map((c) => c.tNs)).toEqual(
+          stretches.map(([start]) => start).filter((start) => start > from),
+        )
+      }
     }
   })
 

@@ -2,8 +2,16 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { decodePowerTrace, encodePowerTrace } from '../../../src/formats/perfetto/index.js'
 import { parsePowerProfile } from '../../../src/formats/power-profile/index.js'
-import { cpuScheduleOf, simCpus } from '../../../src/virtual-device/sim/cpu-schedule.js'
+import type { CpuIdleChange } from '../../../src/model/index.js'
+import { validateAppModel } from '../../../src/virtual-device/sim/app-model.js'
+import {
+  cpuScheduleOf,
+  DEEP_IDLE_NS,
+  idleChanges,
+  simCpus,
+} from '../../../src/virtual-device/sim/cpu-schedule.js'
 import { DEMO_APP_MODEL } from '../../../src/virtual-device/sim/demo-app.js'
+import type { Physics } from '../../../src/virtual-device/sim/other-processes.js'
 import {
   buildPowerModel,
   defaultPowerProfile,
@@ -95,4 +103,145 @@ describe('property: random sessions', () => {
       { numRuns: 60 },
     )
   })
+})
+
+describe('power/cpu_idle: idle gaps of the cores', () => {
+  test('WFI (0) for a gap under 2 ms, the deeper state (1) for a longer one; the exit when the next slice starts', () => {
+    // main works 0.2 ms every 1 ms, five times, on its core (simple physics: cpu 4, no jitter).
+    const model = validateAppModel({
+      package: 'com.example.idle',
+      launcherActivity: 'com.example.idle/.Main',
+      debuggable: false,
+      profileable: true,
+      screens: [
+        {
+          id: 'main',
+          activity: '.Main',
+          widgets: [
+            {
+              contentDesc: 'go',
+              bounds: [0, 0, 100, 100],
+              clickable: true,
+              actions: {
+                tap: {
+                  periodic: {
+                    everyMs: 1,
+                    count: 5,
+                    calls: [{ method: 'com.example.idle.Work.tick', selfCpuMs: 0.2 }],
+                  },
+                },
+              },
+            },
+          ],
+        },
+      ],
+    })
+    let now = BOOT
+    const sim = new Simulation({ model, power, seed: 1, now: () => now, cpuJitter: 0 })
+    sim.launch(4000)
+    now += 10 * MS
+    const t0 = now
+    sim.tap(1, 1)
+    now += 100 * MS
+    const slices = cpuScheduleOf(sim, t0, now).slices
+    expect(slices.map((s) => [s.cpu, s.startNs - t0, s.endNs - t0])).toEqual(
+      [1, 2, 3, 4, 5].map((k) => [4, k * MS, k * MS + 0.2 * MS]),
+    )
+    const at = (ms: number, state: number): CpuIdleChange => ({
+      cpu: 4,
+      tNs: t0 + ms * MS,
+      state,
+    })
+    // Idle when the window starts: no entry before the first exit.
+    expect(idleChanges(sim, t0, now)).toEqual([
+      at(1, -1),
+      at(1.2, 0),
+      at(2, -1),
+      at(2.2, 0),
+      at(3, -1),
+      at(3.2, 0),
+      at(4, -1),
+      at(4.2, 0),
+      at(5, -1),
+      at(5.2, 1),
+    ])
+    // A window that ends inside a short gap: the entry is still WFI (the next tick is known).
+    expect(idleChanges(sim, t0, t0 + 1.5 * MS)).toEqual([at(1, -1), at(1.2, 0)])
+    // A window starting inside a slice: no exit for it.
+    expect(idleChanges(sim, t0 + 1.1 * MS, t0 + 2.5 * MS)).toEqual([
+      at(1.2, 0),
+      at(2, -1),
+      at(2.2, 0),
+    ])
+  })
+
+  test.each<Physics>(['simple', 'phone'])(
+    'property (%s physics): per core one entry at each gap start and one exit at each slice start after a gap, alternating, the state from the gap’s length',
+    (physics) => {
+      const widgets = DEMO_APP_MODEL.screens.flatMap((s) => s.widgets.map((w) => w.contentDesc))
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 1000 }),
+          fc.array(fc.tuple(fc.integer({ min: 1, max: 1500 }), fc.constantFrom(...widgets)), {
+            maxLength: 6,
+          }),
+          fc.tuple(
+            fc.double({ min: 0, max: 1, noNaN: true }),
+            fc.double({ min: 0, max: 1, noNaN: true }),
+          ),
+          (seed, steps, [a, b]) => {
+            let now = BOOT
+            const sim = new Simulation({
+              model: DEMO_APP_MODEL,
+              power,
+              seed,
+              now: () => now,
+              physics,
+            })
+            sim.launch(5000)
+            for (const [dt, desc] of steps) {
+              now += dt * MS
+              const w = sim.currentScreen()?.widgets.find((x) => x.contentDesc === desc)
+              if (w !== undefined) sim.tap(w.bounds[0] + 1, w.bounds[1] + 1)
+            }
+            now += 2000 * MS
+            const from = BOOT + Math.round(Math.min(a, b) * (now - BOOT))
+            const to = BOOT + Math.round(Math.max(a, b) * (now - BOOT))
+            const changes = idleChanges(sim, from, to)
+            // Every core's busy stretches (slices, rounded, touching ones joined), unclipped.
+            const busy = new Map<number, [number, number][]>()
+            for (const s of [...sim.slices].sort((x, y) => x.startNs - y.startNs)) {
+              const [f, t] = [Math.round(s.startNs), Math.round(s.endNs)]
+              if (t <= f) continue
+              const list = busy.get(s.core) ?? []
+              const last = list.at(-1)
+              if (last !== undefined && f <= last[1]) last[1] = Math.max(last[1], t)
+              else list.push([f, t])
+              busy.set(s.core, list)
+            }
+            const expected: CpuIdleChange[] = []
+            for (const [cpu, list] of busy) {
+              list.forEach(([f, t], i) => {
+                if (f >= from && f < to) expected.push({ cpu, tNs: f, state: -1 })
+                if (t < from || t >= to) return
+                const next = list[i + 1]?.[0] ?? Number.POSITIVE_INFINITY
+                expected.push({ cpu, tNs: t, state: next - t >= DEEP_IDLE_NS ? 1 : 0 })
+              })
+            }
+            expect(changes).toEqual(expected.sort((x, y) => x.tNs - y.tNs || x.cpu - y.cpu))
+            for (const cpu of simCpus(power)) {
+              const own = changes.filter((c) => c.cpu === cpu)
+              own.forEach((c, i) => {
+                expect(c.tNs).toBeGreaterThanOrEqual(from)
+                expect(c.tNs).toBeLessThan(to)
+                if (i > 0)
+                  expect(c.state === -1, 'exit and entry alternate').toBe(own[i - 1]!.state !== -1)
+              })
+            }
+          },
+        ),
+        { numRuns: 40 },
+      )
+    },
+  )
 })

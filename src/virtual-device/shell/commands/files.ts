@@ -36,7 +36,10 @@ export const cat = streamingCommand(async (inv) => {
     }
     const path = resolve(inv, file)
     const node = inv.device.fs.stat(path)
-    if (node === undefined) {
+    if (inv.device.fs.shellDenied(path)) {
+      complainErrno(inv, file, 'EACCES')
+      status = 1
+    } else if (node === undefined) {
       complainErrno(inv, file, 'ENOENT')
       status = 1
     } else if (node.kind === 'dir') {
@@ -128,7 +131,10 @@ export const ls: ShellCommand = (inv) => {
   for (const arg of targets) {
     const path = resolve(inv, arg)
     const node = fs.stat(path)
-    if (node === undefined) {
+    if (fs.shellDenied(path)) {
+      complainErrno(inv, arg, 'EACCES')
+      status = 1
+    } else if (node === undefined) {
       complainErrno(inv, arg, 'ENOENT')
       status = 1
     } else if (node.kind === 'dir' && !flags.has('d')) dirs.push({ arg, path })

@@ -1,6 +1,7 @@
 /** The base commands every virtual device has (the simulation adds `dumpsys`, `am`, ...). */
 import type { ShellCommand } from '../../contract.js'
 import { streamingBody, streamingCommand } from '../streams.js'
+import { taskset, yes } from './cpu.js'
 import { cat, ls, mkdir, rm, touch } from './files.js'
 import { date, echo, getprop, id, setprop, uname, which } from './misc.js'
 import { kill, pidof, ps, sleep } from './proc.js'
@@ -28,10 +29,12 @@ export function baseCommands(): Map<string, ShellCommand> {
     ['setprop', setprop],
     ['sleep', sleep],
     ['tail', tail],
+    ['taskset', taskset],
     ['touch', touch],
     ['uname', uname],
     ['wc', wc],
     ['which', which],
+    ['yes', yes],
     ['true', () => 0],
     ['false', () => 1],
   ])

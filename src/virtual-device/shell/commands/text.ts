@@ -32,7 +32,10 @@ function inputs(inv: StreamingInvocation, operands: readonly string[]): Input[] 
   for (const op of operands) {
     const node = inv.device.fs.stat(resolve(inv, op))
     if (op === '-') out.push(stdin(op))
-    else if (node === undefined || node.kind === 'dir') {
+    else if (inv.device.fs.shellDenied(resolve(inv, op))) {
+      complain(inv, `${op}: Permission denied`)
+      failed = true
+    } else if (node === undefined || node.kind === 'dir') {
       complain(inv, `${op}: ${node === undefined ? 'No such file or directory' : 'Is a directory'}`)
       failed = true
     } else out.push(fileInput(op, inv.device.fs.readFile(resolve(inv, op))))
