@@ -27,7 +27,7 @@ export async function checkPowerProfile(
   const rails = caps.odpm.available
   const why = rails
     ? 'With ODPM rails it only weighs how each CPU cluster rail is split between threads (the (f / 1 GHz)² proxy otherwise).'
-    : "Without power rails it is the CPU power model of each method's energy: without it there is no per-method CPU energy."
+    : "This phone has no power rails: a method's energy is its own CPU work priced by the CPU model with this profile, calibrated against the fuel gauge with busy loops when a run's first test takes the phone (about a minute; calibration: 'keep' keeps it for later runs). Without a profile there is no per-method energy."
   let found
   try {
     found = await findPowerProfile(device)
