@@ -476,6 +476,26 @@ async function noRailsRows(
       value: Math.max(...errors),
     })
   }
+  // Cores whose power depends on the code they run (σ 0.1 per method), which no model can see.
+  log(`no rails, code-dependent core power (σ 0.1): ${config.noRailsPhones} phone(s)…`)
+  const spread = await noRailsAccuracy(
+    'found',
+    config.noRailsPhones,
+    config.noRailsWindows,
+    seed,
+    (l) => log(`  ${l}`),
+    undefined,
+    0.1,
+  )
+  figures.push(spread)
+  rows.push(
+    mmreRow(
+      "  diagnostic: the phone's own profile, calibrated, cores whose power depends on the code (σ 0.1)",
+      spread,
+      undefined,
+      'power-calibrate’s loop is not the app',
+    ),
+  )
   return { rows, details: figures }
 }
 

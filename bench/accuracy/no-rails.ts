@@ -115,6 +115,8 @@ export async function noRailsAccuracy(
   log: (line: string) => void = () => undefined,
   /** The phones' fuel gauge. @default the virtual phone's (`typical`: 1 s refreshes) */
   sensors?: FuelGaugeOptions,
+  /** How much a core's power depends on the code it runs (σ). @default 0 */
+  codePowerSpread?: number,
 ): Promise<NoRailsFigure> {
   const all: NoRailsWindow[] = []
   const calibrations: CpuCalibration[] = []
@@ -127,6 +129,7 @@ export async function noRailsAccuracy(
       odpm: false,
       charger: 'none',
       ...(sensors === undefined ? {} : { sensors }),
+      ...(codePowerSpread === undefined ? {} : { codePowerSpread }),
     })
     try {
       silicon.push(await trueFactors(phone))

@@ -81,6 +81,8 @@ export interface FastPhoneOptions {
   readonly odpm?: boolean
   /** What powers it. @default the virtual device's (USB, unplugged below) */
   readonly charger?: Charger
+  /** How much a core's power depends on the code it runs (σ). @default 0 */
+  readonly codePowerSpread?: number
 }
 
 /** Starts one fast-mode phone, unplugs it (no charging) and launches the app. */
@@ -93,6 +95,7 @@ export async function startFastPhone(options: FastPhoneOptions): Promise<FastPho
     ...(options.sensors === undefined ? {} : { sensors: options.sensors }),
     ...(options.odpm === undefined ? {} : { odpm: options.odpm }),
     ...(options.charger === undefined ? {} : { charger: options.charger }),
+    ...(options.codePowerSpread === undefined ? {} : { codePowerSpread: options.codePowerSpread }),
     ...(benchPhysics === undefined ? {} : { physics: benchPhysics }),
   })
   const serial = server.serials[0] ?? 'vdev-0001'

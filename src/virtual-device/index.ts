@@ -141,6 +141,13 @@ export interface StartVirtualDeviceOptions {
    * "Silicon"). @default 'deviated' with the phone physics, 'nominal' with the simple one
    */
   readonly silicon?: Silicon
+  /**
+   * How much a core's power depends on the code it runs at one frequency (σ of a seeded log-normal
+   * factor per method and per other process's thread): 0.1 makes compute-bound and memory-bound
+   * code differ by ≈ 10–20% as on real cores, which no CPU model or rail split can see. Benchmarks
+   * use it to show the figures' sensitivity (docs/virtual-device.md, "Silicon"). @default 0
+   */
+  readonly codePowerSpread?: number
   /** ART trace buffer, bytes (non-streaming traces beyond it overflow). @default 8 MiB */
   readonly traceBufferBytes?: number
   /** How much full method tracing slows the app. @default { factor: 1.5, perCallNs: 1500 } */
@@ -233,6 +240,16 @@ function checkOptions(options: StartVirtualDeviceOptions): void {
       `must be one of ${SHIPPED_PROFILES.join(', ')}, got ${String(options.shippedProfile)}`,
     )
   }
+  if (
+    options.codePowerSpread !== undefined &&
+    !(
+      Number.isFinite(options.codePowerSpread) &&
+      options.codePowerSpread >= 0 &&
+      options.codePowerSpread <= 1
+    )
+  ) {
+    bad('codePowerSpread', `must be a number from 0 to 1, got ${String(options.codePowerSpread)}`)
+  }
   if (options.silicon !== undefined && !SILICON.includes(options.silicon)) {
     bad('silicon', `must be one of ${SILICON.join(', ')}, got ${String(options.silicon)}`)
   }
@@ -278,6 +295,9 @@ export async function startVirtualDevice(
       ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
       physics: options.physics ?? DEFAULT_PHYSICS,
       ...(options.silicon === undefined ? {} : { silicon: options.silicon }),
+      ...(options.codePowerSpread === undefined
+        ? {}
+        : { codePowerSpread: options.codePowerSpread }),
       ...(options.traceBufferBytes === undefined
         ? {}
         : { traceBufferBytes: options.traceBufferBytes }),

@@ -57,6 +57,8 @@ export interface SimPhoneOptions {
    * physics, 'nominal' with the simple one
    */
   readonly silicon?: Silicon
+  /** See `SimulationOptions.codePowerSpread`. @default 0 */
+  readonly codePowerSpread?: number
   /**
    * ART trace buffer size, bytes: a non-streaming trace whose records do not fit is cut and marked
    * `data-file-overflow=true`, as ART does. @default 8 MiB (ART's default buffer)
@@ -116,6 +118,7 @@ export function createSimPhone(options: SimPhoneOptions): SimPhone {
     now: () => options.clock.nowNs('boottime'),
     ...(options.cpuJitter === undefined ? {} : { cpuJitter: options.cpuJitter }),
     ...(options.physics === undefined ? {} : { physics: options.physics }),
+    ...(options.codePowerSpread === undefined ? {} : { codePowerSpread: options.codePowerSpread }),
   })
   const battery = new Battery(sim, options.seed, options.sensors, options.charger)
   const hal = new PowerStatsHal(sim, options.seed, options.pollTiming)

@@ -153,3 +153,46 @@ describe('createSimPhone', () => {
     expect(b.truth.appCpuEnergyJ).not.toBeCloseTo(a.truth.appCpuEnergyJ, 6)
   })
 })
+
+describe('codePowerSpread: a core draws more or less with the code it runs', () => {
+  // The simple physics schedules the same slices whatever the currents: only their power differs.
+  const run = (codePowerSpread?: number) => {
+    const clock = fastClock()
+    const p = createSimPhone({
+      app: DEMO_APP_MODEL,
+      powerProfile: profile,
+      seed: 5,
+      clock,
+      physics: 'simple',
+      ...(codePowerSpread === undefined ? {} : { codePowerSpread }),
+    })
+    p.sim.launch(4321)
+    const from = clock.nowNs('boottime')
+    const feed = p.sim.currentScreen()?.widgets.find((w) => w.contentDesc === 'refresh')
+    p.sim.tap((feed?.bounds[0] ?? 0) + 1, (feed?.bounds[1] ?? 0) + 1)
+    clock.advance(3e9)
+    return { p, truth: p.sim.groundTruth(from, clock.nowNs('boottime')) }
+  }
+
+  test('0 (the default) is a core power of its frequency only; σ gives each method its own seeded factor', () => {
+    const base = run()
+    expect(run(0).truth).toEqual(base.truth)
+    const spread = run(0.1)
+    checkInvariants(spread.truth)
+    const factors = new Map<string, number>()
+    spread.p.sim.slices.forEach((s, i) => {
+      const plain = base.p.sim.slices[i]
+      const method = spread.p.sim.calls[s.callId]?.method ?? ''
+      const f = s.coreW / (plain?.coreW ?? Number.NaN)
+      const seen = factors.get(method)
+      if (seen !== undefined) expect(f, method).toBeCloseTo(seen, 12)
+      factors.set(method, f)
+    })
+    const all = [...factors.values()]
+    expect(all.length).toBeGreaterThan(3)
+    expect(all.every((f) => f >= Math.exp(-0.2) - 1e-12 && f <= Math.exp(0.2) + 1e-12)).toBe(true)
+    expect(new Set(all.map((f) => f.toFixed(6))).size).toBeGreaterThan(1)
+    // The same seed draws the same factors.
+    expect(run(0.1).truth).toEqual(spread.truth)
+  })
+})
