@@ -14,8 +14,11 @@
  */
 import { gaugeUpdates, idlePowerW, type CpuPowerModel } from '../../src/attribution/index.js'
 import {
+  batteryHistoryReader,
   fuelGaugeCollector,
+  resetBatterystats,
   simpleperfCollector,
+  type BatteryHistoryReader,
   type CollectorContext,
 } from '../../src/collectors/index.js'
 import { mapDeviceClock } from '../../src/device/index.js'
@@ -25,6 +28,7 @@ import { mulberry32 } from '../../src/stats/index.js'
 import {
   calibrateCpuModel,
   calibrationPhaseMs,
+  MODEL_VOLTAGE_V,
   nominalCalibration,
   type CpuCalibration,
 } from '../../src/session/calibration.js'
@@ -155,6 +159,9 @@ export async function noRailsAccuracy(
               wait: async (ms) => waitUntil(phone, (await phone.nowNs()) + ms * 1e6),
             })
       calibrations.push(calibration)
+      // As the device session does after calibrating: the battery history reset, read per window.
+      const history = batteryHistoryReader(await resetBatterystats(phone.device))
+      const profile = profileFor(variant, phoneSeed)
       log(
         `phone ${p + 1}/${phones} (${variant}): ${calibration.kind} ${calibration.scales.clusters.map((s) => s.toFixed(3)).join(' ')}; silicon ${silicon
           .at(-1)
@@ -166,10 +173,16 @@ export async function noRailsAccuracy(
         const action = ACTIONS[Math.floor(rnd() * ACTIONS.length)] ?? ACTIONS[0]
         const second = ACTIONS[Math.floor(rnd() * ACTIONS.length)] ?? ACTIONS[0]
         const durationS = 3 + 5 * rnd()
-        const w = await measureWindow(phone, model, calibration, idleW, `w${i}`, durationS, [
-          action as readonly [string, number],
-          second as readonly [string, number],
-        ])
+        const w = await measureWindow(
+          phone,
+          model,
+          calibration,
+          idleW,
+          `w${i}`,
+          durationS,
+          { profile, history },
+          [action as readonly [string, number], second as readonly [string, number]],
+        )
         all.push(w)
         log(
           `  ${w.label} ${durationS.toFixed(1)} s gross ${(w.grossRelError * 100).toFixed(2)}%` +
@@ -235,12 +248,14 @@ async function measureWindow(
   idleW: number,
   label: string,
   durationS: number,
+  components: { readonly profile: PowerProfile; readonly history: BatteryHistoryReader },
   actions: readonly (readonly [string, number])[],
 ): Promise<NoRailsWindow> {
   const power = fuelGaugeCollector({
     gauge: phone.capabilities.fuelGauge,
     schedule: true,
     edges: 'wait',
+    components: { ...components, voltageV: MODEL_VOLTAGE_V },
   })
   const execution = simpleperfCollector({ frequencyHz: 1000 })
   const context = contextOf(phone, label)

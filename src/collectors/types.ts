@@ -42,6 +42,15 @@ export type PowerData =
        * fuel gauge's Perfetto session, for the CPU power model of a phone without rails).
        */
       readonly schedule?: CpuSchedule
+      /**
+       * The rest of the phone without rails — screen, Wi-Fi, cellular, GPS, Bluetooth — as
+       * modelled cumulative rails over the series' span, when the collector was asked for them
+       * (the fuel gauge's `components`: the battery history priced with the power profile, source
+       * `batterystats-model`, rails `MODEL_DISPLAY`, `MODEL_WLAN`, `MODEL_MODEM`, `MODEL_GNSS`,
+       * `MODEL_BT`). Read like ODPM's component rails; not part of `series` (the gauge already
+       * measures them). Absent, with `W_NO_COMPONENTS`, when the history could not be used.
+       */
+      readonly components?: readonly RailSeries[]
       /** boottime − monotonic (ns), from that session's clock snapshot. */
       readonly monotonicToBoottimeNs?: number
       readonly warnings: readonly EnergyWarning[]

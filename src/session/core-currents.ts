@@ -193,6 +193,8 @@ export interface PhoneCpuModel {
    * `/product/overlay/X.apk (res/xml/power_profile.xml)`, a plain-text file's path.
    */
   readonly profile: string
+  /** The profile itself: its screen, radio and GPS currents price the phone's other components. */
+  readonly powerProfile: PowerProfile
 }
 
 /**
@@ -244,6 +246,7 @@ export async function phoneCpuModel(
         activeMa: profile.cpu.activeMa,
       },
       profile: found.where ?? 'power_profile.xml on the phone',
+      powerProfile: profile,
     },
     ...(found.warnings[0] === undefined ? {} : { warning: found.warnings[0] }),
   }

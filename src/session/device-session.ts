@@ -18,6 +18,10 @@ import {
 } from '../attribution/index.js'
 import {
   artTracingCollector,
+  batteryHistoryReader,
+  resetBatterystats,
+  type BatteryHistoryReader,
+  type BatterystatsAnchor,
   batterystatsCollector,
   externalMeterCollector,
   fuelGaugeCollector,
@@ -56,6 +60,7 @@ import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
 import {
   calibrateCpuModel,
   calibrationPhaseMs,
+  MODEL_VOLTAGE_V,
   nominalCalibration,
   NOT_CALIBRATED_ON_PURPOSE,
   type CpuCalibration,
@@ -102,6 +107,8 @@ interface InFlightWindow {
 interface SharedPhoneState {
   /** The CPU model's calibration (phones without rails), measured with the baseline. */
   readonly calibration?: CpuCalibration
+  /** Where the battery history reset for this run lies on boottime (phones without rails). */
+  readonly historyAnchor?: BatterystatsAnchor
   readonly baselineW: number
   readonly baselineRails?: readonly RailBaseline[]
   readonly baselineNoise?: IdleNoise
@@ -113,6 +120,12 @@ export class DeviceSession {
   private baselineW: number | undefined
   /** How the CPU model's currents are set on this phone (phones without rails). */
   private calibration: CpuCalibration | undefined
+  /**
+   * The phone's battery history since this run reset it, read a window at a time: the screen,
+   * radios and GPS of a phone without rails, modelled (undefined: not reset, or it failed).
+   */
+  private history: BatteryHistoryReader | undefined
+  private historyAnchor: BatterystatsAnchor | undefined
   /** The idle window's level per rail, when the power source has rails. */
   private baselineRails: readonly RailBaseline[] | undefined
   /** How much the idle phone fluctuated in the idle window. */
@@ -340,10 +353,20 @@ export class DeviceSession {
     }
     if (!c.fuelGauge.available)
       throw unavailable('fuel-gauge', 'the battery fuel gauge is not readable over adb')
+    const cpu = this.cpuModel
     return fuelGaugeCollector({
       gauge: c.fuelGauge,
-      schedule: this.cpuModel !== undefined,
+      schedule: cpu !== undefined,
       edges: endReading,
+      ...(cpu === undefined || this.history === undefined
+        ? {}
+        : {
+            components: {
+              profile: cpu.powerProfile,
+              history: this.history,
+              voltageV: MODEL_VOLTAGE_V,
+            },
+          }),
     })
   }
 
@@ -417,6 +440,7 @@ export class DeviceSession {
       if (shared !== undefined) return this.adopt(shared)
       if (this.options.baseline === 'measure') await this.measureBaseline(progress)
       await this.calibrate(progress)
+      await this.resetHistory()
       await this.shareState()
     })().finally(() => (this.measuring = undefined))
     await this.measuring
@@ -472,6 +496,7 @@ export class DeviceSession {
       ...(this.baselineRails === undefined ? {} : { baselineRails: this.baselineRails }),
       ...(this.baselineNoise === undefined ? {} : { baselineNoise: this.baselineNoise }),
       ...(this.calibration === undefined ? {} : { calibration: this.calibration }),
+      ...(this.historyAnchor === undefined ? {} : { historyAnchor: this.historyAnchor }),
       ...(this.monotonicToBoottimeNs === undefined
         ? {}
         : { monotonicToBoottimeNs: this.monotonicToBoottimeNs }),
@@ -519,6 +544,26 @@ export class DeviceSession {
     if (mode === 'keep' && this.calibration.kind === 'active') await this.keepCalibration()
   }
 
+  /**
+   * Resets the battery history of a phone without rails (once per phone per run, with its
+   * calibration), so that each window reads only what its own stretch added: the states of the
+   * screen, radios and GPS its components are modelled from. A phone that refuses keeps going
+   * without modelled components and says so once.
+   */
+  private async resetHistory(): Promise<void> {
+    if (this.cpuModel === undefined) return
+    try {
+      this.historyAnchor = await resetBatterystats(this.device)
+      this.history = batteryHistoryReader(this.historyAnchor)
+    } catch (error) {
+      if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') throw error
+      this.note(
+        'W_NO_COMPONENTS',
+        `the battery history could not be reset (${error.message.split('\n')[0] ?? ''}): no modelled screen, radio, GPS or Bluetooth energy on ${this.serial}`,
+      )
+    }
+  }
+
   /** Where `calibration: 'keep'` stores this phone's: beside the artifacts, by model and build. */
   private get calibrationFile(): string {
     const name = `${this.capabilities.model}__${this.capabilities.build}`.replace(/[^\w.-]+/g, '_')
@@ -543,6 +588,9 @@ export class DeviceSession {
 
   private adopt(shared: SharedPhoneState): void {
     this.calibration = shared.calibration
+    this.historyAnchor = shared.historyAnchor
+    this.history =
+      shared.historyAnchor === undefined ? undefined : batteryHistoryReader(shared.historyAnchor)
     this.baselineW = shared.baselineW
     this.baselineRails = shared.baselineRails
     this.baselineNoise = shared.baselineNoise

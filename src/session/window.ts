@@ -13,8 +13,10 @@ import {
   type IdleNoise,
   cpuMethodPower,
   lowestRailPowerW,
+  componentsFromRails,
   gaugeCurve,
   modelledCpuRails,
+  railCurve,
   modelledMethodPower,
   railsCurve,
   withModelFrequencies,
@@ -45,8 +47,10 @@ import {
   type EnergyWarning,
   type FailedEnergyResult,
   type MeasuredEnergyResult,
+  type ComponentEnergy,
   type CpuSchedule,
   type Interval,
+  type RailEnergy,
   type RailSeries,
   type StackSample,
 } from '../model/index.js'
@@ -128,7 +132,9 @@ export interface WindowPlan {
    * On a phone without rails, the CPU power model its methods' energy comes from (the schedule
    * the fuel-gauge collector records, priced with the phone's power profile) and its calibration.
    */
-  readonly cpuModel?: PhoneCpuModel & { readonly calibration: CpuCalibration }
+  readonly cpuModel?: Pick<PhoneCpuModel, 'model' | 'profile'> & {
+    readonly calibration: CpuCalibration
+  }
   /** The app's process id when the window opened (`pidof`), if it was running. */
   readonly appPid?: string
   /**
@@ -323,9 +329,12 @@ export function attributeWindowData(
               ? radioAwareBaselineW(plan.baseline.rails, power.rails, window, plan.railFloorsW)
               : plan.baseline.powerW,
         }
+  // Radios and GPS reach the method that switched them on: measured rails, or on a phone without
+  // rails the components modelled from its battery history.
+  const asyncRails = power.kind === 'rails' ? power.rails : (power.components ?? [])
   const { tails, carriedIn } =
-    power.kind === 'rails'
-      ? asyncTails(plan, label, window, power.rails, executionInput, warnings)
+    asyncRails.length > 0
+      ? asyncTails(plan, label, window, asyncRails, executionInput, warnings)
       : { tails: [], carriedIn: [] }
   const modelled =
     power.kind === 'series' && (executionInput !== undefined || plan.cpuModel !== undefined)
@@ -384,6 +393,9 @@ export function attributeWindowData(
     window,
     power: power.kind === 'series' ? power.series : power.rails,
     ...(curve === undefined ? {} : { curve }),
+    ...(curve === undefined || power.kind !== 'series'
+      ? {}
+      : { components: modelledComponents(curve, modelled?.rails, power.components, window) }),
     ...(methodPower === undefined || methodData === undefined ? {} : { methodPower }),
     ...(schedule === undefined ? {} : { schedule }),
     tails,
@@ -508,6 +520,29 @@ function firstEventNs(schedule: CpuSchedule): number {
 }
 
 /**
+ * What a phone without rails is made of in one window: the CPU (the model's energy of every
+ * process), the screen, radios, GPS and Bluetooth (modelled from the battery history), and `other`
+ * — what the gauge measured beyond them (the idle floor, GPU, memory, sensors, and the models'
+ * error: negative when they overshoot).
+ */
+function modelledComponents(
+  gauge: EnergyCurve,
+  cpu: readonly RailSeries[] | undefined,
+  components: readonly RailSeries[] | undefined,
+  window: { readonly startNs: number; readonly endNs: number },
+): ComponentEnergy[] {
+  const energyOf = (r: RailSeries): RailEnergy => ({
+    rail: r.rail,
+    ...(r.subsystem === undefined ? {} : { subsystem: r.subsystem }),
+    energyJ: railCurve(r, { edges: 'hold' }).energyJ(window.startNs, window.endNs),
+  })
+  const parts = componentsFromRails([...(cpu ?? []), ...(components ?? [])].map(energyOf))
+  const modelledJ = parts.reduce((a, p) => a + p.energyJ, 0)
+  const grossJ = gauge.energyJ(window.startNs, window.endNs)
+  return [...parts, { component: 'other', energyJ: grossJ - modelledJ }]
+}
+
+/**
  * `W_GAUGE_NO_REFRESH` when the fuel gauge never refreshed after the window opened: the window's
  * energy is then the reading it held from before the test, not a measurement of it.
  */
@@ -541,9 +576,10 @@ function staleGauge(
 
 /**
  * A fuel gauge's energy curve: its refreshes as their periods' averages (undoing the moving
- * average the calibration found, if any), each period's energy spread inside it as the CPU model
- * says above an even floor for what the model does not see (`gaugeCurve`). The floor is the
- * gauge's power the model leaves unexplained over the recording's whole periods.
+ * average the calibration found, if any), each period's energy spread inside it as the phone's
+ * models say — the CPU model's, and the screen, radios and GPS modelled from the battery history —
+ * above an even floor for what they do not see (`gaugeCurve`). The floor is the gauge's power the
+ * models leave unexplained over the recording's whole periods.
  */
 function fuelGaugeCurve(
   plan: WindowPlan,
@@ -564,8 +600,9 @@ function fuelGaugeCurve(
         }),
   }
   const plain = gaugeCurve(power.series, options)
-  if (modelled === undefined || modelled.rails.length === 0) return plain
-  const shape = railsCurve(modelled.rails, { edges: 'hold' })
+  const shapeRails = [...(modelled?.rails ?? []), ...(power.components ?? [])]
+  if (shapeRails.length === 0) return plain
+  const shape = railsCurve(shapeRails, { edges: 'hold' })
   const times = plain.readingTimesIn(plain.firstNs, plain.lastNs)
   const from = Math.max(times[1] ?? plain.firstNs, shape.firstNs)
   const to = Math.min(times.at(-1) ?? plain.lastNs, shape.lastNs)

@@ -217,3 +217,54 @@ describe('a window on a phone without rails', () => {
     ).not.toContain('W_GAUGE_NO_REFRESH')
   })
 })
+
+describe('the rest of a phone without rails, as components', () => {
+  /** Wi-Fi switched on at 11.5 s by the app (modelled from the battery history: 470 mA × 3.85 V). */
+  function withWifi(): PowerData {
+    const wifiW = 0.47 * 3.85
+    const readings = [
+      { tNs: 9 * S, energyJ: 0 },
+      { tNs: 11.5 * S, energyJ: 0 },
+      { tNs: 11.5 * S + MS, energyJ: wifiW * 0.001 },
+      { tNs: 13 * S, energyJ: wifiW * 1.5 },
+      { tNs: 15.5 * S, energyJ: wifiW * 1.5 },
+    ]
+    return {
+      ...(gauge() as Extract<PowerData, { kind: 'series' }>),
+      components: [
+        {
+          kind: 'cumulative',
+          rail: 'MODEL_WLAN',
+          subsystem: 'WLAN (modelled)',
+          source: 'batterystats-model',
+          clock: 'boottime',
+          readings,
+        },
+      ],
+    }
+  }
+
+  test('radio energy goes to the method that switched it on, as asynchronous energy, never into CPU figures', () => {
+    const r = attributeWindowData(plan(), 'w', WINDOW, withWifi(), samples())
+    const main = r.methods.find((m) => m.method === 'com.example.Main.work')
+    const pool = r.methods.find((m) => m.method === 'com.example.Pool.decode')
+    const wifiJ = 0.47 * 3.85 * 1.5
+    // Both threads run when it comes on; charge-to-initiator picks one app method, and the CPU
+    // figures are the same as without the radio.
+    expect((main?.asyncEnergyJ ?? 0) + (pool?.asyncEnergyJ ?? 0)).toBeCloseTo(wifiJ, 3)
+    const plain = attributeWindowData(plan(), 'w', WINDOW, gauge(), samples())
+    expect(main?.localEnergyJ).toBeCloseTo(
+      plain.methods.find((m) => m.method === 'com.example.Main.work')?.localEnergyJ ?? NaN,
+      9,
+    )
+  })
+
+  test('components: the CPU model, the modelled Wi-Fi, and what the gauge measured beyond them', () => {
+    const r = attributeWindowData(plan(), 'w', WINDOW, withWifi(), samples())
+    const of = (c: string) => r.components.find((x) => x.component === c)?.energyJ
+    expect(of('wifi')).toBeCloseTo(0.47 * 3.85 * 1.5, 6)
+    expect(of('cpu')).toBeGreaterThan(0)
+    const sum = r.components.reduce((a, c) => a + c.energyJ, 0)
+    expect(sum).toBeCloseTo(r.grossEnergyJ, 9)
+  })
+})

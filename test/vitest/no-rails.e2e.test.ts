@@ -86,6 +86,12 @@ test('the profile from the phone, a calibration, and per-method energy that is t
     expect(w.sources.methodEnergy?.kind).toBe('cpu-model')
     expect(w.sources.methodEnergy?.calibration).toBe('active')
     expect(w.sources.methodEnergy?.profile).toMatch(/overlay/)
+    // The rest of the phone as components: the CPU model's, the screen and radios modelled from
+    // the battery history, and what the gauge measured beyond them; together the gross.
+    const components = new Map(w.components.map((c) => [c.component, c.energyJ]))
+    expect(components.get('cpu')).toBeGreaterThan(0)
+    expect(components.get('screen')).toBeGreaterThan(0)
+    expect([...components.values()].reduce((a, j) => a + j, 0)).toBeCloseTo(w.grossEnergyJ, 6)
     // The phone's own account of the same window.
     const truth: GroundTruth = device.phone.sim.groundTruth(w.window.startNs, w.window.endNs)
     expect(Math.abs(w.grossEnergyJ / truth.totalEnergyJ - 1), 'gross').toBeLessThan(0.03)

@@ -15,12 +15,19 @@
  * and it cannot tell a radio's active period from its tail. See docs/devices.md, "Collectors".
  */
 import { readFile } from 'node:fs/promises'
-import { parseProcUptime, shell, shellScript, type AdbDevice } from '../../device/index.js'
+import {
+  DEVICE_PROFILE_PATHS,
+  parseProcUptime,
+  shell,
+  shellScript,
+  type AdbDevice,
+} from '../../device/index.js'
 import {
   historyTimeline,
   parseBatterystatsHistory,
   summarizeBatterystatsCheckin,
   type HistoryTimeline,
+  type StateInterval,
 } from '../../formats/batterystats/index.js'
 import { parsePowerProfile, type PowerProfile } from '../../formats/power-profile/index.js'
 import {
@@ -31,13 +38,6 @@ import {
 } from '../../model/index.js'
 import { CollectorErrors } from '../errors.js'
 import type { CollectorContext, PowerCollector, PowerData } from '../types.js'
-
-/** Where some ROMs ship a plain-text power_profile.xml (most keep it inside framework-res.apk). */
-export const DEVICE_PROFILE_PATHS: readonly string[] = [
-  '/vendor/etc/power_profile.xml',
-  '/odm/etc/power_profile.xml',
-  '/system/etc/power_profile.xml',
-]
 
 export interface BatterystatsOptions {
   /**
@@ -69,14 +69,24 @@ export interface BatterystatsModelCurrents {
   readonly screenOnMa: number
   /** `screen.full`, scaled by the brightness bin: (bin + 0.5) / 5 as BatteryStats does. */
   readonly screenFullMa: number
+  /** `ambient.on`: while `screen_doze` (the always-on display) with the screen off. */
+  readonly screenDozeMa: number
   /** `wifi.active`, else `wifi.controller.tx`: while `wifi_radio`. */
   readonly wifiRadioMa: number
   /** `wifi.on`: while `wifi_running`. */
   readonly wifiOnMa: number
+  /** `wifi.scan`: while `wifi_scan`. */
+  readonly wifiScanMa: number
   /** `radio.active`, else the middle `modem.controller.tx` level: while `mobile_radio`. */
   readonly mobileRadioMa: number
   /** `gps.on`, else `gps.signalqualitybased[0]` (poor signal): while `gps`. */
   readonly gpsMa: number
+  /** `gps.on`, else `gps.signalqualitybased[1]`: while `gps` with `gps_signal_quality=good`. */
+  readonly gpsGoodSignalMa: number
+  /** `bluetooth.controller.idle`, else `bluetooth.on`: while `bluetooth` (switched on). */
+  readonly bluetoothOnMa: number
+  /** `bluetooth.controller.rx`, else `bluetooth.active`: while `ble_scan` (a scan receives). */
+  readonly bleScanMa: number
   /** `audio`, `video`, `camera.avg`, `camera.flashlight`: while the matching flag is on. */
   readonly audioMa: number
   readonly videoMa: number
@@ -99,6 +109,7 @@ export function modelCurrents(
   const running =
     runningCpuMa ??
     profile.cpu.activeMa + (c0?.clusterPowerMa ?? 0) + (middle(c0?.corePowerMa) ?? 0)
+  const gpsBySignal = array('gps.signalqualitybased')
   return {
     suspendMa: profile.cpu.suspendMa,
     awakeMa: profile.cpu.idleMa,
@@ -106,18 +117,89 @@ export function modelCurrents(
     // The built-in display: `screen.on` or, on newer profiles, `screen.on.display0`.
     screenOnMa: profile.displays[0]?.screenOnMa ?? 0,
     screenFullMa: profile.displays[0]?.screenFullMa ?? 0,
+    screenDozeMa: profile.displays[0]?.ambientMa ?? 0,
     wifiRadioMa: item('wifi.active') ?? item('wifi.controller.tx') ?? 0,
     wifiOnMa: item('wifi.on') ?? 0,
+    wifiScanMa: item('wifi.scan') ?? 0,
     mobileRadioMa:
       item('radio.active') ??
       middle(array('modem.controller.tx')) ??
       item('modem.controller.tx') ??
       0,
-    gpsMa: item('gps.on') ?? array('gps.signalqualitybased')?.[0] ?? 0,
+    gpsMa: item('gps.on') ?? gpsBySignal?.[0] ?? 0,
+    gpsGoodSignalMa: item('gps.on') ?? gpsBySignal?.[1] ?? gpsBySignal?.[0] ?? 0,
+    bluetoothOnMa: item('bluetooth.controller.idle') ?? item('bluetooth.on') ?? 0,
+    bleScanMa: item('bluetooth.controller.rx') ?? item('bluetooth.active') ?? 0,
     audioMa: item('audio') ?? 0,
     videoMa: item('video') ?? 0,
     cameraMa: item('camera.avg') ?? 0,
     flashlightMa: item('camera.flashlight') ?? 0,
+  }
+}
+
+/**
+ * The screen's brightness bin (0 dark … 4 bright) from the history's `brightness=` value:
+ * `dark`…`bright`, or `brightness-0`…`brightness-4` as Android 15 prints them (HyperOS capture in
+ * the corpus). No value yet means dark: HistoryPrinter prints a value field only when it differs
+ * from the previous record's, starting from 0 after a reset or at the start of a dump
+ * (BatteryStats.printBitDescriptions), so a screen whose bin is 0 never shows one. A value of no
+ * known shape is the middle bin.
+ */
+export function brightnessBin(value: string | undefined): number {
+  if (value === undefined) return 0
+  const named = BRIGHTNESS_BINS.indexOf(value as never)
+  if (named >= 0) return named
+  const numbered = /^brightness-([0-4])$/.exec(value)
+  return numbered === null ? 2 : Number(numbered[1])
+}
+
+/** The components the model prices on their own: what a phone without rails reports per component. */
+export type ModelledComponent = 'screen' | 'wifi' | 'cellular' | 'gps' | 'bluetooth'
+
+/** The history states each modelled component is priced from. */
+export const COMPONENT_STATES: Readonly<Record<ModelledComponent, readonly string[]>> = {
+  screen: ['screen', 'screen_doze'],
+  wifi: ['wifi_radio', 'wifi_running', 'wifi_scan'],
+  cellular: ['mobile_radio'],
+  gps: ['gps'],
+  bluetooth: ['bluetooth', 'ble_scan'],
+}
+
+/**
+ * Current (mA) of each modelled component with the states in `on` (interval names, value states →
+ * their value). `brightness`: the screen's exact level as a fraction of `screen.full` (0–1) when
+ * the caller knows it; otherwise the history's bin, priced (bin + 0.5) / 5 as BatteryStats does.
+ */
+export function componentCurrentsMa(
+  on: ReadonlyMap<string, string | true>,
+  c: BatterystatsModelCurrents,
+  brightness?: number,
+): Record<ModelledComponent, number> {
+  const has = (name: string): boolean => on.has(name)
+  const value = (name: string): string | undefined => {
+    const v = on.get(name)
+    return typeof v === 'string' ? v : undefined
+  }
+  let screen = 0
+  if (has('screen')) {
+    const fraction =
+      brightness ?? (brightnessBin(value('brightness')) + 0.5) / BRIGHTNESS_BINS.length
+    screen = c.screenOnMa + c.screenFullMa * fraction
+  } else if (has('screen_doze')) screen = c.screenDozeMa
+  let wifi = 0
+  if (has('wifi_radio')) wifi += c.wifiRadioMa
+  if (has('wifi_running')) wifi += c.wifiOnMa
+  if (has('wifi_scan')) wifi += c.wifiScanMa
+  const gps = !has('gps') ? 0 : value('gps_signal_quality') === 'good' ? c.gpsGoodSignalMa : c.gpsMa
+  let bluetooth = 0
+  if (has('bluetooth')) bluetooth += c.bluetoothOnMa
+  if (has('ble_scan')) bluetooth += c.bleScanMa
+  return {
+    screen,
+    wifi,
+    cellular: has('mobile_radio') ? c.mobileRadioMa : 0,
+    gps,
+    bluetooth,
   }
 }
 
@@ -127,17 +209,8 @@ function currentMa(on: ReadonlyMap<string, string | true>, c: BatterystatsModelC
   let ma = c.suspendMa
   if (has('screen') || has('wake_lock') || has('running')) ma += c.awakeMa
   if (has('running')) ma += c.runningMa
-  if (has('screen')) {
-    ma += c.screenOnMa
-    const bin = on.get('brightness')
-    const i = typeof bin === 'string' ? BRIGHTNESS_BINS.indexOf(bin as never) : -1
-    // Unknown bin (vendors add none, but be safe): the middle bin.
-    ma += (c.screenFullMa * ((i < 0 ? 2 : i) + 0.5)) / BRIGHTNESS_BINS.length
-  }
-  if (has('wifi_radio')) ma += c.wifiRadioMa
-  if (has('wifi_running')) ma += c.wifiOnMa
-  if (has('mobile_radio')) ma += c.mobileRadioMa
-  if (has('gps')) ma += c.gpsMa
+  const parts = componentCurrentsMa(on, c)
+  ma += parts.screen + parts.wifi + parts.cellular + parts.gps + parts.bluetooth
   if (has('audio')) ma += c.audioMa
   if (has('video')) ma += c.videoMa
   if (has('camera')) ma += c.cameraMa
@@ -145,21 +218,103 @@ function currentMa(on: ReadonlyMap<string, string | true>, c: BatterystatsModelC
   return ma
 }
 
-/** States that open or close a modelled component. */
-const MODELLED = new Set([
-  'running',
-  'screen',
+/** States that open or close a modelled component, or change its price. */
+export const COMPONENT_STATE_NAMES: ReadonlySet<string> = new Set([
+  ...Object.values(COMPONENT_STATES).flat(),
   'brightness',
+  'gps_signal_quality',
+])
+
+/** States that open or close something the whole-phone model prices. */
+const MODELLED = new Set([
+  ...COMPONENT_STATE_NAMES,
+  'running',
   'wake_lock',
-  'wifi_radio',
-  'wifi_running',
-  'mobile_radio',
-  'gps',
   'audio',
   'video',
   'camera',
   'flashlight',
 ])
+
+/** The states of a timeline from one time on: what is on, and the battery voltage then. */
+export interface HistoryStateStep {
+  /** On the history's axis, ns. */
+  readonly tNs: number
+  /** Interval names that are on, value states → their value (`brightness` → `dim`). */
+  readonly on: ReadonlyMap<string, string | true>
+  /** The latest `volt=` reading (the first one before it), V; undefined when the history has none. */
+  readonly voltageV: number | undefined
+}
+
+/**
+ * The times (history axis, ns) in [fromNs, toNs] where a state in `names` opens or closes or the
+ * voltage changes, with both ends and `extraNs` (those in range), sorted and distinct.
+ */
+export function stateChangeTimes(
+  timeline: HistoryTimeline,
+  names: ReadonlySet<string>,
+  fromNs: number,
+  toNs: number,
+  extraNs: Iterable<number> = [],
+): number[] {
+  const points = new Set<number>([fromNs, toNs, ...extraNs])
+  for (const i of timeline.intervals) {
+    if (!names.has(i.name) || !(i.endNs > i.startNs)) continue
+    points.add(i.startNs)
+    points.add(i.endNs)
+  }
+  for (const b of timeline.battery) if (b.voltageV !== undefined) points.add(b.tNs)
+  return [...points].filter((t) => t >= fromNs && t <= toNs).sort((a, b) => a - b)
+}
+
+/**
+ * Sweeps `timeline` over `times` (ascending): at each, the states of `names` on from then (until the
+ * next time) and the battery voltage. Intervals are half-open, so one that ends at a time is off
+ * there. Linear in the intervals after sorting them once.
+ */
+export function* sweepStates(
+  timeline: HistoryTimeline,
+  names: ReadonlySet<string>,
+  times: readonly number[],
+): Generator<HistoryStateStep> {
+  const intervals = timeline.intervals.filter((i) => names.has(i.name) && i.endNs > i.startNs)
+  // Ends before starts at a tie: intervals are half-open.
+  const starts = [...intervals].sort((a, b) => a.startNs - b.startNs)
+  const ends = [...intervals].sort((a, b) => a.endNs - b.endNs)
+  const volts = timeline.battery.filter((b) => b.voltageV !== undefined)
+  const open = new Map<string, { count: number; value: string | true }>()
+  // Intervals that were opened: one that ended before the first time never was.
+  const opened = new Set<StateInterval>()
+  let si = 0
+  let ei = 0
+  let vi = 0
+  // Before the first reading: the first reading there is.
+  let voltageV = volts[0]?.voltageV
+  for (const t of times) {
+    for (; ei < ends.length && (ends[ei]?.endNs ?? Infinity) <= t; ei++) {
+      const i = ends[ei]
+      if (i === undefined || !opened.delete(i)) continue
+      const o = open.get(i.name)
+      if (o !== undefined && --o.count === 0) open.delete(i.name)
+    }
+    for (; si < starts.length && (starts[si]?.startNs ?? Infinity) <= t; si++) {
+      const i = starts[si]
+      if (i === undefined || i.endNs <= t) continue
+      opened.add(i)
+      const o = open.get(i.name)
+      if (o === undefined) open.set(i.name, { count: 1, value: i.value ?? true })
+      else {
+        o.count++
+        o.value = i.value ?? true
+      }
+    }
+    for (; vi < volts.length && (volts[vi]?.tNs ?? Infinity) <= t; vi++)
+      voltageV = volts[vi]?.voltageV
+    const on = new Map<string, string | true>()
+    for (const [name, o] of open) on.set(name, o.value)
+    yield { tNs: t, on, voltageV }
+  }
+}
 
 export interface ModelSeriesOptions {
   /** Added to history time to get the series clock (boottime of the reset record), ns. */
@@ -182,52 +337,13 @@ export function batterystatsPowerSeries(
 ): { samples: PowerSample[]; usedNominalVoltage: boolean } {
   const currents = modelCurrents(profile, options.runningCpuMa)
   const nominal = options.nominalVoltageV ?? 3.85
-  const intervals = timeline.intervals.filter((i) => MODELLED.has(i.name) && i.endNs > i.startNs)
-  const points = new Set<number>([timeline.startNs, timeline.endNs])
-  for (const i of intervals) {
-    points.add(i.startNs)
-    points.add(i.endNs)
-  }
-  for (const b of timeline.battery) if (b.voltageV !== undefined) points.add(b.tNs)
-  const times = [...points]
-    .filter((t) => t >= timeline.startNs && t <= timeline.endNs)
-    .sort((a, b) => a - b)
-  // Sweep line: interval edges and voltage readings in time order (ends before starts at a tie,
-  // intervals are half-open).
-  const starts = [...intervals].sort((a, b) => a.startNs - b.startNs)
-  const ends = [...intervals].sort((a, b) => a.endNs - b.endNs)
-  const volts = timeline.battery.filter((b) => b.voltageV !== undefined)
-  const open = new Map<string, { count: number; value: string | true }>()
-  let si = 0
-  let ei = 0
-  let vi = 0
-  // Before the first reading: the first reading there is, else the nominal voltage.
-  let voltageV = volts[0]?.voltageV
-  const usedNominalVoltage = voltageV === undefined
+  const times = stateChangeTimes(timeline, MODELLED, timeline.startNs, timeline.endNs)
+  const usedNominalVoltage = !timeline.battery.some((b) => b.voltageV !== undefined)
   const samples: PowerSample[] = []
   let prevW: number | undefined
-  for (const t of times) {
-    for (; ei < ends.length && (ends[ei]?.endNs ?? Infinity) <= t; ei++) {
-      const i = ends[ei]
-      const o = i === undefined ? undefined : open.get(i.name)
-      if (i !== undefined && o !== undefined && --o.count === 0) open.delete(i.name)
-    }
-    for (; si < starts.length && (starts[si]?.startNs ?? Infinity) <= t; si++) {
-      const i = starts[si]
-      if (i === undefined || i.endNs <= t) continue
-      const o = open.get(i.name)
-      if (o === undefined) open.set(i.name, { count: 1, value: i.value ?? true })
-      else {
-        o.count++
-        o.value = i.value ?? true
-      }
-    }
-    for (; vi < volts.length && (volts[vi]?.tNs ?? Infinity) <= t; vi++)
-      voltageV = volts[vi]?.voltageV
-    const on = new Map<string, string | true>()
-    for (const [name, o] of open) on.set(name, o.value)
-    const powerW = (currentMa(on, currents) / 1000) * (voltageV ?? nominal)
-    const tNs = t + options.offsetNs
+  for (const step of sweepStates(timeline, MODELLED, times)) {
+    const powerW = (currentMa(step.on, currents) / 1000) * (step.voltageV ?? nominal)
+    const tNs = step.tNs + options.offsetNs
     const last = samples[samples.length - 1]
     if (prevW !== undefined && powerW !== prevW && last !== undefined && tNs - 1 > last.tNs) {
       samples.push({ tNs: tNs - 1, powerW: prevW })
@@ -248,20 +364,7 @@ export function batterystatsCollector(options: BatterystatsOptions = {}): PowerC
       resetBootNs = undefined
       // Before the reset, so a missing profile fails the window before the test body runs.
       resolved ??= await resolveProfile(options.profile, context)
-      const out = await shellScript(
-        context.device,
-        'cat /proc/uptime; dumpsys batterystats --reset; cat /proc/uptime',
-      )
-      const [before, , after] = splitUptime(out.stdout)
-      if (out.exitCode !== 0 || before === undefined || after === undefined) {
-        throw new EnergyError({
-          code: CollectorErrors.RECORDER_FAILED,
-          message: `\`dumpsys batterystats --reset\` failed (exit ${out.exitCode}): ${out.stdout.trim().slice(0, 200) || 'no output'}`,
-          hint: 'Run `adb shell dumpsys batterystats --reset` by hand to see what the phone says.',
-          details: { serial: context.device.serial },
-        })
-      }
-      resetBootNs = Math.round((before + after) / 2)
+      resetBootNs = (await resetBatterystatsAt(context.device)).bootNs
     },
     async stop(context): Promise<PowerData> {
       const offsetNs = resetBootNs
@@ -332,6 +435,37 @@ export function batterystatsCollector(options: BatterystatsOptions = {}): PowerC
     async abort() {
       resetBootNs = undefined
     },
+  }
+}
+
+/** /proc/uptime prints boottime in hundredths of a second. */
+export const UPTIME_TICK_NS = 10e6
+
+/**
+ * `dumpsys batterystats --reset` between two reads of `/proc/uptime` (CLOCK_BOOTTIME): when the
+ * reset happened (the midpoint, ns) and how well that is known (± half the time the three commands
+ * took, plus /proc/uptime's 10 ms tick). Throws `E_COLLECTOR_RECORDER_FAILED` when the phone
+ * refuses the reset.
+ */
+export async function resetBatterystatsAt(
+  device: AdbDevice,
+): Promise<{ readonly bootNs: number; readonly uncertaintyNs: number }> {
+  const out = await shellScript(
+    device,
+    'cat /proc/uptime; dumpsys batterystats --reset; cat /proc/uptime',
+  )
+  const [before, , after] = splitUptime(out.stdout)
+  if (out.exitCode !== 0 || before === undefined || after === undefined) {
+    throw new EnergyError({
+      code: CollectorErrors.RECORDER_FAILED,
+      message: `\`dumpsys batterystats --reset\` failed (exit ${out.exitCode}): ${out.stdout.trim().slice(0, 200) || 'no output'}`,
+      hint: 'Run `adb shell dumpsys batterystats --reset` by hand to see what the phone says.',
+      details: { serial: device.serial },
+    })
+  }
+  return {
+    bootNs: Math.round((before + after) / 2),
+    uncertaintyNs: Math.round((after - before) / 2) + UPTIME_TICK_NS,
   }
 }
 

@@ -28,6 +28,7 @@ import {
   type PerfettoSession,
 } from './_perfetto.js'
 import { withStartFrequencies } from './odpm.js'
+import { readComponentRails, type ComponentModelOptions } from './battery-history.js'
 
 export interface FuelGaugeOptions {
   /** The probe's findings: node, unit and sign of `current_now`. */
@@ -50,6 +51,13 @@ export interface FuelGaugeOptions {
    * `extrapolate`: neither wait. @default 'extrapolate'
    */
   readonly edges?: 'wait' | 'extrapolate'
+  /**
+   * Also model the screen, radios, GPS and Bluetooth: at `stop()` the battery history since the
+   * previous window is read (`history`, one reader per phone over the run's single batterystats
+   * reset) and priced with `profile` into modelled rails over the window (`PowerData.components`).
+   * A history that cannot be used costs only them (`W_NO_COMPONENTS`). @default none
+   */
+  readonly components?: ComponentModelOptions
 }
 
 /** The longest a window waits for a refresh when the gauge's period is not known yet, ms. */
@@ -186,7 +194,14 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
           details: { serial: context.device.serial },
         })
       }
-      const warnings: EnergyWarning[] = [...sched.warnings]
+      const modelled =
+        options.components === undefined
+          ? undefined
+          : await readComponentRails(context, options.components, {
+              startNs: samples[0]?.tNs ?? 0,
+              endNs: samples.at(-1)?.tNs ?? 0,
+            })
+      const warnings: EnergyWarning[] = [...sched.warnings, ...(modelled?.warnings ?? [])]
       if (parser.malformed > 0) {
         warnings.push({
           code: 'W_FUEL_GAUGE_GARBLED',
@@ -198,6 +213,7 @@ export function fuelGaugeCollector(options: FuelGaugeOptions): PowerCollector {
         kind: 'series',
         series: { kind: 'instant', source: 'fuel-gauge', clock: 'boottime', samples },
         ...(sched.schedule === undefined ? {} : { schedule: sched.schedule }),
+        ...(modelled?.rails === undefined ? {} : { components: modelled.rails }),
         ...(sched.monotonicToBoottimeNs === undefined
           ? {}
           : { monotonicToBoottimeNs: sched.monotonicToBoottimeNs }),

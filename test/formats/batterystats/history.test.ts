@@ -391,6 +391,44 @@ describe('batterystats history tokens', () => {
   })
 })
 
+describe('batterystats history: a --history-start dump (NEXT:)', () => {
+  // The shape BatteryStats.dumpHistoryLocked prints for `--history-start 12345990` (Android 13):
+  // a TIME: line and the first record as a full state, then changes, then NEXT: <last + 1>.
+  const text = [
+    'Battery History (0% used, 120B used of 4096KB, 3 strings using 126B):',
+    '               +321ms (2) TIME: 2023-11-14-22-13-20',
+    '               +321ms (2) 087 status=charging health=good plug=usb temp=290 volt=4096 +gps +screen +plugged brightness=dim',
+    '             +3s185ms (2) 087 -gps',
+    '  NEXT: 12348856',
+    '',
+    '',
+  ].join('\n')
+
+  test('NEXT: is the history time of the last record + 1; the records stay records', () => {
+    const h = parseBatterystatsHistory(text)
+    expect(h.next).toBe(12348856)
+    expect(h.warnings).toEqual([])
+    const rs = records(text)
+    expect(rs.map((r) => r.command)).toEqual(['time', 'update', 'update'])
+    expect(rs[2]?.details, 'NEXT: is not a continuation line').toEqual([])
+  })
+
+  test('round trip and chunked decoding give the same', () => {
+    const h = parseBatterystatsHistory(text)
+    expect(formatBatterystatsHistory(h)).toBe(text.slice(0, text.indexOf('\n\n') + 1))
+    const decoder = new BatterystatsHistoryDecoder()
+    const items = [...text].flatMap((c) => decoder.push(c))
+    items.push(...decoder.end())
+    expect(assembleBatterystatsHistory(items)).toEqual(h)
+  })
+
+  test('a --history dump has no NEXT:; a NEXT: too long for a safe integer is not one', () => {
+    expect(parseBatterystatsHistory(read('emanafa_bstats1.log')).next).toBeUndefined()
+    const h = parseBatterystatsHistory(text.replace('NEXT: 12348856', 'NEXT: 1234567890123456789'))
+    expect(h.next).toBeUndefined()
+  })
+})
+
 describe('batterystats history time tokens', () => {
   test.each([
     ['0', 0],
