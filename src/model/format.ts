@@ -72,15 +72,16 @@ export function formatPercent(percent: number): string {
 }
 
 /**
- * Where a window's per-method energy came from, in a few words: `SoC rails`, or `CPU model,
- * calibrated (×1.18 ×0.83 ×1.21)` / `CPU model, profile as shipped`, and the profile's origin.
+ * Where a window's per-method energy came from, in a few words: `SoC power rails`, or `CPU model
+ * calibrated on the phone (its clusters draw 0.76×, 1.21×, 0.93× the profile's currents)` / `CPU
+ * model at the profile's currents as shipped (not calibrated: ±30%)`, and the profile's origin.
  */
 export function describeMethodEnergy(source: MethodEnergySource): string {
   if (source.kind === 'rails') return 'SoC power rails'
-  const scales = (source.clusterScales ?? []).map((s) => `×${s.toFixed(2)}`).join(' ')
+  const scales = (source.clusterScales ?? []).map((s) => `${s.toFixed(2)}×`).join(', ')
   const how =
     source.calibration === 'active'
-      ? `calibrated on the phone${scales === '' ? '' : ` (${scales})`}`
-      : "profile's currents as shipped"
-  return `CPU model, ${how}${source.profile === undefined ? '' : `; profile: ${source.profile}`}`
+      ? `calibrated on the phone${scales === '' ? '' : ` (its clusters draw ${scales} the profile's currents)`}`
+      : "at the profile's currents as shipped (not calibrated: ±30%)"
+  return `CPU model ${how}${source.profile === undefined ? '' : `; profile: ${source.profile}`}`
 }
