@@ -6,6 +6,7 @@
 import {
   describeMethodEnergy,
   workWindows,
+  type CpuModelRunFit,
   type EnergyResult,
   type EnergyWarning,
   type LimitCheck,
@@ -189,6 +190,11 @@ export interface EnergyReport {
     readonly sources: readonly string[]
     /** Where the methods' energy came from, as the windows say (`describeMethodEnergy`). */
     readonly methodEnergy?: readonly string[]
+    /**
+     * Per phone without rails: its CPU model's calibration and the model's fit over the run's
+     * windows on it (as its last window saw them).
+     */
+    readonly cpuModel?: readonly ReportCpuModel[]
     readonly warnings: number
   }
   /** Budget bookkeeping; present when a budget file exists or was written. */
@@ -402,6 +408,7 @@ export function buildEnergyReport(
         .map((t) => ({ file: t.file, name: t.name, netEnergyJ: t.netEnergyJ })),
       sources: [...new Set(measured.map((r) => r.sources.power))].sort(),
       ...methodEnergyOf(measured),
+      ...cpuModelOf(measured),
       warnings: warnings.length,
     },
   }
@@ -598,4 +605,40 @@ function methodEnergyOf(measured: readonly MeasuredEnergyResult[]): {
       described.add(describeMethodEnergy(r.sources.methodEnergy))
   }
   return described.size === 0 ? {} : { methodEnergy: [...described].sort() }
+}
+
+/** A phone without rails in the report's summary (`summary.cpuModel`). */
+export interface ReportCpuModel {
+  /** `model (serial)`, or the serial. */
+  readonly device: string
+  readonly calibration: 'active' | 'passive' | 'nominal'
+  readonly clusterScales: readonly number[]
+  readonly runFit?: CpuModelRunFit
+}
+
+/** Each phone's CPU model as its last window (by its end) reported it. */
+function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
+  cpuModel?: readonly ReportCpuModel[]
+} {
+  const last = new Map<string, MeasuredEnergyResult>()
+  for (const r of measured) {
+    if (r.sources.methodEnergy?.kind !== 'cpu-model') continue
+    const device = r.device === undefined ? '?' : `${r.device.model} (${r.device.serial})`
+    const seen = last.get(device)
+    if (seen === undefined || seen.window.endNs < r.window.endNs) last.set(device, r)
+  }
+  if (last.size === 0) return {}
+  return {
+    cpuModel: [...last]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([device, r]) => {
+        const m = r.sources.methodEnergy
+        return {
+          device,
+          calibration: m?.calibration ?? 'nominal',
+          clusterScales: m?.clusterScales ?? [],
+          ...(m?.runFit === undefined ? {} : { runFit: m.runFit }),
+        }
+      }),
+  }
 }

@@ -97,11 +97,43 @@ export interface MethodEnergySource {
    * `cpu-model`: `active` — scaled per cluster by a calibration against this phone's fuel gauge;
    * `nominal` — the profile's currents as shipped (real silicon departs from them by 10–30%).
    */
-  readonly calibration?: 'active' | 'nominal'
+  readonly calibration?: 'active' | 'passive' | 'nominal'
   /** `cpu-model`: each cluster's scale on the profile's currents (1 = as shipped), little first. */
   readonly clusterScales?: readonly number[]
   /** What the calibration could not tell, or why the profile was used as shipped. */
   readonly note?: string
+  /**
+   * `cpu-model`: what this window adds to the run's fit of the model against the fuel gauge: the
+   * gauge's energy less the modelled screen, radios and GPS (`measuredJ`) and its noise, and the
+   * model's energy per cluster and for `cpu.active` at the profile's currents, J.
+   */
+  readonly observation?: CpuModelObservation
+  /**
+   * `cpu-model`: the model fitted to the fuel gauge over this phone's windows of the run so far,
+   * this one included (a passive calibration: what the test windows alone can tell).
+   */
+  readonly runFit?: CpuModelRunFit
+}
+
+/** One window's share of a passive calibration (`MethodEnergySource.observation`). */
+export interface CpuModelObservation {
+  readonly durationS: number
+  readonly measuredJ: number
+  readonly noiseJ: number
+  readonly clusterJ: readonly number[]
+  readonly activeJ: number
+}
+
+/** The CPU model fitted over a run's windows on one phone (`MethodEnergySource.runFit`). */
+export interface CpuModelRunFit {
+  readonly windows: number
+  /** Per cluster, the fitted scale on the profile's currents, null where the windows cannot tell. */
+  readonly clusterScales: readonly (number | null)[]
+  readonly clusterSe: readonly (number | null)[]
+  /** The CPU model's share of the windows' measured energy (small: the screen dominates). */
+  readonly cpuShare: number
+  /** Whether the told scales agree with the phone's active calibration (within 2 standard errors). */
+  readonly agreesWithCalibration?: boolean
 }
 
 export interface SourceInfo {

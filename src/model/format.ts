@@ -73,15 +73,17 @@ export function formatPercent(percent: number): string {
 
 /**
  * Where a window's per-method energy came from, in a few words: `SoC power rails`, or `CPU model
- * calibrated on the phone (its clusters draw 0.76×, 1.21×, 0.93× the profile's currents)` / `CPU
- * model at the profile's currents as shipped (not calibrated: ±30%)`, and the profile's origin.
+ * calibrated on the phone` (with busy loops, or over the run's windows) / `CPU model at the
+ * profile's currents as shipped (not calibrated: ±30%)`, and the profile's origin. Each phone's
+ * scales are in the reporter's summary (`summary.cpuModel`).
  */
 export function describeMethodEnergy(source: MethodEnergySource): string {
   if (source.kind === 'rails') return 'SoC power rails'
-  const scales = (source.clusterScales ?? []).map((s) => `${s.toFixed(2)}×`).join(', ')
   const how =
     source.calibration === 'active'
-      ? `calibrated on the phone${scales === '' ? '' : ` (its clusters draw ${scales} the profile's currents)`}`
-      : "at the profile's currents as shipped (not calibrated: ±30%)"
+      ? 'calibrated on the phone'
+      : source.calibration === 'passive'
+        ? "calibrated over the run's windows"
+        : "at the profile's currents as shipped (not calibrated: ±30%)"
   return `CPU model ${how}${source.profile === undefined ? '' : `; profile: ${source.profile}`}`
 }

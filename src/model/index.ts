@@ -19,6 +19,8 @@ export type {
   SkippedEnergyResult,
   SourceInfo,
   MethodEnergySource,
+  CpuModelObservation,
+  CpuModelRunFit,
   WarningSeverity,
 } from './energy.js'
 export { SCHEMA_VERSION, workWindows } from './energy.js'

@@ -10,6 +10,7 @@
  */
 import {
   cpuModelEnergies,
+  fitCpuScales,
   fitGaugeCalibration,
   gaugeUpdates,
   withModelFrequencies,
@@ -26,7 +27,13 @@ import {
   type DeviceClockMapping,
   type FuelGaugeCapability,
 } from '../device/index.js'
-import { EnergyError, type CpuSchedule, type PowerSeries } from '../model/index.js'
+import {
+  EnergyError,
+  type CpuModelObservation,
+  type CpuModelRunFit,
+  type CpuSchedule,
+  type PowerSeries,
+} from '../model/index.js'
 import type { Progress } from '../model/progress.js'
 
 /** The battery voltage the model's currents are priced at, V (calibration absorbs the rest). */
@@ -36,9 +43,10 @@ export const MODEL_VOLTAGE_V = 3.85
 export interface CpuCalibration {
   /**
    * `active`: measured on this phone with busy loops (this run, or kept from an earlier one:
-   * `measuredAt`); `nominal`: the profile's currents as shipped (`why` says why).
+   * `measuredAt`); `passive`: fitted over this run's windows, when the busy loops could not run and
+   * the windows can tell; `nominal`: the profile's currents as shipped (`why` says why).
    */
-  readonly kind: 'active' | 'nominal'
+  readonly kind: 'active' | 'passive' | 'nominal'
   readonly scales: CpuModelScales
   /** Standard error of each cluster's scale; absent where the calibration could not tell it. */
   readonly clusterSe: readonly (number | null)[]
@@ -257,4 +265,55 @@ function fitRefreshes(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/**
+ * The model fitted over a run's windows on one phone (a passive calibration, vLens-style): each
+ * window's gauge energy less its modelled components ≈ P_other·T + Σ s_k·E_k + s_a·E_active, by
+ * `fitCpuScales` (weighted by each window's noise, widened by the windows' scatter). The screen and
+ * the radios draw most of a phone's energy and vary from window to window, so the windows alone
+ * seldom tell the CPU's scales (`cpuShare` says how small it is); when they do, the scales are
+ * checked against the phone's active calibration.
+ */
+export function fitRunWindows(
+  observations: readonly CpuModelObservation[],
+  clusterCount: number,
+  calibration: CpuCalibration | undefined,
+): CpuModelRunFit {
+  const spans = observations.map((o, i) => ({
+    label: `window ${i + 1}`,
+    durationS: o.durationS,
+    measuredJ: o.measuredJ,
+    measuredSeJ: o.noiseJ,
+    clusterJ: o.clusterJ,
+    activeJ: o.activeJ,
+  }))
+  const fit = fitCpuScales(spans, clusterCount)
+  const modelJ = observations.reduce(
+    (a, o) => a + o.activeJ + o.clusterJ.reduce((b, j) => b + j, 0),
+    0,
+  )
+  const measuredJ = observations.reduce((a, o) => a + o.measuredJ, 0)
+  const scales = fit.clusterSe.map((se, k) =>
+    se === undefined ? null : (fit.scales.clusters[k] ?? 1),
+  )
+  const told = scales.some((s) => s !== null)
+  const agrees =
+    calibration?.kind === 'active' && told
+      ? scales.every((s, k) => {
+          const se = fit.clusterSe[k]
+          const activeSe = calibration.clusterSe[k]
+          if (s === null || se === undefined || activeSe === null || activeSe === undefined)
+            return true
+          const a = calibration.scales.clusters[k] ?? 1
+          return Math.abs(s - a) <= 2 * Math.hypot(se, activeSe)
+        })
+      : undefined
+  return {
+    windows: observations.length,
+    clusterScales: scales,
+    clusterSe: fit.clusterSe.map((se) => se ?? null),
+    cpuShare: measuredJ > 0 ? modelJ / measuredJ : 0,
+    ...(agrees === undefined ? {} : { agreesWithCalibration: agrees }),
+  }
 }

@@ -4,7 +4,7 @@
  * per test (by Vitest's `phone` fixture, by the Jest environment), so workers sharing a phone
  * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
-import { writeFileSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import {
@@ -53,6 +53,7 @@ import {
   EnergyError,
   isEnergyError,
   units,
+  type CpuModelObservation,
   type EnergyWarning,
   type MeasuredEnergyResult,
 } from '../model/index.js'
@@ -60,6 +61,7 @@ import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
 import {
   calibrateCpuModel,
   calibrationPhaseMs,
+  fitRunWindows,
   MODEL_VOLTAGE_V,
   nominalCalibration,
   NOT_CALIBRATED_ON_PURPOSE,
@@ -747,8 +749,73 @@ export class DeviceSession {
         // The run's folder is gone (the run is ending): nothing left to tell.
       }
     }
-    const extra = this.choiceWarnings.filter((w) => !result.warnings.some((x) => x.code === w.code))
-    return extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] }
+    const fitted = this.withRunFit(result)
+    const extra = this.choiceWarnings.filter((w) => !fitted.warnings.some((x) => x.code === w.code))
+    return extra.length === 0 ? fitted : { ...fitted, warnings: [...extra, ...fitted.warnings] }
+  }
+
+  /**
+   * On a phone without rails: keeps the window's observation in the run's folder (one file per
+   * process, so workers sharing the phone see each other's) and attaches the model's fit over the
+   * phone's windows so far. When the busy loops could not calibrate the phone and the windows can
+   * tell every cluster's scale, later windows use the fit (a passive calibration).
+   */
+  private withRunFit(result: MeasuredEnergyResult): MeasuredEnergyResult {
+    const source = result.sources.methodEnergy
+    const observation = source?.observation
+    const cpu = this.cpuModel
+    if (source === undefined || observation === undefined || cpu === undefined) return result
+    let observations: CpuModelObservation[]
+    try {
+      appendFileSync(this.observationsPath(process.pid), `${JSON.stringify(observation)}\n`)
+      observations = this.readObservations()
+    } catch {
+      return result // the run's folder is gone (the run is ending)
+    }
+    const runFit = fitRunWindows(observations, cpu.model.clusters.length, this.calibration)
+    const calibration = this.calibration
+    if (
+      calibration?.kind === 'nominal' &&
+      calibration.why !== NOT_CALIBRATED_ON_PURPOSE &&
+      runFit.clusterScales.every((s) => s !== null)
+    ) {
+      this.calibration = {
+        kind: 'passive',
+        scales: { clusters: runFit.clusterScales.map((s) => s ?? 1), active: 1 },
+        clusterSe: runFit.clusterSe,
+        why: `fitted over ${runFit.windows} windows of this run (${calibration.why ?? 'no active calibration'})`,
+      }
+    }
+    return { ...result, sources: { ...result.sources, methodEnergy: { ...source, runFit } } }
+  }
+
+  /** This process's file of window observations for the phone, in the run's folder. */
+  private observationsPath(pid: number): string {
+    return join(this.target.runDir, `${this.observationsPrefix}${pid}.windows.json`)
+  }
+
+  private get observationsPrefix(): string {
+    return sharedPhoneStateFile(leaseFileName(this.leaseKey)).replace(/\.json$/, '.')
+  }
+
+  /** Every process's observations of this phone in this run. */
+  private readObservations(): CpuModelObservation[] {
+    const prefix = this.observationsPrefix
+    const files = readdirSync(this.target.runDir).filter(
+      (name) => name.startsWith(prefix) && name.endsWith('.windows.json'),
+    )
+    return files.flatMap((name) =>
+      readFileSync(join(this.target.runDir, name), 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as CpuModelObservation]
+          } catch {
+            return [] // a line another process is writing
+          }
+        }),
+    )
   }
 
   /**

@@ -15,6 +15,8 @@ import {
   lowestRailPowerW,
   componentsFromRails,
   gaugeCurve,
+  modelledClusterRail,
+  MODELLED_ACTIVE_RAIL,
   modelledCpuRails,
   railCurve,
   modelledMethodPower,
@@ -48,6 +50,7 @@ import {
   type FailedEnergyResult,
   type MeasuredEnergyResult,
   type ComponentEnergy,
+  type CpuModelObservation,
   type CpuSchedule,
   type Interval,
   type RailEnergy,
@@ -632,7 +635,8 @@ function fuelGaugeCurve(
 function withMethodSource(
   result: MeasuredEnergyResult,
   power: PowerData,
-  modelled: { readonly methodPower: MethodPower } | undefined,
+  modelled:
+    { readonly methodPower: MethodPower; readonly rails: readonly RailSeries[] } | undefined,
   plan: WindowPlan,
 ): MeasuredEnergyResult {
   if (result.methods.length === 0) return result
@@ -683,8 +687,46 @@ function withMethodSource(
         calibration: calibration.kind,
         clusterScales: calibration.scales.clusters,
         ...(calibration.why === undefined ? {} : { note: calibration.why }),
+        observation: observationOf(result, power, modelled.rails, cpu),
       },
     },
+  }
+}
+
+/**
+ * What the window adds to the run's fit of the CPU model against the gauge: the gauge's energy less
+ * the modelled screen, radios and GPS, with its noise (the gauge's per-refresh noise over the
+ * window's refreshes, at least 0.2% of it), and the model's energies at the profile's currents.
+ */
+function observationOf(
+  result: MeasuredEnergyResult,
+  power: PowerData,
+  rails: readonly RailSeries[],
+  cpu: NonNullable<WindowPlan['cpuModel']>,
+): CpuModelObservation {
+  const { startNs, endNs } = result.window
+  const energyOf = (r: RailSeries | undefined): number =>
+    r === undefined ? 0 : railCurve(r, { edges: 'hold' }).energyJ(startNs, endNs)
+  const scales = cpu.calibration.scales
+  const clusterJ = cpu.model.clusters.map(
+    (_, k) =>
+      energyOf(rails.find((r) => r.rail === modelledClusterRail(k))) / (scales.clusters[k] || 1),
+  )
+  const activeJ =
+    energyOf(rails.find((r) => r.rail === MODELLED_ACTIVE_RAIL)) / (scales.active || 1)
+  const componentsJ =
+    power.kind === 'series' ? (power.components ?? []).reduce((a, r) => a + energyOf(r), 0) : 0
+  const refreshes = Math.max(1, result.sources.sensorRateHz ?? 0) * result.durationS
+  const noiseW = cpu.calibration.gauge?.noiseW ?? 0.01
+  return {
+    durationS: result.durationS,
+    measuredJ: result.grossEnergyJ - componentsJ,
+    noiseJ: Math.max(
+      (noiseW * result.durationS) / Math.sqrt(Math.max(1, refreshes)),
+      0.002 * result.grossEnergyJ,
+    ),
+    clusterJ,
+    activeJ,
   }
 }
 

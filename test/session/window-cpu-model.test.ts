@@ -119,12 +119,17 @@ describe('a window on a phone without rails', () => {
     expect(main?.inclusiveEnergyJ).toBeCloseTo(0.9 * 500 * V + (10 * V) / 3, 9)
     // Pool: cpu0 at 1 GHz (120 mA) + the cluster's 5 mA shared with the other process on cpu1.
     expect(pool?.inclusiveEnergyJ).toBeCloseTo(1.2 * (120 + 5 / 2) * V + (10 * V) / 3, 9)
-    expect(r.sources.methodEnergy).toEqual({
+    expect(r.sources.methodEnergy).toMatchObject({
       kind: 'cpu-model',
       profile: 'test profile',
       calibration: 'active',
       clusterScales: [1.2, 0.9],
     })
+    // What the window adds to the run's fit: the model's energies at the profile's currents.
+    const observation = r.sources.methodEnergy?.observation
+    expect(observation?.clusterJ[1]).toBeCloseTo(500 * V, 9)
+    expect(observation?.activeJ).toBeCloseTo(10 * V * 2, 9)
+    expect(observation?.measuredJ).toBeCloseTo(r.grossEnergyJ, 9)
     // The interval carries the calibration's error (2% on cluster 1, the larger) in quadrature
     // with the samples' own.
     const exact = attributeWindowData(
