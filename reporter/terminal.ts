@@ -23,9 +23,9 @@ import {
 } from '../src/model/index.js'
 import { repetitionGroups } from '../src/budgets/index.js'
 import {
+  describeCpuModel,
   measuredWindows,
   type EnergyReport,
-  type ReportCpuModel,
   type ReportedBudgetFigure,
   type ReportedTest,
 } from './report.js'
@@ -653,33 +653,6 @@ function renderSummary(report: EnergyReport, screen: Screen, notesWhere: string)
   for (const phone of s.cpuModel ?? [])
     lines.push(` ${c.bold('CPU model')} ${describeCpuModel(phone)}`)
   return lines
-}
-
-/**
- * A phone without rails in one line: how its CPU model was calibrated, and what the run's windows
- * say of it (they seldom tell: the screen and radios draw most of the energy).
- */
-export function describeCpuModel(phone: ReportCpuModel): string {
-  const scales = phone.clusterScales.map((x) => `${x.toFixed(2)}×`).join(', ')
-  const how =
-    phone.calibration === 'active'
-      ? `calibrated with busy loops (${scales} the profile's currents)`
-      : phone.calibration === 'passive'
-        ? `calibrated over the run's windows (${scales} the profile's currents)`
-        : "at the profile's currents as shipped"
-  const fit = phone.runFit
-  if (fit === undefined) return `${phone.device}: ${how}`
-  const share = `${(fit.cpuShare * 100).toFixed(1)}% of their energy`
-  const told = fit.clusterScales.some((x) => x !== null)
-  const windows = `the run's ${fit.windows} window${fit.windows === 1 ? '' : 's'}`
-  const says = !told
-    ? `${windows} cannot tell its scales (the CPU is ${share})`
-    : fit.agreesWithCalibration === false
-      ? `${windows} disagree (${fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)).join(', ')}): the phone may have changed since it was calibrated (heat, another build); calibrate again`
-      : fit.agreesWithCalibration === true
-        ? `${windows} agree (the CPU is ${share})`
-        : `${windows} fit ${fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)).join(', ')}`
-  return `${phone.device}: ${how}; ${says}`
 }
 
 /**

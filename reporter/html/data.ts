@@ -28,6 +28,7 @@ import type {
   ReportedSuiteFailure,
   ReportedTest,
 } from '../report.js'
+import { describeCpuModel } from '../report.js'
 
 export const HTML_DATA_VERSION = 2 as const
 
@@ -41,6 +42,8 @@ export interface HtmlData {
   readonly createdAt?: string
   readonly interrupted: boolean
   readonly summary: EnergyReport['summary']
+  /** Each phone without rails, in words (`describeCpuModel`): its calibration and the run's fit. */
+  readonly cpuModel?: readonly string[]
   readonly tests: readonly HtmlTest[]
   readonly suiteFailures: readonly ReportedSuiteFailure[]
   readonly unhandledErrors: readonly ReportedFailure[]
@@ -352,6 +355,9 @@ export function htmlData(report: EnergyReport, options: HtmlDataOptions = {}): H
     ...(options.createdAt === undefined ? {} : { createdAt: options.createdAt }),
     interrupted: report.interrupted === true,
     summary: report.summary,
+    ...(report.summary.cpuModel === undefined
+      ? {}
+      : { cpuModel: report.summary.cpuModel.map(describeCpuModel) }),
     tests,
     suiteFailures: report.suiteFailures,
     unhandledErrors: report.unhandledErrors,

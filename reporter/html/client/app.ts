@@ -496,6 +496,28 @@ function overview(root: HTMLElement): void {
         String(execution.filter(([n]) => n !== 'none').length),
         list(execution, 'window'),
       ),
+      s.methodEnergy === undefined
+        ? null
+        : card(
+            "Methods' energy",
+            [
+              ...new Set(
+                s.methodEnergy.map((m) => (m.startsWith('CPU') ? 'CPU model' : 'SoC rails')),
+              ),
+            ].join(' · '),
+            [
+              ...(data.cpuModel ?? []),
+              // The profile's file name: the whole path is in each window's detail.
+              ...s.methodEnergy.flatMap((m) => {
+                const profile = /; profile: (.*)$/.exec(m)?.[1]
+                const file = profile
+                  ?.replace(/ \(.*\)$/, '')
+                  .split('/')
+                  .pop()
+                return file === undefined ? [] : [`profile from ${file}`]
+              }),
+            ].join(' · '),
+          ),
       card(
         'Warnings',
         String(tally.warnings),
