@@ -656,9 +656,12 @@ export function describeCpuModel(phone: ReportCpuModel): string {
         ? `calibrated over the run's windows (${scales} the profile's currents)`
         : "at the profile's currents as shipped"
   const fit = phone.runFit
-  if (fit === undefined) return `${phone.device}: ${how}`
+  // Fewer windows than unknowns could never tell: nothing worth saying about them yet.
+  const told = fit?.clusterScales.some((x) => x !== null) === true
+  if (fit === undefined || (!told && fit.windows < fit.clusterScales.length + 3)) {
+    return `${phone.device}: ${how}`
+  }
   const share = `${(fit.cpuShare * 100).toFixed(1)}% of their energy`
-  const told = fit.clusterScales.some((x) => x !== null)
   const windows = `the run's ${fit.windows} window${fit.windows === 1 ? '' : 's'}`
   const says = !told
     ? `${windows} cannot tell its scales (the CPU is ${share})`

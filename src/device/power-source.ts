@@ -70,7 +70,7 @@ export function autoPowerSource(c: Capabilities): PowerSourceChoice {
     usable: true,
     reasons: [
       noRails,
-      'the battery fuel gauge updates 1–5 times a second: one figure for the whole phone, no per-rail split',
+      "the battery fuel gauge refreshes every 0.2–10 s depending on its chip (most every second): one figure for the whole phone, no per-rail split; methods get the CPU model's energy (see the power profile)",
     ],
   }
 }

@@ -61,7 +61,7 @@ export interface EnergyOptions {
   readonly baseline?: 'measure' | 'none' | number
   /**
    * Length of the measured idle window, ms. @default 1000 on ODPM rails (ten of Perfetto's 100 ms
-   * polls), 3000 on other power sources (a fuel gauge updates 1–5 times a second)
+   * polls), 3000 on other power sources (a fuel gauge refreshes every 0.2–10 s: three of a 1 s gauge's refreshes)
    */
   readonly baselineMs?: number
   /** Open a window around every test that uses the `energy` fixture. @default true */

@@ -1,0 +1,47 @@
+// The summary's line for a phone without rails: how its CPU model was calibrated, and what the
+// run's windows say of it — nothing while they are too few to tell.
+import { describe, expect, test } from 'vitest'
+import { describeCpuModel, type ReportCpuModel } from '../../reporter/report.js'
+
+const phone = (over: Partial<ReportCpuModel>): ReportCpuModel => ({
+  device: 'Moto (ZY22)',
+  calibration: 'active',
+  clusterScales: [0.81, 1.24],
+  ...over,
+})
+const fit = (clusterScales: (number | null)[], windows: number, agrees?: boolean) => ({
+  windows,
+  clusterScales,
+  clusterSe: clusterScales.map((s) => (s === null ? null : 0.03)),
+  cpuShare: 0.042,
+  ...(agrees === undefined ? {} : { agreesWithCalibration: agrees }),
+})
+
+describe('describeCpuModel', () => {
+  test('calibrated with busy loops; the windows agree, disagree, or cannot tell', () => {
+    expect(describeCpuModel(phone({ runFit: fit([0.8, 1.2], 20, true) }))).toBe(
+      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents); the run's 20 windows agree (the CPU is 4.2% of their energy)",
+    )
+    expect(describeCpuModel(phone({ runFit: fit([1.1, 1.2], 20, false) }))).toMatch(
+      /the run's 20 windows disagree \(1\.10×, 1\.20×\): the phone may have changed since it was calibrated .*; calibrate again$/,
+    )
+    expect(describeCpuModel(phone({ runFit: fit([null, null], 12) }))).toMatch(
+      /the run's 12 windows cannot tell its scales \(the CPU is 4\.2% of their energy\)$/,
+    )
+  })
+
+  test('too few windows to tell anything: no word about them', () => {
+    expect(describeCpuModel(phone({ runFit: fit([null, null], 3) }))).toBe(
+      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents)",
+    )
+  })
+
+  test('calibrated over the windows, or the profile as shipped', () => {
+    expect(describeCpuModel(phone({ calibration: 'passive' }))).toMatch(
+      /calibrated over the run's windows \(0\.81×, 1\.24×/,
+    )
+    expect(describeCpuModel(phone({ calibration: 'nominal' }))).toBe(
+      "Moto (ZY22): at the profile's currents as shipped",
+    )
+  })
+})
