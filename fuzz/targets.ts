@@ -38,6 +38,7 @@ import {
   parseReportSampleTextRecords,
 } from '../src/formats/simpleperf/report-sample-text.js'
 import { parsePowerSupplyUevent, parseSysfsInt } from '../src/formats/sysfs/index.js'
+import { apkXmlToText, decodeBinaryXml } from '../src/device/apk.js'
 
 export interface FuzzTarget {
   readonly name: string
@@ -206,6 +207,15 @@ export const TARGETS: readonly FuzzTarget[] = [
       { dir: `${SHARED}/1_power_profile`, match: /\.xml$/ },
     ],
     oneShot: (b) => digest(parsePowerProfile(text(b))),
+  },
+  {
+    // A power profile compiled into an APK: Android's binary XML, decoded as the device layer does.
+    name: 'binary-xml',
+    seeds: [{ dir: 'test/fixtures/power-profile/binary', match: /\.axml$/ }],
+    oneShot: (b) => {
+      const root = decodeBinaryXml(Buffer.from(b), 'fuzz')
+      return digest([root, parsePowerProfile(apkXmlToText(root))])
+    },
   },
   {
     name: 'dumpsys-battery',

@@ -194,7 +194,17 @@ function checkChunks(bytes: Buffer, label: string): void {
       0,
     )
   }
-  let at = bytes.readUInt16LE(2)
+  // The tree's header is a bare chunk header (ResXMLTree_header): the reader takes its chunks from
+  // byte 8 on whatever the header says, so a header that says otherwise would walk it elsewhere.
+  if (bytes.readUInt16LE(2) !== 8) {
+    throw undecodable(
+      label,
+      `its header size is ${bytes.readUInt16LE(2)}, not 8 (ResXMLTree_header)`,
+      undefined,
+      2,
+    )
+  }
+  let at = 8
   while (at < bytes.length) {
     if (at + 8 > bytes.length) throw undecodable(label, 'a chunk header is cut off', undefined, at)
     const headerSize = bytes.readUInt16LE(at + 2)
