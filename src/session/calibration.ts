@@ -270,7 +270,8 @@ function sleep(ms: number): Promise<void> {
 /**
  * The model fitted over a run's windows on one phone (a passive calibration, vLens-style): each
  * window's gauge energy less its modelled components ≈ P_other·T + Σ s_k·E_k + s_a·E_active, by
- * `fitCpuScales` (weighted by each window's noise, widened by the windows' scatter). The screen and
+ * `fitCpuScales` (weighted by each window's noise, widened by the windows' scatter), reweighted
+ * robustly (Tukey's bisquare). The screen and
  * the radios draw most of a phone's energy and vary from window to window, so the windows alone
  * seldom tell the CPU's scales (`cpuShare` says how small it is); when they do, the scales are
  * checked against the phone's active calibration.
@@ -280,7 +281,7 @@ export function fitRunWindows(
   clusterCount: number,
   calibration: CpuCalibration | undefined,
 ): CpuModelRunFit {
-  const spans = observations.map((o, i) => ({
+  let spans = observations.map((o, i) => ({
     label: `window ${i + 1}`,
     durationS: o.durationS,
     measuredJ: o.measuredJ,
@@ -288,7 +289,30 @@ export function fitRunWindows(
     clusterJ: o.clusterJ,
     activeJ: o.activeJ,
   }))
-  const fit = fitCpuScales(spans, clusterCount)
+  let fit = fitCpuScales(spans, clusterCount)
+  // Robust, as vLens fits its windows: a few Tukey-bisquare reweightings (c = 4.685 on the residuals
+  // over their noise, scaled by their MAD), so one window with something the models do not see (a
+  // GPU burst, a screen showing white) does not pull the scales; its noise grows as its weight falls.
+  for (let step = 0; step < 3; step++) {
+    const z = spans.map((_, i) => {
+      const o = observations[i] as CpuModelObservation
+      const predicted =
+        fit.otherPowerW * o.durationS +
+        o.clusterJ.reduce((a, j, k) => a + j * (fit.scales.clusters[k] ?? 1), 0) +
+        o.activeJ * fit.scales.active
+      return (o.measuredJ - predicted) / (observations[i] as CpuModelObservation).noiseJ
+    })
+    const sorted = z.map(Math.abs).sort((a, b) => a - b)
+    const mad = 1.4826 * (sorted[sorted.length >> 1] ?? 0)
+    if (!(mad > 0)) break
+    spans = spans.map((sp, i) => {
+      const u = (z[i] as number) / (4.685 * mad)
+      const w = Math.abs(u) < 1 ? (1 - u * u) ** 2 : 0
+      const noise = (observations[i] as CpuModelObservation).noiseJ
+      return { ...sp, measuredSeJ: w > 1e-6 ? noise / Math.sqrt(w) : noise * 1e3 }
+    })
+    fit = fitCpuScales(spans, clusterCount)
+  }
   const modelJ = observations.reduce(
     (a, o) => a + o.activeJ + o.clusterJ.reduce((b, j) => b + j, 0),
     0,

@@ -46,6 +46,15 @@ describe('fitRunWindows', () => {
     expect(fit.cpuShare).toBeGreaterThan(0.3)
   })
 
+  test('one window with something no model sees (a GPU burst) does not pull the scales', () => {
+    const clean = windows([0.8, 1.2], { n: 30, cpuW: 1, screenSpreadW: 0.02 })
+    const burst = clean.map((o, i) => (i === 7 ? { ...o, measuredJ: o.measuredJ + 5 } : o))
+    const fit = fitRunWindows(burst, 2, active([0.81, 1.19]))
+    expect(fit.clusterScales[0]).toBeCloseTo(0.8, 1)
+    expect(fit.clusterScales[1]).toBeCloseTo(1.2, 1)
+    expect(fit.agreesWithCalibration).toBe(true)
+  })
+
   test('a calibration the windows contradict is said to disagree', () => {
     const fit = fitRunWindows(
       windows([0.8, 1.2], { n: 30, cpuW: 1, screenSpreadW: 0.02 }),
