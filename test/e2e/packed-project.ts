@@ -21,9 +21,12 @@ export async function packedProject(
   runner: 'vitest' | 'jest',
 ): Promise<{ readonly work: string; readonly project: string }> {
   const work = await mkdtemp(join(tmpdir(), prefix))
-  const { stdout } = await run('npm', ['pack', '--pack-destination', work, '--silent'], {
-    cwd: repo,
-  })
+  // `npm test` built dist/ already (pretest); prepack's build would rewrite it under tests running.
+  const { stdout } = await run(
+    'npm',
+    ['pack', '--pack-destination', work, '--silent', '--ignore-scripts'],
+    { cwd: repo },
+  )
   const tarball = join(work, stdout.trim().split('\n').pop()!)
   const project = join(work, 'project')
   await mkdir(project)
