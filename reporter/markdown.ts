@@ -2,7 +2,13 @@
 import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
 import { describeLimit, limitVerdictWord, primaryLimit } from './limits.js'
-import { foldMethods, formatBudgetFigure, shortName, warningTally } from './terminal.js'
+import {
+  foldMethods,
+  formatBudgetFigure,
+  shortName,
+  unchangedBecause,
+  warningTally,
+} from './terminal.js'
 
 /** Escapes text for a markdown table cell (pipes, HTML, backticks, newlines). */
 export function escapeMarkdownCell(text: string): string {
@@ -83,7 +89,9 @@ export function renderMarkdown(report: EnergyReport): string {
   if (b !== undefined) {
     lines.push(
       b.updated
-        ? `Budgets written to \`${b.file}\`: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed.`
+        ? b.added.length + b.changed.length + b.obsolete.length === 0
+          ? `Budgets: \`${b.file}\` unchanged: ${unchangedBecause(b)}.`
+          : `Budgets written to \`${b.file}\`: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed.`
         : `Budgets (\`${b.file}\`): ${b.added.length > 0 ? `**${b.added.length} written (new)**: review and commit the file; ` : ''}${b.within} within, ${b.over} over, ${b.inconclusive} inconclusive, ${b.missing} without a budget, ${b.obsolete.length} obsolete.`,
       '',
     )

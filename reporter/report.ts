@@ -465,7 +465,9 @@ export function budgetObservations(
       file: fileKey(e.file),
       name: e.name,
       ...(figure === undefined ? {} : { valueJ: figure.valueJ }),
-      ...(figure?.intervalJ === undefined ? {} : { lowJ: figure.intervalJ.low }),
+      ...(figure?.intervalJ === undefined
+        ? {}
+        : { lowJ: figure.intervalJ.low, highJ: figure.intervalJ.high }),
       ...(figure?.device === undefined ? {} : { device: figure.device }),
       ...(e.budgetRequested === undefined || e.budgetRequested === false
         ? {}

@@ -85,23 +85,29 @@ export function buildRunReport(
     const budgets = readBudgetFile(budgetsPath)
     const shownPath = relative(root, budgetsPath).split('\\').join('/')
     const observations = budgetObservations(entries, fileKey)
+    const updating = update === 'all' || update === 'rewrite'
     const result =
-      update === 'all' && observations.some((o) => o.valueJ !== undefined)
-        ? updateBudgets(budgets, observations, settings.headroomPct)
+      updating && observations.some((o) => o.valueJ !== undefined)
+        ? updateBudgets(budgets, observations, settings.headroomPct, {
+            rewrite: update === 'rewrite',
+          })
         : update === 'new'
           ? addMissingBudgets(budgets, observations, settings.headroomPct)
           : undefined
-    // `new` mode leaves the file alone (not even rewritten) unless a budget is missing.
-    if (result !== undefined && (update === 'all' || result.added.length > 0)) {
-      writeBudgetFile(budgetsPath, result.file)
+    const changes =
+      result === undefined ? 0 : result.added.length + result.changed.length + result.removed.length
+    // As for snapshots, the file is written only when an entry changed: `-u` with nothing changed
+    // leaves it byte for byte, and `new` mode leaves it alone unless a budget is missing.
+    if (result !== undefined && (updating || changes > 0)) {
+      if (changes > 0) writeBudgetFile(budgetsPath, result.file)
       budgetReview = { before: budgets, after: result.file, fileKey }
       context.budgets = {
         // `new` mode checks the rest against the file as it was: a budget written now is no verdict.
-        file: update === 'all' ? result.file : budgets,
+        file: updating ? result.file : budgets,
         path: shownPath,
         fileKey,
         update: {
-          mode: update === 'all' ? 'all' : 'new',
+          mode: updating ? 'all' : 'new',
           added: result.added,
           changed: result.changed,
           removed: result.removed,

@@ -507,14 +507,27 @@ function signed(value: number, format: (x: number) => string): string {
   return value >= 0 ? `+${format(value)}` : `−${format(-value)}`
 }
 
+/** Why `-u` left the budget file as it was. */
+export function unchangedBecause(b: { readonly within: number }): string {
+  return b.within === 0
+    ? 'no budget to write, change or remove'
+    : b.within === 1
+      ? "this run's 1 budget still fits"
+      : `this run's ${b.within} budgets all still fit`
+}
+
 function renderBudgets(report: EnergyReport, screen: Screen, updateCommand: string): string[] {
   const b = report.budgets
   if (b === undefined) return []
   const c = screen.colors
   const parts: string[] = []
   if (b.updated) {
+    // As `-u` for snapshots: budgets that still fit are kept, and the file is not touched when
+    // nothing changed.
     parts.push(
-      `wrote ${b.file}: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed`,
+      b.added.length + b.changed.length + b.obsolete.length === 0
+        ? `${b.file} unchanged: ${unchangedBecause(b)}`
+        : `wrote ${b.file}: ${b.added.length} added, ${b.changed.length} changed, ${b.obsolete.length} obsolete removed`,
     )
   } else {
     // The runner's `new` mode wrote the missing budgets of tests that asked for one.

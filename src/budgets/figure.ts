@@ -117,7 +117,18 @@ export function roundSignificant(value: number, digits = 3): number {
   return value === 0 || !Number.isFinite(value) ? value : Number(value.toPrecision(digits))
 }
 
-/** A new budget from a measurement: `measured × (1 + headroomPct/100)`, rounded up to 2 significant digits. */
-export function budgetFromMeasurement(measuredJ: number, headroomPct: number): number {
-  return ceilSignificant(Math.max(0, measuredJ) * (1 + headroomPct / 100), 2)
+/**
+ * A new budget from a measurement: `measured × (1 + headroomPct/100)`, rounded up to 2 significant
+ * digits — or, when the measurement's 95% interval is wider than that headroom, its upper bound
+ * plus its half-width (`measured + 2 × (high − measured)`): a budget inside the interval would be
+ * inconclusive, and fail, on the next run of the same code, and one at its edge on every other.
+ */
+export function budgetFromMeasurement(
+  measuredJ: number,
+  headroomPct: number,
+  highJ?: number,
+): number {
+  const m = Math.max(0, measuredJ)
+  const noise = highJ === undefined || !(highJ > m) ? 0 : 2 * (highJ - m)
+  return ceilSignificant(Math.max(m * (1 + headroomPct / 100), m + noise), 2)
 }

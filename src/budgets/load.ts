@@ -130,22 +130,27 @@ export function budgetReporterHint(env: Readonly<Record<string, string | undefin
     : "list 'vitest-energy/jest-reporter' in Jest's `reporters`"
 }
 
-/** `VITEST_ENERGY_UPDATE=1` (or `true`) asks for budgets to be written from measurements. */
+/**
+ * `VITEST_ENERGY_UPDATE=1` (or `true`) asks for budgets to be written from measurements, as `-u`;
+ * `VITEST_ENERGY_UPDATE=rewrite` for every one to be rewritten.
+ */
 export function isUpdateRequested(env: Readonly<Record<string, string | undefined>>): boolean {
   const v = env['VITEST_ENERGY_UPDATE']
-  return v === '1' || v === 'true'
+  return v === '1' || v === 'true' || v === 'rewrite'
 }
 
 /**
- * When budgets are written, as the runner writes snapshots: `all` rewrites every measured test's
- * (`-u`), `new` writes the missing budgets of tests that asked for one and keeps the rest (the
- * runners' default outside CI), `none` only checks (CI).
+ * When budgets are written, as the runner writes snapshots: `all` (`-u`) writes the budgets of
+ * tests that asked for one and have none or no longer fit theirs, and removes obsolete ones;
+ * `rewrite` (`VITEST_ENERGY_UPDATE=rewrite`) rewrites every one from this run; `new` writes the
+ * missing budgets of tests that asked for one and keeps the rest (the runners' default outside
+ * CI); `none` only checks (CI).
  */
-export type BudgetUpdateMode = 'all' | 'new' | 'none'
+export type BudgetUpdateMode = 'all' | 'rewrite' | 'new' | 'none'
 
 /**
  * The budget update mode: an explicit `updateBudgets` option (`true`: all, `false`: none), else
- * `all` with VITEST_ENERGY_UPDATE=1, else the runner's snapshot update mode (Vitest's
+ * `rewrite` with VITEST_ENERGY_UPDATE=rewrite, `all` with VITEST_ENERGY_UPDATE=1, else the runner's snapshot update mode (Vitest's
  * `snapshotOptions.updateSnapshot`, Jest's `updateSnapshot`; unknown: `none`).
  */
 export function budgetUpdateMode(
@@ -154,6 +159,7 @@ export function budgetUpdateMode(
   option?: boolean,
 ): BudgetUpdateMode {
   if (option !== undefined) return option ? 'all' : 'none'
+  if (env['VITEST_ENERGY_UPDATE'] === 'rewrite') return 'rewrite'
   if (isUpdateRequested(env)) return 'all'
   return snapshotMode === 'all' || snapshotMode === 'new' ? snapshotMode : 'none'
 }

@@ -11,6 +11,7 @@ import {
   type BudgetFile,
 } from './file.js'
 import { budgetFromMeasurement, roundSignificant } from './figure.js'
+import { decide } from './verdict.js'
 
 /** One test as the run saw it. */
 export interface BudgetObservation {
@@ -20,6 +21,8 @@ export interface BudgetObservation {
   readonly valueJ?: number
   /** The lower bound of the figure's 95% interval, when it has one, joules. */
   readonly lowJ?: number
+  /** The upper bound of the figure's 95% interval, when it has one, joules. */
+  readonly highJ?: number
   /** Device model, when known. */
   readonly device?: string
   /**
@@ -67,17 +70,22 @@ export function obsoleteBudgets(
 
 /**
  * `-u`, as for snapshots: writes a budget for every measured test that asked for one
- * (`toStayWithinBudget()`, `checkBudgets`) — `measured × (1 + headroomPct/100)`, rounded up to 2
- * significant digits, under its device model (`*` when unknown) — and removes obsolete entries. A
- * test that never asked gets none (its energy is reported, not budgeted) and its entry, if it has
- * one, is left as it is. A test whose net energy is not above its own noise (at or below idle: the
- * figure's interval reaches 0) gets none — a 0 J budget would fail it on noise — and keeps one it
- * already has.
+ * (`toStayWithinBudget()`, `checkBudgets`) and has none, or whose measurement no longer fits the
+ * one it has by the rule the check uses (over it, or inconclusive) — `measured × (1 +
+ * headroomPct/100)`, rounded up to 2 significant digits, under its device model (`*` when
+ * unknown) — and removes obsolete entries. A budget that still fits is kept byte for byte, its
+ * stored measurement too, so `-u` with nothing changed changes nothing. `rewrite`
+ * (`VITEST_ENERGY_UPDATE=rewrite`) rewrites every one from this run instead, to tighten budgets
+ * after an improvement. A test that never asked gets none (its energy is reported, not budgeted)
+ * and its entry, if it has one, is left as it is. A test whose net energy is not above its own
+ * noise (at or below idle: the figure's interval reaches 0) gets none — a 0 J budget would fail
+ * it on noise — and keeps one it already has.
  */
 export function updateBudgets(
   file: BudgetFile,
   observations: readonly BudgetObservation[],
   headroomPct: number,
+  options: { readonly rewrite?: boolean } = {},
 ): BudgetUpdate {
   const tests = copyTests(file)
   const added: BudgetRef[] = []
@@ -86,6 +94,10 @@ export function updateBudgets(
     const entry = asksForBudget(o) ? entryFrom(o, headroomPct) : undefined
     if (entry === undefined) continue
     const device = o.device ?? ANY_DEVICE
+    // The budget the check applies (the device's own, else the one for any device): kept while
+    // the measurement fits it.
+    const applied = lookupBudget(file, { file: o.file, name: o.name, device })
+    if (applied !== undefined && options.rewrite !== true && stillFits(o, applied.entry)) continue
     const devices = ((tests[o.file] ??= {})[o.name] ??= {})
     const before = devices[device]
     if (before === undefined) added.push({ file: o.file, name: o.name, device })
@@ -160,6 +172,16 @@ export function writesBudget(o: BudgetObservation): boolean {
   return asksForBudget(o) && entryFrom(o, 0) !== undefined
 }
 
+/** The check's verdict on the measurement against the budget is `within`. */
+function stillFits(o: BudgetObservation, budget: BudgetEntry): boolean {
+  if (o.valueJ === undefined) return true
+  const interval =
+    o.lowJ === undefined || o.highJ === undefined
+      ? undefined
+      : { low: o.lowJ, high: o.highJ, level: 0.95 }
+  return decide(o.valueJ, budget.energyJ, interval, false).verdict === 'within'
+}
+
 /** Whether `-u` treats the test as asking for a budget: it did, or nothing can tell (`unknown`). */
 function asksForBudget(o: BudgetObservation): boolean {
   return o.requested === true || o.requested === 'unknown'
@@ -170,7 +192,7 @@ function entryFrom(o: BudgetObservation, headroomPct: number): BudgetEntry | und
   if (o.valueJ === undefined || o.valueJ <= 0 || (o.lowJ !== undefined && o.lowJ <= 0))
     return undefined
   return {
-    energyJ: budgetFromMeasurement(o.valueJ, headroomPct),
+    energyJ: budgetFromMeasurement(o.valueJ, headroomPct, o.highJ),
     measuredEnergyJ: roundSignificant(o.valueJ, 3),
   }
 }

@@ -349,6 +349,98 @@ describe('new budgets from measurements', () => {
     )
   })
 
+  test('-u as for snapshots: a budget the measurement still fits stays byte for byte; one it is over or inconclusive against is rewritten', async () => {
+    const text = await readFile(golden, 'utf8')
+    const before = parseBudgetFile(text)
+    const opening = { file: 'feed.test.ts', name: 'feed > opening the feed', requested: true }
+    // Pixel 6's budget is 1.9 J: 1.8 J ± 0.05 fits it, as the check decides.
+    const fits = updateBudgets(
+      before,
+      [{ ...opening, valueJ: 1.8, lowJ: 1.75, highJ: 1.85, device: 'Pixel 6' }],
+      10,
+    )
+    expect([fits.added, fits.changed, fits.removed]).toEqual([[], [], []])
+    expect(serializeBudgetFile(fits.file)).toBe(text)
+    // A Pixel 8 has no budget of its own: the `*` one (2.8 J) applies, fits, and no entry is added.
+    const anyDevice = updateBudgets(before, [{ ...opening, valueJ: 2.6, device: 'Pixel 8' }], 10)
+    expect([anyDevice.added, anyDevice.changed]).toEqual([[], []])
+    expect(serializeBudgetFile(anyDevice.file)).toBe(text)
+
+    const rewrites: [
+      string,
+      Partial<BudgetObservation>,
+      boolean,
+      BudgetFile['tests'][string][string][string],
+    ][] = [
+      ['over 1.9 J', { valueJ: 2.0 }, false, { energyJ: 2.2, measuredEnergyJ: 2 }],
+      // Its interval reaching past 1.9 J: inconclusive, which fails the check; rewritten to a
+      // budget the interval clears (1.85 + 2 × 0.15 = 2.15 → 2.2 J).
+      [
+        'inconclusive',
+        { valueJ: 1.85, lowJ: 1.7, highJ: 2.0 },
+        false,
+        { energyJ: 2.2, measuredEnergyJ: 1.85 },
+      ],
+      // VITEST_ENERGY_UPDATE=rewrite: every budget from this run, to tighten them.
+      [
+        'rewrite',
+        { valueJ: 1.2, lowJ: 1.15, highJ: 1.25 },
+        true,
+        { energyJ: 1.4, measuredEnergyJ: 1.2 },
+      ],
+    ]
+    for (const [why, measured, rewrite, written] of rewrites) {
+      const result = updateBudgets(before, [{ ...opening, ...measured, device: 'Pixel 6' }], 10, {
+        rewrite,
+      })
+      expect(result.changed, why).toEqual([
+        { file: 'feed.test.ts', name: 'feed > opening the feed', device: 'Pixel 6' },
+      ])
+      expect(
+        result.file.tests['feed.test.ts']?.['feed > opening the feed']?.['Pixel 6'],
+        why,
+      ).toEqual(written)
+    }
+  })
+
+  test('property: a budget -u writes is within by the check on the same measurement, and a second -u changes nothing', () => {
+    const observation = fc
+      .record({
+        valueJ: fc.double({ min: 1e-3, max: 100, noNaN: true }),
+        halfWidthPct: fc.option(fc.double({ min: 0, max: 99, noNaN: true }), { nil: undefined }),
+        device: fc.option(fc.constantFrom('Pixel 6', 'Pixel 8'), { nil: undefined }),
+      })
+      .map(({ valueJ, halfWidthPct, device }): BudgetObservation => {
+        const h = halfWidthPct === undefined ? undefined : (valueJ * halfWidthPct) / 100
+        return {
+          file: 't.ts',
+          name: 'a test',
+          valueJ,
+          requested: true,
+          ...(h === undefined ? {} : { lowJ: valueJ - h, highJ: valueJ + h }),
+          ...(device === undefined ? {} : { device }),
+        }
+      })
+    fc.assert(
+      fc.property(observation, fc.integer({ min: 0, max: 50 }), (o, headroom) => {
+        const first = updateBudgets(emptyBudgetFile(), [o], headroom)
+        expect(first.added).toHaveLength(1)
+        const budget = first.file.tests['t.ts']?.['a test']?.[o.device ?? '*']?.energyJ ?? NaN
+        // Within 1e-12 relative: ceilSignificant does not round floating-point noise up.
+        expect(budget).toBeGreaterThanOrEqual((o.highJ ?? o.valueJ ?? Infinity) * (1 - 1e-12))
+        const second = updateBudgets(first.file, [o], headroom)
+        expect([second.added, second.changed, second.removed]).toEqual([[], [], []])
+        expect(serializeBudgetFile(second.file)).toBe(serializeBudgetFile(first.file))
+      }),
+    )
+  })
+
+  test('a noisy measurement gets a budget its interval clears, with room for the next run', () => {
+    expect(budgetFromMeasurement(1, 10, 1.02), 'narrow: the headroom').toBe(1.1)
+    expect(budgetFromMeasurement(1, 10, 1.2), '1 + 2 × 0.2').toBe(1.4)
+    expect(budgetFromMeasurement(1, 10, 0.9), 'a high bound below the value is ignored').toBe(1.1)
+  })
+
   test("the update mode: updateBudgets option, then VITEST_ENERGY_UPDATE, then the runner's snapshot mode", () => {
     expect(budgetUpdateMode({}, 'new')).toBe('new')
     expect(budgetUpdateMode({}, 'none')).toBe('none')
@@ -358,6 +450,8 @@ describe('new budgets from measurements', () => {
     expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: 'true' }, 'new')).toBe('all')
     expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: '1' }, 'new', false)).toBe('none')
     expect(budgetUpdateMode({}, 'new', true)).toBe('all')
+    expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: 'rewrite' }, 'none')).toBe('rewrite')
+    expect(budgetUpdateMode({ VITEST_ENERGY_UPDATE: 'rewrite' }, 'new', false)).toBe('none')
   })
 
   test('obsolete: only tests missing from files that ran', async () => {

@@ -165,7 +165,16 @@ describe('the README quick start in a fresh project', () => {
       Object.values(byName).flatMap((byModel) => Object.keys(byModel)),
     )
     expect(new Set(models)).toEqual(new Set(['Pixel 6 (virtual)']))
-  }, 240_000)
+
+    // Nothing changed: the budget still fits, and a second -u leaves the file byte for byte.
+    const text = await readFile(join(project, 'energy-budgets.json'), 'utf8')
+    const again = await vitest(['-u'], 'update-again')
+    expect(again.code, again.output).toBe(0)
+    expect(again.output).toContain(
+      "Budgets   energy-budgets.json unchanged: this run's 1 budget still fits",
+    )
+    expect(await readFile(join(project, 'energy-budgets.json'), 'utf8')).toBe(text)
+  }, 480_000)
 
   test('three workers on one phone: every test passes and checks its budget', async () => {
     const three = await vitest(['--maxWorkers=3'], 'three-workers')

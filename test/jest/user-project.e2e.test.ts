@@ -146,7 +146,15 @@ describe('the docs/jest.md quick start in a fresh project', () => {
     )
     expect(new Set(models)).toEqual(new Set(['Pixel 6 (virtual)']))
     expect(first.leftInTmp).toEqual(LEFT_IN_TMP)
-  }, 240_000)
+
+    // Nothing changed: the budget still fits, and a second -u leaves the file byte for byte.
+    const text = await readFile(join(project, 'energy-budgets.json'), 'utf8')
+    const again = await jest(['-u'], 'update-again')
+    expect(again.code, again.output).toBe(0)
+    expect(again.report.budgets).toMatchObject({ updated: true, added: [], changed: [] })
+    expect(again.output).toContain('energy-budgets.json unchanged')
+    expect(await readFile(join(project, 'energy-budgets.json'), 'utf8')).toBe(text)
+  }, 480_000)
 
   test('the next run checks the budget; two workers share one phone', async () => {
     const next = await jest(['--ci'], 'check')

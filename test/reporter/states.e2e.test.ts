@@ -159,7 +159,12 @@ describe('every test of a run, with its state and reason', () => {
       stat(budgets),
       'an interrupted run measured only part of the tests',
     ).rejects.toThrow(/ENOENT/)
+    expect(interrupted.budgets?.updated).not.toBe(true)
     reporter.onTestRunEnd(modules, [], 'failed')
-    expect((await stat(budgets)).isFile(), 'the same run, ended, writes them').toBe(true)
+    const ended = JSON.parse(await readFile(join(dir, 'interrupted.json'), 'utf8')) as EnergyReport
+    // None of these tests asks for a budget: -u has nothing to write, and says so.
+    expect(ended.budgets?.updated, 'the same run, ended, updates them').toBe(true)
+    expect(text).toContain('energy-budgets.json unchanged: no budget to write, change or remove')
+    await expect(stat(budgets), 'an unchanged file is not written').rejects.toThrow(/ENOENT/)
   })
 })
