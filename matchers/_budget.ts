@@ -45,6 +45,8 @@ export interface LimitSpec {
   readonly options?: BudgetOptions
   /** An extra line under `Source:` (e.g. where a budget came from). */
   readonly note?: string
+  /** What to do when the figure is over the limit (e.g. how to accept an intended increase). */
+  readonly whenOver?: string
 }
 
 export function checkLimit(
@@ -114,7 +116,7 @@ export function checkLimit(
   }
   const pass = decision.verdict === 'within'
   record(decision.verdict, outcome(pass), figure)
-  return { pass, message: () => lines('') }
+  return { pass, message: () => lines(pass || context.isNot ? '' : (spec.whenOver ?? '')) }
 }
 
 /** The check as recorded for the reporter (`LimitCheck`, src/model/limits.ts). */

@@ -5,6 +5,7 @@
  * the reporter rewrites the budgets; in `new` mode (the default outside CI) a test without a
  * budget passes and the reporter writes its budget; in `none` (CI) a missing budget fails.
  */
+import { basename } from 'node:path'
 import { formatJoules } from '../src/model/index.js'
 import {
   ANY_DEVICE,
@@ -112,6 +113,7 @@ export function toStayWithinBudget(
     scope: 'net',
     figure: (s) => energyFigure(s, 'net', options?.stat),
     note: `Budget:   ${formatJoules(found.entry.energyJ)} for ${where}${found.device === ANY_DEVICE && device !== undefined ? ' (any device)' : ''}${found.entry.measuredEnergyJ === undefined ? '' : `, written from ${formatJoules(found.entry.measuredEnergyJ)}`}`,
+    whenOver: `If the increase is intended, run \`${updateCommand(process.env)}\` to update this budget, then review and commit ${basename(budgetsPath)}.`,
     ...(options === undefined ? {} : { options }),
   })
 }

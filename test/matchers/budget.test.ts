@@ -3,7 +3,7 @@
 // update modes (set here on Vitest's own snapshot state, where the matcher reads it).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test } from 'vitest'
 import {
@@ -92,9 +92,10 @@ describe('toStayWithinBudget', () => {
       tests: {
         [file]: {
           'toStayWithinBudget > passes under its budget': { '*': { energyJ: 2.5 } },
-          'toStayWithinBudget > fails over its budget, saying which budget': {
-            '*': { energyJ: 2.5, measuredEnergyJ: 2.2 },
-          },
+          'toStayWithinBudget > fails over its budget, saying which budget and how to accept an intended increase':
+            {
+              '*': { energyJ: 2.5, measuredEnergyJ: 2.2 },
+            },
           'toStayWithinBudget > uses the device model first': {
             '*': { energyJ: 10 },
             'Pixel 6': { energyJ: 1 },
@@ -122,12 +123,19 @@ describe('toStayWithinBudget', () => {
     expect(() => expect(run(2.4)).not.toStayWithinBudget()).toThrow()
   })
 
-  test('fails over its budget, saying which budget', () => {
+  test('fails over its budget, saying which budget and how to accept an intended increase', () => {
     const message = failure(() => expect(run(3)).toStayWithinBudget())
+    expect(message).toContain(
+      `If the increase is intended, run \`vitest -u --reporter=energy\` to update this budget, then review and commit ${basename(budgets)}.`,
+    )
+    // Within the budget, `.not` fails without that advice.
+    expect(failure(() => expect(run(2)).not.toStayWithinBudget())).not.toContain(
+      'If the increase is intended',
+    )
     expect(message).toContain('Expected: ≤ 2.50 J (net)')
     expect(message).toContain('Received: 3.00 J')
     expect(message).toContain(
-      `Budget:   2.50 J for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > fails over its budget, saying which budget, written from 2.20 J`,
+      `Budget:   2.50 J for ${budgetFileKey(budgets, thisFile)} › toStayWithinBudget > fails over its budget, saying which budget and how to accept an intended increase, written from 2.20 J`,
     )
   })
 
