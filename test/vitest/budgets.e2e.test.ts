@@ -62,9 +62,22 @@ describe('checkBudgets and an unplugged phone', () => {
     expect(state('a bright screen over a tiny budget')?.state).toBe('failed')
     expect(state('scrolling within a generous budget')?.state).toBe('passed')
     expect(state('a test without a budget')?.state, 'no budget: not failed').toBe('passed')
-    // The two tests without a budget idle (net within its noise): -u would write them none, so
-    // the summary does not count them as missing (docs/budgets.md).
-    expect(report.budgets).toMatchObject({ within: 1, over: 1, inconclusive: 0, missing: 0 })
+    // The two tests without a budget idle. Missing are those -u would write a budget for: the ones
+    // whose net energy is above its noise (docs/budgets.md). An idle window usually is not, but its
+    // 95% interval misses zero now and then (one CI run on a loaded machine saw it), so the count is
+    // derived from the windows the report holds, not assumed.
+    const aboveNoise = ['a test without a budget', 'measuring again once the phone is back'].filter(
+      (name) => {
+        const r = state(name)?.results[0]
+        return r?.status === 'measured' && r.netIntervalJ !== undefined && r.netIntervalJ.low > 0
+      },
+    )
+    expect(report.budgets).toMatchObject({
+      within: 1,
+      over: 1,
+      inconclusive: 0,
+      missing: aboveNoise.length,
+    })
   })
 
   test('a phone unplugged mid-window fails that test with the device error', () => {
