@@ -35,6 +35,8 @@ export interface Unjudgeable {
 export function resolveSubject(received: unknown): Subject | Unjudgeable {
   // The commonest newcomer's mistake: `expect(energy.measure(…))` without `await`.
   if (isThenable(received)) {
+    // Said here, so the end of the test does not fail it a second time (E_MEASURE_NOT_AWAITED).
+    markReportedUnawaited(received)
     return {
       kind: 'unjudgeable',
       reason:
@@ -42,6 +44,7 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
     }
   }
   const value = unwrap(received)
+  if (isEnergyFixture(value)) return fromFixture(value.results)
   if (typeof value !== 'object' || value === null) {
     return { kind: 'unjudgeable', reason: `expected an energy result, received ${describe(value)}` }
   }
@@ -127,6 +130,47 @@ function repeatedMethod(runs: unknown[]): Subject | Unjudgeable {
   )
   return { kind: 'repeated-method', name, runs: runsOrZero }
 }
+
+/** The `energy` fixture itself (`expect(energy)…`): its `results` are the test's windows so far. */
+function isEnergyFixture(value: unknown): value is { readonly results: readonly unknown[] } {
+  if (typeof value !== 'object' || value === null) return false
+  const record = value as Record<string, unknown>
+  return (
+    Array.isArray(record['results']) &&
+    typeof record['measure'] === 'function' &&
+    typeof record['repeat'] === 'function'
+  )
+}
+
+/**
+ * The fixture given to a matcher means the test's energy: its one window. With none closed yet
+ * (the automatic window closes when the test ends) or several, the reason says what to pass.
+ */
+function fromFixture(results: readonly unknown[]): Subject | Unjudgeable {
+  const windows = results.filter(
+    (r) => (r as { idleBaseline?: unknown } | null)?.idleBaseline !== true,
+  )
+  if (windows.length === 1) return resolveSubject(windows[0])
+  const fix =
+    'keep what energy.measure() returns and pass that: `const run = await energy.measure(async () => { … })`, then `expect(run)…`'
+  return {
+    kind: 'unjudgeable',
+    reason:
+      windows.length === 0
+        ? `received the \`energy\` fixture before any window closed (its automatic window closes when the test ends, where \`checkBudgets: true\` checks it); ${fix}`
+        : `received the \`energy\` fixture, which holds ${windows.length} windows of this test; ${fix} (or \`expect(runs)\` for energy.repeat()'s runs)`,
+  }
+}
+
+/** Marks a promise a matcher received (read by the test's end: src/session/test-energy.ts). */
+function markReportedUnawaited(value: unknown): void {
+  if (typeof value === 'object' && value !== null && Object.isExtensible(value)) {
+    Object.defineProperty(value, REPORTED_UNAWAITED, { value: true, configurable: true })
+  }
+}
+
+/** Shared with src/session/test-energy.ts through the global symbol registry. */
+const REPORTED_UNAWAITED = Symbol.for('vitest-energy.reportedUnawaited')
 
 function unwrap(received: unknown): unknown {
   if (typeof received === 'object' && received !== null && 'energyResult' in received) {

@@ -28,10 +28,11 @@ import {
 } from '../../reporter/jest-side-files.js'
 import { isUpdateRequested } from '../budgets/index.js'
 import type { Lease } from '../device/index.js'
-import { EnergyError, isEnergyError } from '../model/index.js'
+import { EnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { UI_TEST_TIMEOUT_MS } from '../session/options.js'
+import { expectedError } from '../session/call-site.js'
 import { setupFailure } from '../session/setup-failure.js'
 import type { ProvidedEnergyOptions } from '../session/target.js'
 import { PROGRESS_PORT_ENV } from '../model/progress.js'
@@ -259,7 +260,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
     try {
       // A measurement the test left running is settled before the next test takes the phone.
       await energy.settleMeasurements()
-      if (current.bodyStarted) await energy.close()
+      if (current.bodyStarted) await energy.close({ testFailed: test.errors.length > 0 })
     } catch (error) {
       test.errors.push(expectedError(error))
     } finally {
@@ -316,13 +317,4 @@ function fullNameOf(test: Circus.TestEntry): string {
   for (let block = test.parent; block.parent !== undefined; block = block.parent)
     names.unshift(block.name)
   return names.join(' ')
-}
-
-/**
- * A vitest-energy error as a test failure: its code, message and hint, without a stack of our
- * internals (Jest prints an error's stack when it has frames).
- */
-function expectedError(error: unknown): unknown {
-  if (isEnergyError(error)) error.stack = `${error.name}: ${error.message}`
-  return error
 }

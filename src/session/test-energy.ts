@@ -22,6 +22,7 @@ import {
   type MeasuredEnergyResult,
   type TestEnergyMeta,
 } from '../model/index.js'
+import { atCallSite, callSite } from './call-site.js'
 import { ArtifactStore } from './artifacts.js'
 import type { DeviceSession } from './device-session.js'
 import { ProgressChannel, TestProgress } from './progress.js'
@@ -194,9 +195,11 @@ export class TestEnergy {
   /**
    * After the test and its hooks: closes the automatic window and checks the test's budget
    * (option `checkBudgets`, not in update mode). Throws what should fail the test: a window that
-   * could not close, a budget exceeded.
+   * could not close, a budget exceeded. When the test has failed already (`testFailed`), its
+   * automatic window's failure is only recorded (its result says why): the test's own error is
+   * the one to read, and it is printed once.
    */
-  async close(): Promise<void> {
+  async close(options: { readonly testFailed?: boolean } = {}): Promise<void> {
     try {
       if (this.auto !== undefined) {
         const a = this.auto
@@ -205,7 +208,7 @@ export class TestEnergy {
           this.results.push(await a.close())
         } catch (error) {
           this.results.push(failedResult(this.test.name, error))
-          throw error
+          if (options.testFailed !== true) throw error
         }
       }
       // Budgets (docs/budgets.md): check the test's net energy once its windows are closed.
@@ -251,7 +254,9 @@ export class TestEnergy {
     const first = unawaited[0]
     if (first === undefined) return
     this.failed = true
-    throw new EnergyError({
+    // A matcher given the promise has failed the test for it already (matchers/_subject.ts).
+    if (unawaited.every((c) => REPORTED_UNAWAITED in c.promise)) return
+    const error = new EnergyError({
       code: 'E_MEASURE_NOT_AWAITED',
       message:
         `${first.call} '${first.label}' was not awaited` +
@@ -261,6 +266,7 @@ export class TestEnergy {
         (unawaited.length > 1 ? ` (and ${unawaited.length - 1} more call(s))` : ''),
       hint: `Await it: \`const run = await ${first.call.replace('()', '(…)')}\`, then expect(run)…`,
     })
+    throw atCallSite(error, first.site)
   }
 
   /**
@@ -392,7 +398,7 @@ export class TestEnergy {
     const promise = new AwaitWatchingPromise<R>((resolve, reject) => {
       work().then(resolve, reject)
     })
-    const entry: TrackedCall = { call, label, promise, settled: false }
+    const entry: TrackedCall = { call, label, promise, settled: false, site: callSite() }
     // Watched with the base `then`, which does not count as the test awaiting it; a rejection the
     // test never sees fails it at its end (E_MEASURE_NOT_AWAITED), not as an unhandled rejection.
     const settle = (): void => {
@@ -476,7 +482,12 @@ interface TrackedCall {
   readonly label: string
   readonly promise: AwaitWatchingPromise<unknown>
   settled: boolean
+  /** Where the test called it (`callSite()`): an error about the call points there. */
+  readonly site: string
 }
+
+/** Set by a matcher that received the promise itself (matchers/_subject.ts). */
+const REPORTED_UNAWAITED = Symbol.for('vitest-energy.reportedUnawaited')
 
 /**
  * The promise the test's API returns: it knows whether the test awaited it. `await` on a subclass

@@ -28,6 +28,8 @@ import { DeviceSession } from '../session/device-session.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
 import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
 import { BUDGET_WRITER_KEY, OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
+import { markEnergyTest } from './wrong-import.js'
+import { expectedError } from '../session/call-site.js'
 
 export interface WorkerFixtures {
   device: DeviceSession
@@ -79,6 +81,7 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
   ],
   phone: [
     async ({ device, task }, use) => {
+      markEnergyTest(task)
       const progress = new TestProgress(ProgressChannel.for(inject(PROGRESS_KEY)?.port), {
         phone: device.serial,
         file: task.file.name,
@@ -96,7 +99,12 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
     { auto: true },
   ],
   // `phone` is listed so the lease is held before the first window opens.
-  energy: async ({ device, task, phone }, use) => {
+  energy: async ({ device, task, phone, onTestFinished }, use) => {
+    // Whether the test's onTestFinished callbacks have run (see the end of this fixture).
+    let finishedCallbacksRan = false
+    onTestFinished(() => {
+      finishedCallbacksRan = true
+    })
     const energy = new TestEnergy(
       device,
       {
@@ -112,24 +120,36 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       },
     )
     let failed = false
+    let teardownError: unknown
+    let used = false
     try {
       await energy.open()
+      used = true
       await use(energy.api)
       // A measurement the test left running is settled before the next test takes the phone.
       await energy.settleMeasurements()
-      await energy.close()
+      await energy.close({ testFailed: task.result?.state === 'fail' })
     } catch (error) {
       failed = true
-      throw error
+      teardownError = error
     } finally {
       await energy.abort()
       task.meta.energy = energy.summary()
       // Released here too (idempotent), not only by `phone`: Vitest stops running fixture
-      // teardowns at the first that throws, and this one throws to fail the test (a window that
+      // teardowns at the first that throws, and this one can throw to fail the test (a window that
       // could not close, a budget exceeded). Hooks have all run by now.
       await phone.release()
       await energy.settle(failed || task.result?.state === 'fail')
     }
+    if (!failed) return
+    // Vitest 4 reports a teardown that throws twice when an aroundEach hook wraps the test (the
+    // setup file's does): a failure thrown from onTestFinished is reported once. Thrown here when
+    // those callbacks have run already (the fixture was made for a user's aroundEach), or when the
+    // fixture failed before the test started (a setup error, reported once).
+    if (!used || finishedCallbacksRan) throw expectedError(teardownError)
+    onTestFinished(() => {
+      throw expectedError(teardownError)
+    })
   },
 })
 

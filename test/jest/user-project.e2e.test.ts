@@ -179,6 +179,10 @@ describe('the docs/jest.md quick start in a fresh project', () => {
         '  const run = energy.measure(() => driver.pause(300))',
         '  expect(run).toConsumeLessThan(20)',
         '})',
+        "test('never awaited', async () => {",
+        "  void energy.measure(() => driver.pause(200), { label: 'fire and forget' })",
+        '  await new Promise((resolve) => setTimeout(resolve, 2000))',
+        '})',
         "test('measured after it', async () => {",
         '  const run = await energy.measure(() => driver.pause(600))',
         '  expect(run).toConsumeLessThan(20)',
@@ -190,10 +194,21 @@ describe('the docs/jest.md quick start in a fresh project', () => {
       const forgot = await jest(['forgot-await.test.js'], 'forgot-await')
       expect(forgot.code).toBe(1)
       const states = Object.fromEntries(forgot.report.tests.map((t) => [t.name, t.state]))
-      expect(states).toEqual({ 'forgot await': 'failed', 'measured after it': 'passed' })
-      const failed = forgot.report.tests.find((t) => t.name === 'forgot await')
-      expect(failed?.errors[0]).toContain('received a Promise — did you forget `await`')
-      expect(failed?.errors.some((e) => e.startsWith('[E_MEASURE_NOT_AWAITED] '))).toBe(true)
+      expect(states).toEqual({
+        'forgot await': 'failed',
+        'never awaited': 'failed',
+        'measured after it': 'passed',
+      })
+      const errors = (name: string) => forgot.report.tests.find((t) => t.name === name)?.errors
+      // Once: the matcher's, not E_MEASURE_NOT_AWAITED as well.
+      expect(errors('forgot await')).toEqual([
+        expect.stringContaining('received a Promise — did you forget `await`'),
+      ])
+      expect(errors('never awaited')).toEqual([
+        expect.stringMatching(/^\[E_MEASURE_NOT_AWAITED\] .*'fire and forget' was not awaited/),
+      ])
+      // At the user's line (the call), not at nothing.
+      expect(forgot.output).toMatch(/forgot-await\.test\.js:6:\d+/)
       expect(forgot.output).not.toContain('E_WINDOW_ALREADY_OPEN')
       expect(forgot.leftInTmp).toEqual(LEFT_IN_TMP)
     } finally {
