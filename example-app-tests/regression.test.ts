@@ -53,7 +53,7 @@ if (process.env['TRAILS_BUILD'] === 'fixed') {
     expect(runs.runs).toHaveLength(REPEATS)
   })
 } else if (baselineFile === undefined) {
-  test.skip(`${NAME} (needs TRAILS_BASELINE: the fixed build's report; npm run demo makes it)`, () => {})
+  test.skip(`${NAME} (needs TRAILS_BASELINE: the fixed build's report, which npx vitest-energy demo measures first)`, () => {})
 } else {
   // Deliberate bug: the current build still has the slow loop the fixed build removed.
   energyBug(`${NAME} (fails: slow loop)`, async (context) => {

@@ -18,6 +18,8 @@ export default defineConfig({
       baselineMs: 1500,
       batteryCapacityMah: 4614, // Pixel 6, the virtual device's power profile
       classify: true,
+      // Set by `npx vitest-energy demo`, which runs a temporary copy of these tests.
+      ...(process.env['TRAILS_ARTIFACTS'] ? { artifactsDir: process.env['TRAILS_ARTIFACTS'] } : {}),
       virtualDevice: {
         devices: 2,
         ...(fixedBuild

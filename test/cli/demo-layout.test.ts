@@ -1,6 +1,7 @@
 /**
- * Where `vitest-energy demo` runs and writes: in place in a checkout, under the current directory
- * (never node_modules/) when installed; and the checks that the installed copy can run.
+ * Where `vitest-energy demo` runs and writes: in place in a checkout; when installed, a temporary
+ * copy of the tests, its results kept under the current directory (never node_modules/); and the
+ * checks that the copy can run.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +16,8 @@ import {
 import { isEnergyError } from '../../src/model/index.js'
 import { REPO } from './_run.js'
 
-const written = (l: DemoLayout) => [l.suite, l.fixedReport, l.report, l.artifacts]
+/** Every path the demo writes that outlives it. */
+const kept = (l: DemoLayout) => [l.fixedReport, l.report, l.html, l.keptArtifacts]
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
@@ -30,44 +32,52 @@ function codeOf(fn: () => unknown): string | undefined {
 describe('demoLayout', () => {
   test('a checkout runs example-app-tests in place, reports in its .vitest-energy/', () => {
     const root = join(sep, 'src', 'vitest-energy')
-    const layout = demoLayout(root, join(sep, 'elsewhere'))
+    const layout = demoLayout(root, join(sep, 'elsewhere'), join(sep, 'tmp', 'unused'))
     expect(layout).toEqual({
       suite: join(root, 'example-app-tests'),
       fixedReport: join(root, '.vitest-energy', 'demo-fixed-build.json'),
       report: join(root, '.vitest-energy', 'demo-report.json'),
+      html: join(root, 'example-app-tests', '.vitest-energy', 'report', 'index.html'),
       artifacts: join(root, 'example-app-tests', '.vitest-energy', 'artifacts'),
+      keptArtifacts: join(root, 'example-app-tests', '.vitest-energy', 'artifacts'),
     })
   })
 
-  test('an installed package copies the tests under the current directory and writes only there', () => {
+  test('an installed package runs a copy in the scratch folder and keeps only results under the current directory', () => {
     const project = join(sep, 'home', 'me', 'my-app')
     const root = join(project, 'node_modules', 'vitest-energy')
-    const layout = demoLayout(root, project)
-    expect(layout.copyFrom).toBe(join(root, 'example-app-tests'))
-    expect(layout.suite).toBe(join(project, DEMO_DIR))
-    for (const path of written(layout)) {
-      expect(path.startsWith(`${layout.suite}${sep}`) || path === layout.suite, path).toBe(true)
+    const scratch = join(sep, 'tmp', 'vitest-energy-demo-x')
+    const layout = demoLayout(root, project, scratch)
+    expect(layout.scratch).toEqual({
+      copyFrom: join(root, 'example-app-tests'),
+      dir: scratch,
+      nodeModules: join(project, 'node_modules'),
+    })
+    // No test file of the demo in the project: the suite runs from the scratch folder.
+    expect(layout.suite).toBe(join(scratch, 'example-app-tests'))
+    expect(layout.artifacts.startsWith(`${scratch}${sep}`)).toBe(true)
+    for (const path of kept(layout)) {
+      expect(path.startsWith(join(project, DEMO_DIR, sep)), path).toBe(true)
       expect(path.split(sep), path).not.toContain('node_modules')
     }
     expect(layout.report).toBe(join(project, DEMO_DIR, 'demo-report.json'))
+    expect(layout.html).toBe(join(project, DEMO_DIR, 'report.html'))
   })
 
-  test('a pnpm install (node_modules/.pnpm/…) is still an install', () => {
+  test("a pnpm install (node_modules/.pnpm/…) is still an install; its links are the package's own folder", () => {
     const project = join(sep, 'p')
-    const root = join(
-      project,
-      'node_modules',
-      '.pnpm',
-      'vitest-energy@0.1.0',
-      'node_modules',
-      'vitest-energy',
-    )
-    expect(demoLayout(root, join(project, 'sub')).suite).toBe(join(project, 'sub', DEMO_DIR))
+    const store = join(project, 'node_modules', '.pnpm', 'vitest-energy@0.1.0', 'node_modules')
+    const root = join(store, 'vitest-energy')
+    const layout = demoLayout(root, join(project, 'sub'), join(sep, 'tmp', 's'))
+    expect(layout.report).toBe(join(project, 'sub', DEMO_DIR, 'demo-report.json'))
+    expect(layout.scratch?.nodeModules).toBe(store)
   })
 
   test('run from inside node_modules/: E_DEMO_WRONG_DIRECTORY instead of writing there', () => {
     const root = join(sep, 'p', 'node_modules', 'vitest-energy')
-    expect(codeOf(() => demoLayout(root, root))).toBe('E_DEMO_WRONG_DIRECTORY')
+    expect(codeOf(() => demoLayout(root, root, join(sep, 'tmp', 's')))).toBe(
+      'E_DEMO_WRONG_DIRECTORY',
+    )
   })
 })
 
@@ -76,12 +86,12 @@ describe('demoVitestScript', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('in this checkout it finds the repository’s vitest', () => {
-    const script = demoVitestScript(demoLayout(REPO, REPO), REPO)
+    const script = demoVitestScript(demoLayout(REPO, REPO, dir), REPO)
     expect(script).toBe(join(REPO, 'node_modules', 'vitest', 'vitest.mjs'))
   })
 
-  test('a current directory outside the project: E_DEMO_WRONG_DIRECTORY', () => {
-    const layout = { ...demoLayout(REPO, dir), suite: join(dir, DEMO_DIR) }
+  test('a suite that cannot import this vitest-energy: E_DEMO_WRONG_DIRECTORY', () => {
+    const layout = { ...demoLayout(REPO, dir, dir), suite: join(dir, 'example-app-tests') }
     expect(codeOf(() => demoVitestScript(layout, REPO))).toBe('E_DEMO_WRONG_DIRECTORY')
   })
 
@@ -89,7 +99,7 @@ describe('demoVitestScript', () => {
     const project = join(dir, 'project')
     mkdirSync(join(project, 'node_modules'), { recursive: true })
     symlinkSync(REPO, join(project, 'node_modules', 'vitest-energy'), 'dir')
-    const layout = { ...demoLayout(REPO, project), suite: join(project, DEMO_DIR) }
+    const layout = { ...demoLayout(REPO, project, dir), suite: join(project, 'example-app-tests') }
     expect(codeOf(() => demoVitestScript(layout, REPO))).toBe('E_DEMO_NO_VITEST')
   })
 })

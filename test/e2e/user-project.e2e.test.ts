@@ -4,19 +4,16 @@
 // Vitest's own defaults and with more workers than phones. Every child run gets a TMPDIR of its
 // own, so "nothing left in /tmp" is checked, not assumed. Runs are in CI (CI=1) unless they test a
 // developer's machine: there the first run writes the missing budgets (docs/budgets.md).
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { connectAdb, shell } from '../../src/device/index.js'
 import { startVirtualDevice } from '../../src/virtual-device/index.js'
+import { captured } from './captured.js'
 import { withoutCi } from './ci-env.js'
 import { docExamples } from './doc-examples.js'
 import { expectTypeChecks, packedProject } from './packed-project.js'
 import { listTree } from './tree.js'
-
-const run = promisify(execFile)
 
 interface ReportedTest {
   readonly name: string
@@ -44,30 +41,20 @@ async function vitest(
 ): Promise<VitestRun> {
   const tmp = await mkdtemp(join(work, `tmp-${name}-`))
   const out = join(work, `${name}.json`)
-  let code = 0
-  let output: string
-  try {
-    const result = await run(
-      'npx',
-      ['vitest', 'run', '--reporter=energy', `--outputFile.energy=${out}`, ...args],
-      {
-        cwd: project,
-        env: {
-          ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
-          TMPDIR: tmp,
-          NO_COLOR: '1',
-          VITEST_POOL_ID: '',
-        },
-        timeout: 240_000,
-        maxBuffer: 16 * 1024 * 1024,
+  const { code, output } = await captured(
+    'npx',
+    ['vitest', 'run', '--reporter=energy', `--outputFile.energy=${out}`, ...args],
+    {
+      cwd: project,
+      env: {
+        ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
+        TMPDIR: tmp,
+        NO_COLOR: '1',
+        VITEST_POOL_ID: '',
       },
-    )
-    output = result.stdout + result.stderr
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number }
-    output = e.stdout + e.stderr
-    code = e.code
-  }
+      timeoutMs: 240_000,
+    },
+  )
   const report = JSON.parse(await readFile(out, 'utf8')) as { tests: ReportedTest[] }
   return { code, output, tests: report.tests, leftInTmp: await listTree(tmp) }
 }
@@ -114,17 +101,11 @@ describe("a new user's first runs of the README quick start, as for snapshots", 
 
   test('on a developer machine without the energy reporter (nothing would write the budget) the first run fails and says to add it', async () => {
     await rm(budgetsPath(), { force: true })
-    const plain = await run('npx', ['vitest', 'run'], {
+    const plain = await captured('npx', ['vitest', 'run'], {
       cwd: project,
       env: { ...withoutCi(process.env), NO_COLOR: '1', VITEST_POOL_ID: '' },
-      timeout: 240_000,
-    }).then(
-      () => ({ code: 0, output: '' }),
-      (e: { stdout: string; stderr: string; code: number }) => ({
-        code: e.code,
-        output: e.stdout + e.stderr,
-      }),
-    )
+      timeoutMs: 240_000,
+    })
     expect(plain.code).toBe(1)
     expect(plain.output).toContain('no budget for feed.test.ts › refreshing the feed')
     expect(plain.output).toContain('run with `--reporter=energy`')
@@ -174,6 +155,42 @@ describe('the README quick start in a fresh project', () => {
       "Budgets   energy-budgets.json unchanged: this run's 1 budget still fits",
     )
     expect(await readFile(join(project, 'energy-budgets.json'), 'utf8')).toBe(text)
+  }, 480_000)
+
+  test("npx vitest-energy demo leaves the project's own runs as they were: results in ./vitest-energy-demo/, no test file", async () => {
+    const tmp = await mkdtemp(join(work, 'tmp-demo-'))
+    const { code, output } = await captured('npx', ['vitest-energy', 'demo'], {
+      cwd: project,
+      env: { ...process.env, CI: '1', TMPDIR: tmp, NO_COLOR: '1', VITEST_POOL_ID: '' },
+      timeoutMs: 300_000,
+    })
+    try {
+      expect(code, output).toBe(0)
+      expect(output).toContain("The demo's results are in ./vitest-energy-demo/")
+      expect(output).toMatch(/The tests +\.\/node_modules\/vitest-energy\/example-app-tests/)
+      // Neither Vite's config-loader deprecation nor its CommonJS-config warning.
+      expect(output).not.toMatch(/deprecated|loaded as CommonJS/)
+      // What it kept: reports and raw data, no test file and no config a runner would pick up.
+      const kept = await listTree(join(project, 'vitest-energy-demo'))
+      expect(kept).toEqual(expect.arrayContaining(['demo-report.json', 'report.html']))
+      const runnable = kept.filter(
+        (f) =>
+          !f.endsWith('/') &&
+          (/\.(test|spec)\.[cm]?[jt]sx?$|(vitest|vite|jest)\.config\./.test(f) ||
+            f.includes('__tests__/')),
+      )
+      expect(runnable).toEqual([])
+      // The temporary copy of the tests is gone.
+      expect(await listTree(tmp)).toEqual(expectedTmpLeftovers(await listTree(tmp)))
+
+      const own = await vitest([], 'after-demo')
+      expect(own.code, own.output).toBe(0)
+      expect(own.tests.map((t) => [t.name, t.state]).sort()).toEqual(
+        quickstartTests.map((n) => [n, 'passed']),
+      )
+    } finally {
+      await rm(join(project, 'vitest-energy-demo'), { recursive: true, force: true })
+    }
   }, 480_000)
 
   test('three workers on one phone: every test passes and checks its budget', async () => {

@@ -7,19 +7,16 @@
 // Jest exits on its own (no --forceExit), so nothing is left running either. Runs are in CI (CI=1)
 // unless they test a developer's machine: there the first run writes the missing budgets. The
 // typings are checked as the user's TypeScript sees them in that install.
-import { execFile } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
+import { captured } from '../e2e/captured.js'
 import { withoutCi } from '../e2e/ci-env.js'
 import { jestDocExamples } from '../e2e/doc-examples.js'
 import { expectTypeChecks, packedProject } from '../e2e/packed-project.js'
 import { listTree } from '../e2e/tree.js'
 import { repo } from './_jest.js'
-
-const run = promisify(execFile)
 
 let work: string
 let project: string
@@ -38,32 +35,22 @@ async function jest(
   where: 'ci' | 'developer' = 'ci',
 ): Promise<JestRun> {
   const tmp = await mkdtemp(join(work, `tmp-${name}-`))
-  let code = 0
-  let output: string
-  try {
-    const result = await run(
-      'npx',
-      ['jest', '--maxWorkers=2', `--cacheDirectory=${join(work, 'jest-cache')}`, ...args],
-      {
-        cwd: project,
-        env: {
-          ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
-          NODE_OPTIONS: '--experimental-vm-modules',
-          TMPDIR: tmp,
-          NO_COLOR: '1',
-          JEST_WORKER_ID: '',
-          VITEST_POOL_ID: '',
-        },
-        timeout: 240_000,
-        maxBuffer: 16 * 1024 * 1024,
+  const { code, output } = await captured(
+    'npx',
+    ['jest', '--maxWorkers=2', `--cacheDirectory=${join(work, 'jest-cache')}`, ...args],
+    {
+      cwd: project,
+      env: {
+        ...(where === 'ci' ? { ...process.env, CI: '1' } : withoutCi(process.env)),
+        NODE_OPTIONS: '--experimental-vm-modules',
+        TMPDIR: tmp,
+        NO_COLOR: '1',
+        JEST_WORKER_ID: '',
+        VITEST_POOL_ID: '',
       },
-    )
-    output = result.stdout + result.stderr
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number }
-    output = e.stdout + e.stderr
-    code = e.code
-  }
+      timeoutMs: 240_000,
+    },
+  )
   const report = JSON.parse(await readFile(join(project, 'energy.json'), 'utf8')) as EnergyReport
   return { code, output, report, leftInTmp: await listTree(tmp) }
 }

@@ -2,13 +2,25 @@
  * `vitest-energy demo`: the newcomer's first command. Runs the Trails example app's UI tests
  * (example-app-tests/) with `--reporter=energy` on the bundled virtual device — two simulated
  * phones, an Appium server, real Vitest. In a checkout of the repository it runs them in place and
- * leaves the JSON reports in .vitest-energy/; from an installed package it copies them to
- * ./vitest-energy-demo/ and runs them there, so nothing is written into node_modules/.
- * Needs the compiled package (`npm run demo` builds it first).
+ * leaves the JSON reports in .vitest-energy/. From an installed package it runs a copy of them in
+ * a temporary folder (its node_modules a link to the project's), so the project never holds test
+ * files that its own `vitest run` or `jest` would collect, and keeps only what the run produced —
+ * reports and raw data — in ./vitest-energy-demo/. Needs the compiled package (`npm run demo`
+ * builds it first).
  */
 import { spawn } from 'node:child_process'
-import { cpSync, existsSync, realpathSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { dirname, isAbsolute, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { EnergyError, type EnergyErrorCode } from '../../model/index.js'
@@ -23,53 +35,73 @@ export const DemoErrors = {
   WRONG_DIRECTORY: 'E_DEMO_WRONG_DIRECTORY',
 } as const satisfies Record<string, EnergyErrorCode>
 
-/** The folder under the current directory that an installed package's demo runs in and writes to. */
+/** The folder under the current directory where an installed package's demo leaves its results. */
 export const DEMO_DIR = 'vitest-energy-demo'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 
 /** Where the demo runs Vitest and what it writes where. All paths absolute. */
 export interface DemoLayout {
-  /** Vitest's `--root`: the example tests, or the copy of them the demo runs. Everything is written under it. */
+  /** Vitest's `--root`: the example tests, or the temporary copy of them the demo runs. */
   readonly suite: string
-  /** The package's example-app-tests/, copied into `suite` before each run; absent when run in place. */
-  readonly copyFrom?: string
+  /**
+   * An installed package's run: the package's example-app-tests/ copied to `suite`, the temporary
+   * folder holding it (removed at the end), and the node_modules folder its `node_modules` links to.
+   */
+  readonly scratch?: {
+    readonly copyFrom: string
+    readonly dir: string
+    readonly nodeModules: string
+  }
   /** The fixed build's JSON report (the regression check's baseline). */
   readonly fixedReport: string
   /** The current build's JSON report. */
   readonly report: string
-  /** Failed energy tests' raw data (the plugin's default `artifactsDir`, under `suite`). */
+  /** The current build's HTML report. */
+  readonly html: string
+  /** Failed energy tests' raw data, where the run writes it (the plugin's default, under `suite`). */
   readonly artifacts: string
+  /** Where that raw data is kept when the run writes it in `scratch` (else `artifacts`). */
+  readonly keptArtifacts: string
 }
 
 /**
  * Pure: where the demo runs and writes. A checkout of the repository runs example-app-tests/ in
  * place, as `npm run demo` always has (its outputs are git-ignored); an installed package (one
- * inside node_modules/) copies them to `<cwd>/vitest-energy-demo/` and writes only there.
+ * inside node_modules/) runs a copy in `scratchDir` and keeps its results in
+ * `<cwd>/vitest-energy-demo/`: no test file of the demo is ever under the current directory.
  */
-export function demoLayout(packageRoot: string, cwd: string): DemoLayout {
+export function demoLayout(packageRoot: string, cwd: string, scratchDir: string): DemoLayout {
   const examples = join(packageRoot, 'example-app-tests')
   if (!isInNodeModules(packageRoot)) {
     const outDir = join(packageRoot, '.vitest-energy')
+    const artifacts = join(examples, '.vitest-energy', 'artifacts')
     return {
       suite: examples,
       fixedReport: join(outDir, 'demo-fixed-build.json'),
       report: join(outDir, 'demo-report.json'),
-      artifacts: join(examples, '.vitest-energy', 'artifacts'),
+      html: join(examples, '.vitest-energy', 'report', 'index.html'),
+      artifacts,
+      keptArtifacts: artifacts,
     }
   }
-  const suite = join(cwd, DEMO_DIR)
-  if (isInNodeModules(suite)) {
+  const out = join(cwd, DEMO_DIR)
+  if (isInNodeModules(out)) {
     throw wrongDirectory(
       `'${cwd}' is inside node_modules/, and the demo writes its results under the current directory`,
     )
   }
+  const suite = join(scratchDir, 'example-app-tests')
   return {
     suite,
-    copyFrom: examples,
-    fixedReport: join(suite, 'demo-fixed-build.json'),
-    report: join(suite, 'demo-report.json'),
+    // The folder the package is installed in: npm's project/node_modules, pnpm's
+    // node_modules/.pnpm/vitest-energy@…/node_modules (which links its peers, vitest among them).
+    scratch: { copyFrom: examples, dir: scratchDir, nodeModules: dirname(packageRoot) },
+    fixedReport: join(out, 'demo-fixed-build.json'),
+    report: join(out, 'demo-report.json'),
+    html: join(out, 'report.html'),
     artifacts: join(suite, '.vitest-energy', 'artifacts'),
+    keptArtifacts: join(out, 'artifacts'),
   }
 }
 
@@ -143,75 +175,102 @@ export const demoCommand: CliCommand = {
   usage: `Usage: vitest-energy demo
 
 Runs the example app's tests (example-app-tests/) with --reporter=energy on the virtual device.
-From an installed package they are copied to ./${DEMO_DIR}/ (refreshed on every run) and run
-there: the JSON reports and any raw data are written under that folder, never into node_modules/.
+From an installed package they run from a temporary copy, so your project never holds test files
+of the demo (your own vitest or jest run collects none); the reports and any raw data are kept in
+./${DEMO_DIR}/, never in node_modules/. The tests themselves: node_modules/vitest-energy/example-app-tests/.
 `,
   async run(_args, io) {
     const root = packageRoot()
-    const layout = demoLayout(root, io.cwd)
-    const vitest = demoVitestScript(layout, root)
-    if (layout.copyFrom !== undefined) cpSync(layout.copyFrom, layout.suite, { recursive: true })
-    // No config bundle in node_modules/.vite-temp, no results cache in <root>/node_modules/.vite.
-    const common = ['run', '--root', layout.suite, '--configLoader', 'runner', '--no-cache']
-    io.out(
-      [
-        'vitest-energy demo: the Trails hiking app on two simulated phones (no phone needed).',
-        ...(layout.copyFrom === undefined
-          ? []
-          : [`The example tests are copied to ${shown(layout.suite, io.cwd)} and run there.`]),
-        '',
-        '1/2 Measuring the fixed build of the app (the regression check compares with it)…',
-        '',
-      ].join('\n'),
-    )
-    const fixed = await runVitest(
-      vitest,
-      [
-        ...common,
-        '--reporter=dot',
-        `--outputFile.energy=${layout.fixedReport}`,
-        '--reporter=energy',
-      ],
-      { TRAILS_BUILD: 'fixed' },
-      io,
-      'capture',
-    )
-    if (fixed.code !== 0) {
-      io.err(fixed.output)
-      io.err('\nvitest-energy demo: measuring the fixed build failed (output above).\n')
-      return fixed.code
+    const scratchDir = isInNodeModules(root)
+      ? mkdtempSync(join(tmpdir(), 'vitest-energy-demo-'))
+      : undefined
+    try {
+      const layout = demoLayout(root, io.cwd, scratchDir ?? '')
+      if (layout.scratch !== undefined) prepareScratch(layout, layout.scratch)
+      return await runDemo(layout, demoVitestScript(layout, root), io)
+    } finally {
+      if (scratchDir !== undefined) rmSync(scratchDir, { recursive: true, force: true })
     }
-    io.out(
-      [
-        "2/2 The current build: twelve UI tests drive the app through Appium. Five catch the app's",
-        'deliberate energy bugs and are expected to fail ("fails: …"); the energy report follows.',
-        '',
-      ].join('\n'),
-    )
-    const current = await runVitest(
-      vitest,
-      [
-        ...common,
-        '--reporter=default',
-        '--reporter=energy',
-        `--outputFile.energy=${layout.report}`,
-      ],
-      { TRAILS_BASELINE: layout.fixedReport },
-      io,
-      'inherit',
-    )
-    io.out(
-      [
-        '',
-        `JSON report: ${shown(layout.report, io.cwd)} (the fixed build's: ${shown(layout.fixedReport, io.cwd)})`,
-        ...(existsSync(layout.artifacts)
-          ? [`Raw data of failed energy tests: ${shown(layout.artifacts, io.cwd)}`]
-          : []),
-        '',
-      ].join('\n'),
-    )
-    return current.code
   },
+}
+
+/** The temporary copy of the tests, whose imports reach the project's packages through a link. */
+function prepareScratch(layout: DemoLayout, scratch: NonNullable<DemoLayout['scratch']>): void {
+  cpSync(scratch.copyFrom, layout.suite, { recursive: true })
+  // ES modules, as in the repository (the config and tests are written as such).
+  writeFileSync(join(scratch.dir, 'package.json'), '{ "private": true, "type": "module" }\n')
+  // A junction on Windows: no privilege needed.
+  symlinkSync(scratch.nodeModules, join(scratch.dir, 'node_modules'), 'junction')
+  mkdirSync(dirname(layout.report), { recursive: true })
+}
+
+async function runDemo(layout: DemoLayout, vitest: string, io: CliIo): Promise<number> {
+  // No results cache in <root>/node_modules/.vite.
+  const common = ['run', '--root', layout.suite, '--no-cache']
+  // The example config keeps raw data where TRAILS_ARTIFACTS says (the temporary copy is removed).
+  const artifactsEnv: Record<string, string> =
+    layout.keptArtifacts === layout.artifacts ? {} : { TRAILS_ARTIFACTS: layout.keptArtifacts }
+  io.out(
+    [
+      'vitest-energy demo: the Trails hiking app on two simulated phones (no phone needed).',
+      '',
+      '1/2 Measuring the fixed build of the app (the regression check compares with it)…',
+      '',
+    ].join('\n'),
+  )
+  const fixed = await runVitest(
+    vitest,
+    [...common, '--reporter=dot', `--outputFile.energy=${layout.fixedReport}`, '--reporter=energy'],
+    { TRAILS_BUILD: 'fixed', ...artifactsEnv },
+    io,
+    'capture',
+  )
+  if (fixed.code !== 0) {
+    io.err(fixed.output)
+    io.err('\nvitest-energy demo: measuring the fixed build failed (output above).\n')
+    return fixed.code
+  }
+  io.out(
+    [
+      "2/2 The current build: twelve UI tests drive the app through Appium. Five catch the app's",
+      'deliberate energy bugs and are expected to fail ("fails: …"); the energy report follows.',
+      '',
+    ].join('\n'),
+  )
+  const current = await runVitest(
+    vitest,
+    [
+      ...common,
+      '--reporter=default',
+      '--reporter=energy',
+      `--outputFile.energy=${layout.report}`,
+      `--outputFile.energy-html=${layout.html}`,
+    ],
+    { TRAILS_BASELINE: layout.fixedReport, ...artifactsEnv },
+    io,
+    'inherit',
+  )
+  const installed = layout.scratch !== undefined
+  io.out(
+    [
+      '',
+      installed
+        ? `The demo's results are in ${shown(dirname(layout.report), io.cwd)}${sep}: nothing else in this project changed.`
+        : 'Where the results went:',
+      `  HTML report   ${shown(layout.html, io.cwd)}`,
+      `  JSON report   ${shown(layout.report, io.cwd)} (the fixed build's: ${shown(layout.fixedReport, io.cwd)})`,
+      ...(existsSync(layout.keptArtifacts)
+        ? [`  Raw data      ${shown(layout.keptArtifacts, io.cwd)} (the failed energy tests')`]
+        : []),
+      ...(installed && layout.scratch
+        ? [
+            `  The tests     ${shown(layout.scratch.copyFrom, io.cwd)} (read them there; copy one into your project to start)`,
+          ]
+        : []),
+      '',
+    ].join('\n'),
+  )
+  return current.code
 }
 
 async function runVitest(
