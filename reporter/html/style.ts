@@ -24,6 +24,9 @@ code.note { color: var(--muted); font-style: italic; }
 .mono, pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); padding: .5rem .75rem; border-radius: 6px; margin: .4rem 0; }
 .banner { padding: .5rem .75rem; border-radius: 6px; background: var(--yellow-bg); margin: .5rem 0; }
+.failed-tests { list-style: none; padding: 0; margin: .25rem 0 1rem; }
+.failed-tests li { padding: .35rem .75rem; border-left: 3px solid var(--red); background: var(--panel); margin: .3rem 0; border-radius: 0 6px 6px 0; }
+.failed-tests .reason { color: var(--red); word-break: break-word; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(210px, 1fr)); gap: .75rem; }
 .card { background: var(--panel); border-radius: 8px; padding: .65rem .85rem; }
 .card .label { color: var(--muted); font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }

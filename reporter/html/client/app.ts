@@ -5,7 +5,7 @@
  * views: overview, tests, one test, methods, budgets. Every string from the data goes through
  * `textContent` or `setAttribute`, never `innerHTML`: test names may hold markup. uPlot and
  * d3-hierarchy are the globals their inlined builds define. Navigation is the URL hash
- * (`#tests`, `#test/12`), so the browser's back button and links work.
+ * (`#tests`, `#test/<file>/<name>`), so the browser's back button and saved links work.
  */
 import type * as D3 from 'd3-hierarchy'
 import type UPlot from 'uplot'
@@ -130,9 +130,19 @@ function append(parent: Node, children: readonly Child[]): void {
 
 const chip = (text: string, tone = ''): HTMLElement => h('span', { class: `chip ${tone}` }, text)
 const link = (text: string, hash: string): HTMLElement => h('a', { href: hash }, text)
+/**
+ * A test's address: its file and name, so a saved link still points at it after tests are added
+ * (a position in the run would not).
+ */
+const testHash = (index: number): string => {
+  const t = tests[index]
+  return t === undefined
+    ? '#tests'
+    : `#test/${encodeURIComponent(testFile(t))}/${encodeURIComponent(t.name)}`
+}
 const testLink = (index: number): HTMLElement => {
   const t = tests[index]
-  return t === undefined ? h('span', null, '?') : link(t.name, `#test/${index}`)
+  return t === undefined ? h('span', null, '?') : link(t.name, testHash(index))
 }
 /** Prose whose `quoted` parts are code: split into text and <code> nodes, never parsed as markup. */
 const prose = (text: string): Child[] =>
@@ -206,15 +216,30 @@ const main = h('main', { id: 'panel', role: 'tabpanel', tabindex: -1 })
 const tabButtons = new Map<View, HTMLButtonElement>()
 
 function route(): { view: View; test?: number } {
-  const hash = decodeURIComponent(location.hash.slice(1))
-  const match = /^test\/(\d+)$/.exec(hash)
-  if (match) return { view: 'test', test: Number(match[1]) }
+  // `#test/<file>/<name>`, each part percent-encoded (testHash): split before decoding.
+  const match = /^#test\/([^/]*)\/(.*)$/.exec(location.hash)
+  if (match) {
+    const file = safeDecode(match[1] ?? '')
+    const name = safeDecode(match[2] ?? '')
+    const index = tests.findIndex((t) => testFile(t) === file && t.name === name)
+    return index < 0 ? { view: 'tests' } : { view: 'test', test: index }
+  }
+  const hash = safeDecode(location.hash.slice(1))
   const view = TABS.find(([v]) => v === hash)?.[0]
   return { view: view ?? 'overview' }
 }
 
+/** A malformed escape in a hand-edited address is read as it stands. */
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
 function hashOf(view: View): string {
-  return view === 'test' ? `#test/${currentTest}` : `#${view}`
+  return view === 'test' ? testHash(currentTest) : `#${view}`
 }
 
 function render(): void {
@@ -447,10 +472,35 @@ function verdictChips(b: NonNullable<HtmlData['budgets']>, missing: string): Chi
   ]
 }
 
+/**
+ * A failed test's reason in one line: its failure's first line (a matcher's `expect(…)` header
+ * with the line that says why), else why it measured nothing.
+ */
+function failureReason(t: HtmlTest): string {
+  const lines = t.failure?.message.split('\n').filter((line) => line.trim() !== '')
+  const first =
+    lines === undefined || lines.length === 0
+      ? undefined
+      : lines[0]?.startsWith('expect(') && lines[1] !== undefined
+        ? `${lines[0]}: ${lines[1].trim()}`
+        : lines[0]
+  if (first !== undefined) {
+    const code = t.failure?.code
+    return code === undefined || first.startsWith(`[${code}]`) ? first : `[${code}] ${first}`
+  }
+  if (t.noEnergyReason !== undefined) return `no energy measured: ${t.noEnergyReason}`
+  return 'failed'
+}
+
 function overview(root: HTMLElement): void {
   const s = data.summary
   const windows = tests.flatMap((t) => measured(t))
-  const skippedWindows = s.windows - s.measuredWindows - s.failedWindows
+  // Skipped windows: those abandoned when their test ended (the reason says so, as in the
+  // terminal) apart from the rest.
+  const abandonedWindows = tests
+    .flatMap((t) => t.windows)
+    .filter((w) => w.status === 'skipped' && /abandoned/.test(w.reason)).length
+  const skippedWindows = s.windows - s.measuredWindows - s.failedWindows - abandonedWindows
   // Counted as the terminal counts them: each code once per window, notes (info) apart.
   const tally = { warnings: 0, notes: 0 }
   for (const t of tests)
@@ -477,6 +527,28 @@ function overview(root: HTMLElement): void {
         'The run was interrupted: tests that had not finished are pending.',
       ),
     )
+  const failed = [...tests.keys()].filter((i) => tests[i]?.state === 'failed')
+  if (failed.length > 0) {
+    // What to look at first: the failed tests, each with why, as the terminal lists them.
+    root.append(
+      h('h2', { id: 'failed-heading' }, `Failed tests (${failed.length})`),
+      h(
+        'ul',
+        { id: 'failed', class: 'failed-tests', 'aria-labelledby': 'failed-heading' },
+        failed.map((i) => {
+          const t = tests[i] as HtmlTest
+          return h(
+            'li',
+            null,
+            h('span', { class: 'name test-name' }, testLink(i)),
+            ' ',
+            h('span', { class: 'small muted' }, testFile(t)),
+            h('div', { class: 'small reason' }, failureReason(t)),
+          )
+        }),
+      ),
+    )
+  }
   root.append(
     h(
       'div',
@@ -487,7 +559,12 @@ function overview(root: HTMLElement): void {
       card(
         'Energy windows',
         String(s.windows),
-        `${s.measuredWindows} measured · ${s.failedWindows} failed · ${skippedWindows} skipped`,
+        [
+          `${s.measuredWindows} measured`,
+          `${s.failedWindows} failed`,
+          ...(abandonedWindows > 0 ? [`${abandonedWindows} abandoned`] : []),
+          `${skippedWindows} skipped`,
+        ].join(' · '),
       ),
       card('Devices', String(devices.length), list(devices, 'window')),
       card('Power sources', s.sources.join(', ') || '—', list(power, 'window')),
@@ -678,9 +755,14 @@ function warningTable(): HTMLElement {
   }
   const groups = new Map<string, Group>()
   tests.forEach((t, i) => {
-    for (const w of t.windows)
+    for (const w of t.windows) {
+      // A window counts once per code, however many of its warnings carry it (as the terminal's ×N
+      // and the Warnings card count).
+      const seen = new Set<string>()
       for (const [code, severity, message] of warningsOf(w)) {
         const key = str(code)
+        if (seen.has(key)) continue
+        seen.add(key)
         const g = groups.get(key) ?? {
           code: key,
           severity: str(severity),
@@ -692,6 +774,7 @@ function warningTable(): HTMLElement {
         g.tests.add(i)
         groups.set(key, g)
       }
+    }
   })
   if (groups.size === 0) return empty('No warnings.')
   const columns: Column<Group>[] = [
@@ -1144,8 +1227,8 @@ function testView(root: HTMLElement): void {
       'nav',
       { class: 'pager', 'aria-label': 'Tests' },
       link('← all tests', '#tests'),
-      index > 0 ? link('‹ previous in run order', `#test/${index - 1}`) : null,
-      index < tests.length - 1 ? link('next in run order ›', `#test/${index + 1}`) : null,
+      index > 0 ? link('‹ previous in run order', testHash(index - 1)) : null,
+      index < tests.length - 1 ? link('next in run order ›', testHash(index + 1)) : null,
       order >= 0 ? h('span', { class: 'muted' }, `#${order + 1} by net energy`) : null,
     ),
     h('h2', { id: 'test-name', class: 'name' }, t.name),

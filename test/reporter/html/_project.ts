@@ -65,3 +65,8 @@ export async function runProject(update = false): Promise<ProjectRun> {
   const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
   return { report, html, out, cleanup: () => rm(dir, { recursive: true, force: true }) }
 }
+
+/** A test's page in the HTML report: its address is its file and name (each percent-encoded). */
+export function testHash(t: { readonly file: string; readonly name: string }): string {
+  return `#test/${encodeURIComponent(t.file)}/${encodeURIComponent(t.name)}`
+}

@@ -21,7 +21,7 @@ import {
 import { primaryLimit } from '../../../reporter/limits.js'
 import { ENGINES, type Browser, type Engine } from './_browsers.js'
 import type { Page } from './_page.js'
-import { runProject, type ProjectRun } from './_project.js'
+import { runProject, testHash, type ProjectRun } from './_project.js'
 import { HOSTILE } from './project/_energy.js'
 
 const ci = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== '0'
@@ -97,6 +97,11 @@ function reportChecks(engine: Engine): void {
 
   const indexOf = (report: EnergyReport, name: string): number =>
     report.tests.findIndex((t) => t.name === name)
+  /** The page of the report's test at `index`: addressed by its file and name. */
+  const testAt = (report: EnergyReport, index: number): string => {
+    const t = report.tests[index]
+    return t === undefined ? '#tests' : testHash(t)
+  }
 
   test('the run printed where the report is', () => {
     expect(check.out).toContain(` HTML      ${check.html}`)
@@ -136,6 +141,65 @@ function reportChecks(engine: Engine): void {
       'W_UNDERSAMPLED',
     ])
     await shoot(page, 'html-overview')
+    await done()
+  })
+
+  test("overview: the failed tests first, each with its reason; every count is the JSON report's", async () => {
+    const { page, done } = await open(check, '#overview')
+    const r = check.report
+    const failed = r.tests.filter((t) => t.state === 'failed')
+    expect(failed.length).toBeGreaterThan(1)
+    expect(await page.locator('#failed-heading').innerText()).toBe(
+      `Failed tests (${failed.length})`,
+    )
+    const rows = await page.locator('#failed li').allInnerTexts()
+    expect(rows).toHaveLength(failed.length)
+    failed.forEach((t, i) => {
+      expect(rows[i]).toContain(t.name)
+      expect(rows[i]).toContain(t.failure?.message.split('\n')[0] ?? t.noEnergyReason)
+      // A matcher's failure: its `expect(…)` header and the line that says why.
+      const lines = t.failure?.message.split('\n').filter((line) => line.trim() !== '') ?? []
+      if (lines[0]?.startsWith('expect(')) expect(rows[i]).toContain(lines[1]?.trim())
+    })
+    // Its links go to the test by file and name: the same page after tests are added.
+    const href = await page.locator('#failed li a').first().getAttribute('href')
+    expect(href).toBe(testHash(failed[0]!))
+
+    const totals = await page.locator('#totals').innerText()
+    const s = r.summary
+    const skipped = r.tests.flatMap((t) => t.results.filter((w) => w.status === 'skipped'))
+    const abandoned = skipped.filter((w) => w.status === 'skipped' && /abandoned/.test(w.reason))
+    expect(abandoned.length).toBeGreaterThan(0)
+    expect(totals).toContain(
+      `${s.measuredWindows} measured · ${s.failedWindows} failed · ${abandoned.length} abandoned · ${skipped.length - abandoned.length} skipped`,
+    )
+    expect(totals).toContain(`${s.states.passed} passed · ${s.states.failed} failed`)
+    // Warnings: each code once per window, notes apart — the card, the table and the terminal.
+    const perWindow = r.tests.flatMap((t) =>
+      t.results.flatMap((w) =>
+        w.status === 'skipped'
+          ? []
+          : [...new Map(w.warnings.map((x) => [x.code, x.severity])).entries()],
+      ),
+    )
+    const warnings = perWindow.filter(([, severity]) => severity !== 'info').length
+    expect(await page.locator('#totals .card', { hasText: 'Warnings' }).innerText()).toMatch(
+      new RegExp(`Warnings\\s+${warnings}\\b`, 'i'),
+    )
+    const table = await page.locator('#warnings tbody tr').allInnerTexts()
+    const inTable = table
+      .map((row) => row.split('\t'))
+      .filter(([, severity]) => severity !== 'info')
+      .reduce((sum, cells) => sum + Number(cells[2]), 0)
+    expect(inTable).toBe(warnings)
+    const windowsByCode = new Map<string, number>()
+    for (const [code, severity] of perWindow)
+      if (severity !== 'info') windowsByCode.set(code, (windowsByCode.get(code) ?? 0) + 1)
+    for (const [code, n] of windowsByCode) expect(check.out).toContain(`${code} ×${n} `)
+    // The budgets the JSON counts, without a budget included.
+    const counts = await page.locator('#budget-counts').innerText()
+    expect(counts).toContain(`${r.budgets?.missing} missing`)
+    expect(r.budgets?.missing).toBeGreaterThan(0)
     await done()
   })
 
@@ -309,7 +373,7 @@ function reportChecks(engine: Engine): void {
 
     // One test: every limit it checked, with the figure it applied to.
     const index = r.tests.findIndex((t) => t.name === limited[1]?.name)
-    const { page, done } = await open(check, `#test/${index}`)
+    const { page, done } = await open(check, testAt(check.report, index))
     const lines = await page.locator('#test-limits .limit').allInnerTexts()
     expect(lines).toHaveLength(2)
     expect(lines[0]).toContain('toConsumeLessThan on rendering a trail: 41% of limit < 2.00 J')
@@ -318,7 +382,9 @@ function reportChecks(engine: Engine): void {
     )
     expect(lines[1]).toContain('over')
     // A limit without a figure says so, and why, in the test's own view.
-    await page.goto(`${pathToFileURL(check.html).href}#test/${indexOf(r, limited[2]?.name ?? '')}`)
+    await page.goto(
+      `${pathToFileURL(check.html).href}${testAt(r, indexOf(r, limited[2]?.name ?? ''))}`,
+    )
     const missing = await page.locator('#test-limits .limit').allInnerTexts()
     expect(missing).toHaveLength(1)
     expect(missing[0]).toContain('no figure')
@@ -355,7 +421,7 @@ function reportChecks(engine: Engine): void {
     const timeline = w.timeline
     const tree = w.callTree
     if (timeline === undefined || tree === undefined) throw new Error('no timeline or call tree')
-    const { page, done } = await open(check, `#test/${index}`)
+    const { page, done } = await open(check, testAt(check.report, index))
     expect(await page.locator('#test-name').innerText()).toBe(t.name)
     // One window: its own timeline, no average-per-window chart.
     expect(await page.locator('#timeline').count()).toBe(0)
@@ -420,7 +486,7 @@ function reportChecks(engine: Engine): void {
     await done()
 
     const repeated = indexOf(r, 'feed > scrolling the feed')
-    const again = await open(check, `#test/${repeated}`)
+    const again = await open(check, testAt(r, repeated))
     const windows = await again.page.locator('.windows button').allInnerTexts()
     expect(windows).toEqual(
       measured(r.tests[repeated] as ReportedTest).map(
@@ -448,7 +514,7 @@ function reportChecks(engine: Engine): void {
 
   test('a hostile test name is text in every place it shows', async () => {
     const index = indexOf(check.report, HOSTILE)
-    const { page, done } = await open(check, `#test/${index}`)
+    const { page, done } = await open(check, testAt(check.report, index))
     expect(await page.locator('#test-name').textContent()).toBe(HOSTILE)
     expect(await page.locator('#window h3').first().textContent()).toBe(`Window “${HOSTILE}”`)
     expect(await page.locator('.warnings').innerText()).toContain(HOSTILE)
@@ -461,7 +527,7 @@ function reportChecks(engine: Engine): void {
 
   test('raw data kept for a test is linked, relative to the report', async () => {
     const index = indexOf(check.report, 'sync > export loses the phone')
-    const { page, done } = await open(check, `#test/${index}`)
+    const { page, done } = await open(check, testAt(check.report, index))
     const links = await page
       .locator('#artifacts a')
       .evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''))

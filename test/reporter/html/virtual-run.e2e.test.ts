@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../../reporter/report.js'
+import { testHash } from './_project.js'
 import { warningTally } from '../../../reporter/terminal.js'
 import { formatJoules } from '../../../src/model/index.js'
 import { ENGINES, type Browser } from './_browsers.js'
@@ -77,13 +78,13 @@ describe.skipIf(chromium?.missing !== undefined && !ci)(
       if (notes > 0) expect(totals).toContain(`and ${notes} note${notes === 1 ? '' : 's'}`)
       else expect(totals).not.toContain(' note')
       let checked = 0
-      for (const [index, t] of report.tests.entries()) {
+      for (const t of report.tests) {
         // A test with several windows shows one at a time (failed ones first): not compared here.
         const w = t.results[0]
         if (t.results.length !== 1 || w?.status !== 'measured' || w.timeline === undefined) {
           // A failed window says its code and hint once (the message may carry both already).
           if (w?.status === 'failed' || t.results.some((r) => r.status === 'failed')) {
-            await page.goto(`${url}#test/${index}`)
+            await page.goto(`${url}${testHash(t)}`)
             const failed = t.results.find((r) => r.status === 'failed')
             if (failed?.status === 'failed' && (await page.locator('#window pre').count()) > 0) {
               const text = await page.locator('#window pre').first().innerText()
@@ -93,7 +94,7 @@ describe.skipIf(chromium?.missing !== undefined && !ci)(
           }
           continue
         }
-        await page.goto(`${url}#test/${index}`)
+        await page.goto(`${url}${testHash(t)}`)
         await page.waitForSelector('#power-timeline canvas')
         expect(await page.locator('#test-name').innerText()).toBe(t.name)
         const chart = await page

@@ -45,6 +45,25 @@ describe('sync', () => {
     }
   })
 
+  // A window abandoned when its test ended (energy.measure() not awaited): skipped, said why.
+  test('a sync left running', ({ task }) => {
+    task.meta.energy = {
+      schemaVersion: 1,
+      results: [
+        {
+          schemaVersion: 1,
+          status: 'skipped',
+          label: 'a sync left running',
+          reason:
+            'energy.measure() was not awaited: the test ended while it was still running; its window was abandoned',
+        },
+      ],
+    }
+    throw new Error(
+      "[E_MEASURE_NOT_AWAITED] energy.measure() 'a sync left running' was not awaited",
+    )
+  })
+
   // The energy bug it is written to catch: Vitest counts it as passed, the report as ⚑.
   test.fails('the radio is quiet after a sync (fails: polling)', ({ task }) => {
     task.meta.energy = meta(
