@@ -182,7 +182,10 @@ export interface RunOutputSettings {
   readonly artifactsDir: string
 }
 
-/** Writes the JSON report, the hierarchy, the markdown and the HTML report; says where the HTML is. */
+/**
+ * Writes the JSON report, the hierarchy, the markdown and the HTML report; says where each went
+ * (the job summary of GitHub Actions excepted: it is the job's page).
+ */
 export function writeRunOutputs(
   built: RunReport,
   settings: RunOutputSettings,
@@ -191,32 +194,32 @@ export function writeRunOutputs(
 ): void {
   const { root, jsonPath } = settings
   const { report, hierarchy } = built
+  const said = (label: string, path: string): void =>
+    print(` ${label.padEnd(9)} ${shownPath(path)}\n`)
   if (jsonPath !== undefined) {
-    writeSafely(resolve(root, jsonPath), renderJson(report), problems, 'JSON report')
+    const path = resolve(root, jsonPath)
+    if (writeSafely(path, renderJson(report), problems, 'JSON report')) said('JSON', path)
   }
   const hierarchyPath =
     settings.hierarchyPath ??
     (jsonPath === undefined ? undefined : `${jsonPath.replace(/\.json$/, '')}.hierarchy.json`)
   if (hierarchy !== undefined && hierarchyPath !== undefined) {
-    writeSafely(
-      resolve(root, hierarchyPath),
-      `${JSON.stringify(hierarchy, null, 2)}\n`,
-      problems,
-      'sunburst hierarchy',
-    )
+    const path = resolve(root, hierarchyPath)
+    const text = `${JSON.stringify(hierarchy, null, 2)}\n`
+    if (writeSafely(path, text, problems, 'sunburst hierarchy')) said('Sunburst', path)
   }
   // In GitHub Actions the job summary gets the markdown unless `markdown: false`.
   const markdown = settings.markdown ?? process.env['GITHUB_STEP_SUMMARY'] !== undefined
   const markdownPath =
     markdown === true ? process.env['GITHUB_STEP_SUMMARY'] : markdown || undefined
   if (markdownPath !== undefined) {
-    writeSafely(
-      resolve(root, markdownPath),
-      renderMarkdown(report),
-      problems,
-      'markdown summary',
-      markdown === true,
+    const path = resolve(root, markdownPath)
+    const summary = markdown === true
+    if (
+      writeSafely(path, renderMarkdown(report), problems, 'markdown summary', summary) &&
+      !summary
     )
+      said('Markdown', path)
   }
   writeHtml(built, settings, problems, print)
 }
@@ -241,11 +244,13 @@ function writeHtml(
     problems.push(`HTML report: ${describeProblem(error)}`)
     return
   }
-  const before = problems.length
-  writeSafely(path, html, problems, 'HTML report')
-  if (problems.length > before) return
+  if (writeSafely(path, html, problems, 'HTML report')) print(` HTML      ${shownPath(path)}\n`)
+}
+
+/** A written file as the summary names it: relative to the current directory when under it. */
+function shownPath(path: string): string {
   const shown = relative(process.cwd(), path)
-  print(` HTML      ${shown.startsWith('..') ? path : shown}\n`)
+  return shown.startsWith('..') ? path : shown
 }
 
 /**
@@ -294,11 +299,12 @@ function writeSafely(
   problems: string[],
   what: string,
   append = false,
-): void {
+): boolean {
   try {
     mkdirSync(dirname(path), { recursive: true })
     if (append) appendFileSync(path, text)
     else writeFileSync(path, text)
+    return true
   } catch (error) {
     problems.push(
       describeProblem(
@@ -310,6 +316,7 @@ function writeSafely(
         }),
       ),
     )
+    return false
   }
 }
 

@@ -247,7 +247,7 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
         degraded.push({
           code: 'W_EXECUTION_FAILED',
           severity: 'warning',
-          message: `no per-method energy for this window: ${error.message.split('\n')[0] ?? ''}`,
+          message: `no per-method energy for this window: ${executionFailure(error.message)}`,
         })
       } else {
         execution = executionStop.value
@@ -906,4 +906,16 @@ export function failedResult(label: string, error: unknown): FailedEnergyResult 
     error: { code: e.code, message: e.message, hint: e.hint },
     warnings: [],
   }
+}
+
+/**
+ * Why the method recorder failed, in a sentence the user can act on: the commonest cause, an app
+ * that was not running when the window opened (simpleperf's `Can't find process of app`), is
+ * said as such; anything else as the recorder said it.
+ */
+export function executionFailure(message: string): string {
+  const app = /Can't find process of app (\S+)/.exec(message)?.[1]
+  if (app !== undefined)
+    return `${app} was not running when the window opened (simpleperf: "Can't find process of app"); start it before measuring — the driver fixture launches it, as does \`adb shell am start\``
+  return message.split('\n')[0] ?? ''
 }

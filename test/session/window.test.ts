@@ -11,7 +11,7 @@ import type {
 } from '../../src/collectors/index.js'
 import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../../src/device/index.js'
 import { EnergyError, isEnergyError } from '../../src/model/index.js'
-import { openWindow, type WindowPlan } from '../../src/session/window.js'
+import { executionFailure, openWindow, type WindowPlan } from '../../src/session/window.js'
 
 type Step = 'ok' | 'reject' | 'throw'
 
@@ -147,6 +147,16 @@ describe('openWindow with scripted collectors', () => {
     const result = await (await openWindow(plan(power, execution), 't')).close()
     expect(result.warnings.map((w) => w.code)).toContain('W_EXECUTION_FAILED')
     expect(log).toContain('power.stop')
+  })
+
+  test("the recorder's failure for an app that was not running says so, and what to do", () => {
+    const said = executionFailure(
+      "[E_COLLECTOR_RECORDER_FAILED] device vdev-0001: simpleperf report-sample failed (exit 1): simpleperf E record_file_reader.cpp:78] failed to open record file '/data/local/tmp/x.perf.data': No such file or directory; recorder said: simpleperf E cmd_record.cpp:1147] Can't find process of app com.example.trails",
+    )
+    expect(said).toMatch(/^com\.example\.trails was not running when the window opened/)
+    expect(said).toContain('start it before measuring')
+    // Anything else: the recorder's first line, as it said it.
+    expect(executionFailure('[E_X] simpleperf died\nat line 2')).toBe('[E_X] simpleperf died')
   })
 
   test('a disconnected phone or a non-project error from the method recorder fails the window, after the power recorder has stopped', async () => {
