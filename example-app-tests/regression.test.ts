@@ -1,9 +1,8 @@
 // A regression check between builds: scrolling the feed on the current build (with the slow loop
 // in ElevationProfile.smooth) against the fixed build's repetitions, read from the fixed build's
-// JSON report (TRAILS_BASELINE; `npm run demo` measures it first). Compared on the CPU rails with
+// JSON report (TRAILS_BASELINE; the demo measures it first) with runsFromReport(). Compared on the CPU rails with
 // Mann–Whitney: the slow loop is CPU work, and the screen's energy is the same in both builds.
-import { readFileSync } from 'node:fs'
-import { expect, test } from 'vitest-energy'
+import { expect, runsFromReport, test } from 'vitest-energy'
 import { energyBug } from './energy-bug.js'
 import { freshAppPerTest } from './fresh-app.js'
 
@@ -11,23 +10,6 @@ freshAppPerTest()
 
 const NAME = 'scrolling the feed does not regress from the fixed build'
 const REPEATS = 5
-
-interface ReportWindow {
-  readonly status: string
-  readonly label: string
-  readonly components?: ReadonlyArray<{ readonly component: string; readonly energyJ: number }>
-}
-
-/** The fixed build's CPU energy per repetition, from its JSON report. */
-function fixedBuildRuns(file: string): number[] {
-  const report = JSON.parse(readFileSync(file, 'utf8')) as {
-    tests: ReadonlyArray<{ name: string; results: readonly ReportWindow[] }>
-  }
-  const windows = report.tests.find((t) => t.name.startsWith(NAME))?.results ?? []
-  return windows
-    .filter((w) => w.status === 'measured')
-    .map((w) => w.components?.find((c) => c.component === 'cpu')?.energyJ ?? 0)
-}
 
 async function scrollRepeatedly({
   driver,
@@ -48,7 +30,7 @@ const baselineFile = process.env['TRAILS_BASELINE']
 
 if (process.env['TRAILS_BUILD'] === 'fixed') {
   // Measuring the fixed build: record the repetitions for the regression check.
-  test(`${NAME} (fixed build, recording)`, async ({ driver, energy }) => {
+  test(NAME, async ({ driver, energy }) => {
     const runs = await scrollRepeatedly({ driver, energy })
     expect(runs.runs).toHaveLength(REPEATS)
   })
@@ -58,7 +40,8 @@ if (process.env['TRAILS_BUILD'] === 'fixed') {
   // Deliberate bug: the current build still has the slow loop the fixed build removed.
   energyBug(`${NAME} (fails: slow loop)`, async (context) => {
     const runs = await scrollRepeatedly(context)
-    expect(runs).toNotRegressFrom(fixedBuildRuns(baselineFile), {
+    // The same test's repetitions in the fixed build's report, as the matcher takes them.
+    expect(runs).toNotRegressFrom(runsFromReport(baselineFile, NAME), {
       scope: 'component:cpu',
       maxPct: 10,
       alpha: 0.01,

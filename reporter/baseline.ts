@@ -11,8 +11,11 @@ import type { BaselineReport } from './report.js'
  */
 const READABLE_VERSIONS: readonly unknown[] = [1, 2, 3, 4]
 
-/** Reads and parses the baseline report at `path`; any failure is an E_REPORT_BASELINE_INVALID. */
-export function readBaselineReport(path: string): BaselineReport {
+/**
+ * Reads and parses the baseline report at `path`; any failure is an E_REPORT_BASELINE_INVALID
+ * whose hint names what pointed at it (`option`: the reporter's `baseline`, or a function).
+ */
+export function readBaselineReport(path: string, option = '`baseline`'): BaselineReport {
   let text: string
   try {
     text = readFileSync(path, 'utf8')
@@ -20,13 +23,18 @@ export function readBaselineReport(path: string): BaselineReport {
     throw invalid(
       path,
       `cannot be read (${error instanceof Error ? error.message : String(error)})`,
+      option,
     )
   }
-  return parseBaselineReport(text, path)
+  return parseBaselineReport(text, path, option)
 }
 
 /** Parses a baseline report; checks the version and the shape the comparison reads. */
-export function parseBaselineReport(text: string, source: string): BaselineReport {
+export function parseBaselineReport(
+  text: string,
+  source: string,
+  option = '`baseline`',
+): BaselineReport {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -34,19 +42,21 @@ export function parseBaselineReport(text: string, source: string): BaselineRepor
     throw invalid(
       source,
       `not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      option,
     )
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    throw invalid(source, 'expected an energy report object')
+    throw invalid(source, 'expected an energy report object', option)
   const record = value as Record<string, unknown>
   if (!READABLE_VERSIONS.includes(record['schemaVersion'])) {
     throw invalid(
       source,
       `schemaVersion ${JSON.stringify(record['schemaVersion'])} is not supported (this build reads ${READABLE_VERSIONS.join(', ')})`,
+      option,
     )
   }
   const tests = record['tests']
-  if (!Array.isArray(tests)) throw invalid(source, '`tests` is not an array')
+  if (!Array.isArray(tests)) throw invalid(source, '`tests` is not an array', option)
   tests.forEach((t: unknown, i) => {
     const x = t as Record<string, unknown> | null
     if (
@@ -57,16 +67,16 @@ export function parseBaselineReport(text: string, source: string): BaselineRepor
       typeof x['netEnergyJ'] !== 'number' ||
       !Array.isArray(x['results'])
     )
-      throw invalid(source, `tests[${i}] needs file, name, netEnergyJ and results`)
+      throw invalid(source, `tests[${i}] needs file, name, netEnergyJ and results`, option)
   })
   return value as BaselineReport
 }
 
-function invalid(source: string, message: string): EnergyError {
+function invalid(source: string, message: string, option: string): EnergyError {
   return new EnergyError({
     code: ReporterErrors.BASELINE_INVALID,
     message: `baseline report: ${message}`,
-    hint: 'Point `baseline` at a JSON report written by the energy reporter (`outputFile`) of a compatible version.',
+    hint: `Point ${option} at a JSON report written by the energy reporter (\`--outputFile.energy=<path>\`) of a compatible version.`,
     details: { format: source },
   })
 }

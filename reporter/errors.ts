@@ -9,6 +9,8 @@ export const ReporterErrors = {
    * or a Jest worker cannot write a test's side record (the test fails).
    */
   OUTPUT_IO: 'E_REPORT_OUTPUT_IO',
+  /** `runsFromReport()`: the test is not in the earlier report, or measured nothing there. */
+  TEST_NOT_FOUND: 'E_REPORT_TEST_NOT_FOUND',
   /** `recordEnergy()` was called outside a Jest test (no current test to attribute energy to). */
   JEST_NO_CURRENT_TEST: 'E_JEST_NO_CURRENT_TEST',
 } as const satisfies Record<string, EnergyErrorCode>

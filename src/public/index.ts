@@ -32,3 +32,5 @@ export type {
   TestEnergyMeta,
 } from '../model/index.js'
 export { EnergyError, isEnergyError } from '../model/index.js'
+export { runsFromReport } from '../../reporter/earlier-run.js'
+export type { EarlierRuns, RunsFromReportOptions } from '../../reporter/earlier-run.js'

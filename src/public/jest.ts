@@ -13,6 +13,8 @@ import '../jest/globals.js'
 
 export { configureEnergyMatchers, energyMatchers } from '../../matchers/index.js'
 export { recordEnergy } from '../../reporter/jest-side-files.js'
+export { runsFromReport } from '../../reporter/earlier-run.js'
+export type { EarlierRuns, RunsFromReportOptions } from '../../reporter/earlier-run.js'
 export type { JestEnergyReporterOptions } from '../../reporter/jest.js'
 export type {
   BudgetOptions,
