@@ -26,7 +26,8 @@ import {
   type BudgetFile,
   type BudgetObservation,
 } from '../../src/budgets/index.js'
-import { isEnergyError, measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
+import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
+import { energyErrorOf } from '../_energy-error.js'
 
 const golden = fileURLToPath(new URL('../fixtures/budgets/energy-budgets.json', import.meta.url))
 
@@ -43,16 +44,6 @@ function window(label: string, netEnergyJ: number, extra: Partial<MeasuredEnergy
     warnings: [],
   })
   return { ...r, ...extra }
-}
-
-function errorOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn()
-  } catch (error) {
-    if (isEnergyError(error)) return { code: error.code, message: error.message }
-    throw error
-  }
-  throw new Error('expected an EnergyError')
 }
 
 describe('the budget file', () => {
@@ -118,7 +109,7 @@ describe('the budget file', () => {
       'measuredEnergyJ (at 1:88) must be a finite number (got null)',
     ],
   ])('rejects %s with E_BUDGET_FILE_INVALID', (text, message) => {
-    const e = errorOf(() => parseBudgetFile(text, 'budgets.json'))
+    const e = energyErrorOf(() => parseBudgetFile(text, 'budgets.json'))
     expect(e.code).toBe(BudgetErrors.FILE_INVALID)
     expect(e.message).toContain(message)
     expect(e.message).toContain('budgets.json')
@@ -520,8 +511,8 @@ describe('on disk and the automatic check', () => {
     expect(await readFile(path, 'utf8')).toBe(await readFile(golden, 'utf8'))
     expect(readBudgetFile(path)).toEqual(file)
     await writeFile(path, '{ nope')
-    expect(errorOf(() => readBudgetFile(path)).code).toBe(BudgetErrors.FILE_INVALID)
-    expect(errorOf(() => readBudgetFile(dir)).code).toBe(BudgetErrors.FILE_IO)
+    expect(energyErrorOf(() => readBudgetFile(path)).code).toBe(BudgetErrors.FILE_INVALID)
+    expect(energyErrorOf(() => readBudgetFile(dir)).code).toBe(BudgetErrors.FILE_IO)
     await rm(path)
   })
 
@@ -535,11 +526,11 @@ describe('on disk and the automatic check', () => {
     expect(checkTestBudget([window('a', 2)], check)).toBe('within')
     expect(checkTestBudget([window('a', 2)], { ...check, name: 'other' })).toBe('none')
     expect(checkTestBudget([], check)).toBe('none')
-    const over = errorOf(() => checkTestBudget([window('a', 3)], check))
+    const over = energyErrorOf(() => checkTestBudget([window('a', 3)], check))
     expect(over.code).toBe(BudgetErrors.EXCEEDED)
     expect(over.message).toContain('used 3.00 J, over its budget of 2.50 J')
     const wide = window('a', 2.4, { netIntervalJ: { low: 2.2, high: 2.6, level: 0.95 } })
-    const unsure = errorOf(() => checkTestBudget([wide], check))
+    const unsure = energyErrorOf(() => checkTestBudget([wide], check))
     expect(unsure.code).toBe(BudgetErrors.INCONCLUSIVE)
     expect(unsure.message).toMatch(/inconclusive: \d+ more repetitions would decide/)
     expect(checkTestBudget([wide], { ...check, inconclusive: 'warn' })).toBe('inconclusive')

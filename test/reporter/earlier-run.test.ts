@@ -6,8 +6,9 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { energyMatchers } from '../../matchers/index.js'
 import { runsFromReport } from '../../reporter/earlier-run.js'
-import { isEnergyError, measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
+import { measuredResult, type MeasuredEnergyResult } from '../../src/model/index.js'
 import { RepeatedEnergyRun } from '../../src/session/run.js'
+import { energyErrorOf } from '../_energy-error.js'
 
 expect.extend(energyMatchers)
 
@@ -48,16 +49,6 @@ const report = {
 const path = join(dir, 'main.json')
 writeFileSync(path, JSON.stringify(report))
 
-function codeOf(fn: () => unknown): { code: string; message: string } {
-  try {
-    fn()
-  } catch (error) {
-    if (isEnergyError(error)) return { code: error.code, message: error.message }
-    throw error
-  }
-  throw new Error('expected an EnergyError')
-}
-
 describe('runsFromReport', () => {
   test("a test's measured windows, its idle baseline and skipped windows left out", () => {
     const runs = runsFromReport(path, 'feed > scrolling the feed')
@@ -92,21 +83,22 @@ describe('runsFromReport', () => {
   })
 
   test('a name that is not there: E_REPORT_TEST_NOT_FOUND with the closest', () => {
-    const e = codeOf(() => runsFromReport(path, 'feed > scroling the feed'))
+    const e = energyErrorOf(() => runsFromReport(path, 'feed > scroling the feed'))
     expect(e.code).toBe('E_REPORT_TEST_NOT_FOUND')
     expect(e.message).toContain("no test named 'feed > scroling the feed'")
     expect(e.message).toContain("Did you mean 'feed > scrolling the feed'?")
     expect(
-      codeOf(() => runsFromReport(path, 'opening the map', { file: 'feed.test.ts' })).code,
+      energyErrorOf(() => runsFromReport(path, 'opening the map', { file: 'feed.test.ts' })).code,
     ).toBe('E_REPORT_TEST_NOT_FOUND')
   })
 
   test('a test that measured nothing there, or not under that label: E_REPORT_TEST_NOT_FOUND', () => {
-    expect(codeOf(() => runsFromReport(path, 'opening the map')).message).toContain(
+    expect(energyErrorOf(() => runsFromReport(path, 'opening the map')).message).toContain(
       "test 'opening the map' has no measured window",
     )
     expect(
-      codeOf(() => runsFromReport(path, 'feed > scrolling the feed', { label: 'nope' })).message,
+      energyErrorOf(() => runsFromReport(path, 'feed > scrolling the feed', { label: 'nope' }))
+        .message,
     ).toContain("no measured window labelled 'nope'")
   })
 
@@ -118,7 +110,7 @@ describe('runsFromReport', () => {
     ] as const) {
       const p = join(dir, file)
       if (text !== undefined) writeFileSync(p, text)
-      const e = codeOf(() => runsFromReport(p, 'x'))
+      const e = energyErrorOf(() => runsFromReport(p, 'x'))
       expect(e.code, file).toBe('E_REPORT_BASELINE_INVALID')
       expect(e.message, file).toContain('Point `runsFromReport()` at a JSON report')
     }
