@@ -7,7 +7,13 @@
  */
 import type { LimitCheck, LimitTarget, LimitUnit, LimitVerdict } from '../src/model/index.js'
 import { decide, type Decision } from './_verdict.js'
-import { describeSource, formatInterval, subjectName, topMethods } from './_message.js'
+import {
+  biggestCosts,
+  describeSource,
+  formatInterval,
+  subjectName,
+  topMethods,
+} from './_message.js'
 import { inconclusiveMode, type BudgetOptions } from './_options.js'
 import { recordLimit } from './_record.js'
 import {
@@ -98,6 +104,8 @@ export function checkLimit(
       `Source:   ${describeSource(subject)}`,
       ...(spec.note === undefined ? [] : [spec.note]),
       ...(verdictLine ? ['', verdictLine] : []),
+      // What cost the most first (components, what an earlier window left on), then methods.
+      ...(biggestCosts(subject).length > 0 ? ['', ...biggestCosts(subject)] : []),
       ...(topMethods(subject).length > 0 ? ['', ...topMethods(subject)] : []),
     ].join('\n')
   // What the assertion concludes when `pass` says whether the figure is within the limit.

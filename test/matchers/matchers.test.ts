@@ -48,6 +48,52 @@ function failureOf(assertion: () => void): string {
   throw new Error('expected the assertion to fail, but it passed')
 }
 
+describe('a failure leads with what cost the most', () => {
+  test('components and what an earlier window left on come before methods; a radio a method switched on ranks it', () => {
+    const sync = methodEnergy({
+      method: 'com.example.trails.SyncManager.upload',
+      attribution: 'sampling',
+      localEnergyJ: 0.004,
+      nonLocalEnergyJ: 0,
+      asyncEnergyJ: 0.799,
+    })
+    const r = run({
+      grossEnergyJ: 4.4, // net 4.0 J
+      components: [
+        { component: 'cpu', energyJ: 0.4 },
+        { component: 'screen', energyJ: 1.5 },
+        { component: 'wifi', energyJ: 0.8 },
+        { component: 'cellular', energyJ: 1.2 },
+        { component: 'gps', energyJ: 0 },
+      ],
+      methods: [bind, load, sync],
+      warnings: [
+        {
+          code: 'W_ASYNC_CARRIED_OVER',
+          severity: 'warning',
+          message:
+            "cellular left on by com.example.trails.SyncManager.syncAll (started in 'syncing') drew 1.20 J above idle in this window and is still on",
+        },
+      ],
+    })
+    const message = failureOf(() => expect(r).toConsumeLessThan(2))
+    const where = message.indexOf(
+      'Where it went (gross, by component): screen 1.50 J · cellular 1.20 J · wifi 800 mJ · cpu 400 mJ',
+    )
+    const carried = message.indexOf(
+      "⚠ carried over from an earlier window: cellular left on by com.example.trails.SyncManager.syncAll (started in 'syncing')",
+    )
+    const methods = message.indexOf('Top app methods')
+    expect(where).toBeGreaterThan(0)
+    expect(carried).toBeGreaterThan(where)
+    expect(methods).toBeGreaterThan(carried)
+    // 4 mJ of CPU work and 799 mJ of Wi-Fi it switched on: first, with its asynchronous energy.
+    expect(message.slice(methods).split('\n')[1]).toMatch(
+      /4\.00 mJ {2}com\.example\.trails\.SyncManager\.upload {2}\+799 mJ asynchronous \(radio, GPS\)$/,
+    )
+  })
+})
+
 describe('toConsumeLessThan', () => {
   test('passes below the limit and fails above it, on net energy by default', () => {
     const r = run() // net = 2.6 − 0.2 × 2 = 2.2 J
