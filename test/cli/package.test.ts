@@ -72,12 +72,13 @@ describe.skipIf(!existsSync(join(REPO, 'dist')))('the Jest entries of docs/jest.
     >
   }
 
-  test('vitest-energy/jest: the matchers, configureEnergyMatchers and recordEnergy', async () => {
+  test('vitest-energy/jest: the matchers, configureEnergyMatchers, recordEnergy and runsFromReport', async () => {
     const jest = await load('./jest')
     expect(Object.keys(jest).sort()).toEqual([
       'configureEnergyMatchers',
       'energyMatchers',
       'recordEnergy',
+      'runsFromReport',
     ])
     expect(Object.keys(jest['energyMatchers'] as object)).toContain('toConsumeLessThan')
   })
