@@ -3,7 +3,12 @@
  * `EnergyResult`, or anything exposing one as `energyResult` — the fixture's runs do), repeated
  * windows (`energyRuns`), a method's `MethodEnergy`, or a method across repetitions (`methodRuns`).
  */
-import type { Interval, MeasuredEnergyResult, MethodEnergy } from '../src/model/index.js'
+import {
+  formatJoules,
+  type Interval,
+  type MeasuredEnergyResult,
+  type MethodEnergy,
+} from '../src/model/index.js'
 import {
   bootstrapInterval,
   median,
@@ -210,17 +215,32 @@ export interface Figure {
   readonly n: number
 }
 
-/** A window's energy in the given scope. */
+/**
+ * A window's energy in the given scope. Net and gross leave out what a radio or the GPS another
+ * test left on drew here (`carriedOverJ`): the verdict is the test's own, whatever ran before it
+ * on the phone. Components and rails are the phone's, whole.
+ */
 export function windowEnergy(r: MeasuredEnergyResult, scope: Scope = 'net'): Figure | Unjudgeable {
+  const carriedJ = r.carriedOverJ ?? 0
+  const without = carriedJ > 0 ? `, without ${formatJoules(carriedJ)} another test left on` : ''
   if (scope === 'net') {
     return {
-      valueJ: r.netEnergyJ,
-      ...(r.netIntervalJ ? { intervalJ: r.netIntervalJ } : {}),
-      label: 'net',
+      valueJ: r.netEnergyJ - carriedJ,
+      ...(r.netIntervalJ
+        ? {
+            intervalJ: {
+              ...r.netIntervalJ,
+              low: r.netIntervalJ.low - carriedJ,
+              high: r.netIntervalJ.high - carriedJ,
+            },
+          }
+        : {}),
+      label: `net${without}`,
       n: 1,
     }
   }
-  if (scope === 'gross') return { valueJ: r.grossEnergyJ, label: 'gross', n: 1 }
+  if (scope === 'gross')
+    return { valueJ: r.grossEnergyJ - carriedJ, label: `gross${without}`, n: 1 }
   if (scope.startsWith('rail:')) {
     const name = scope.slice('rail:'.length)
     const rail = r.rails.find((x) => x.rail === name)

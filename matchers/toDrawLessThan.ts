@@ -68,7 +68,8 @@ function windowPower(
             level: interval.level,
           },
         }),
-    label: `average ${energy.label} power`,
+    // `average gross power`, then what the figure leaves out (`, without … another test left on`).
+    label: energy.label.replace(/^([\w:.\s-]+?)(,.*)?$/, 'average $1 power$2'),
     n: 1,
   }
 }

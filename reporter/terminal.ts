@@ -201,7 +201,7 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
           formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
           formatSeconds(test.durationS).padStart(8),
         ].join('  ')
-      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross)`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
+      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross${carriedOver(windows)})`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
     lines.push(
       `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${limitTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
@@ -812,4 +812,10 @@ function colorTag(color: MethodColor | undefined, screen: Screen): string {
   if (color === 'yellow') return ' ' + c.yellow('●yellow')
   if (color === 'green') return ' ' + c.green('●green')
   return ''
+}
+
+/** `; 806 mJ another test left on`: part of the figures, judged apart by matchers and budgets. */
+function carriedOver(windows: readonly MeasuredEnergyResult[]): string {
+  const carriedJ = windows.reduce((sum, w) => sum + (w.carriedOverJ ?? 0), 0)
+  return carriedJ > 0 ? `; ${formatJoules(carriedJ)} another test left on` : ''
 }

@@ -67,7 +67,8 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
   let intervals = true
   let n = 1
   for (const runs of groups) {
-    const values = runs.map((r) => r.netEnergyJ)
+    // The test's own: what a radio or the GPS another test left on drew is judged apart.
+    const values = runs.map((r) => r.netEnergyJ - (r.carriedOverJ ?? 0))
     const mean = values.reduce((a, b) => a + b, 0) / values.length
     valueJ += mean
     n = Math.max(n, runs.length)
@@ -76,8 +77,8 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
       low += t.lower
       high += t.upper
     } else if (runs.length === 1 && runs[0]?.netIntervalJ !== undefined) {
-      low += runs[0].netIntervalJ.low
-      high += runs[0].netIntervalJ.high
+      low += runs[0].netIntervalJ.low - (runs[0].carriedOverJ ?? 0)
+      high += runs[0].netIntervalJ.high - (runs[0].carriedOverJ ?? 0)
     } else {
       intervals = false
     }

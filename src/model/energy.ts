@@ -191,6 +191,14 @@ export interface MeasuredEnergyResult extends EnergyResultBase, EnergyAccounting
   readonly averagePowerW: number
   /** 95% interval of the net energy, when the source allows one. */
   readonly netIntervalJ?: Interval
+  /**
+   * Energy above idle drawn in this window by a radio or the GPS that another test switched on
+   * (`timeline.carriedIn` says which, and the method charged): part of `netEnergyJ` and
+   * `grossEnergyJ`, which are the phone's, but judged apart from this test's own energy — the net
+   * and gross figures of matchers and budgets leave it out, so a verdict does not depend on which
+   * test ran before on the phone. Absent when none. Added within schema version 1.
+   */
+  readonly carriedOverJ?: number
   readonly components: readonly ComponentEnergy[]
   readonly rails: readonly RailEnergy[]
   /** Sorted by inclusive energy, highest first. */

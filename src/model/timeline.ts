@@ -46,6 +46,8 @@ export interface CarriedInEnergy {
   /** The app method that started it and the window it started in, when this phone remembers. */
   readonly method?: string
   readonly window?: string
+  /** The test that window belonged to (`file › name`), when this phone remembers. */
+  readonly test?: string
 }
 
 /** The sensor's power over a window, thinned, and the app's activity on the same buckets. */

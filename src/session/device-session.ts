@@ -4,7 +4,7 @@
  * per test (by Vitest's `phone` fixture, by the Jest environment), so workers sharing a phone
  * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
-import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import {
@@ -94,6 +94,12 @@ const NOMINAL_VOLTAGE_V = 3.85
 
 /** Radio, GPS and Bluetooth: off when idle, and their tails outlast the code that ran. */
 const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
+
+/**
+ * Radios whose tail is the modem's inactivity timer: it runs out after the app that sent the data
+ * has died. A GPS listener or a Bluetooth connection ends with its process.
+ */
+const TAILS_OUTLIVE_PROCESS: ReadonlySet<string> = new Set(['wifi', 'cellular'])
 
 /**
  * What the first window on a phone learns that every worker measuring on that phone shares for
@@ -600,6 +606,45 @@ export class DeviceSession {
     this.readingOffsetsNs = widerOffsets(this.readingOffsetsNs, shared.readingOffsetsNs)
   }
 
+  /**
+   * What is still on, who started it, and each radio's idle level are the phone's, not this
+   * worker's (nor this test file's: Vitest makes the worker's fixtures again for each file): kept
+   * in the run's folder beside the shared state, read before a window and written after it (both
+   * inside the phone's lease, so workers never race on it).
+   */
+  private get asyncStatePath(): string {
+    return this.sharedStatePath.replace(/\.json$/, '.async.json')
+  }
+
+  private async adoptAsyncState(): Promise<void> {
+    const text = await readFile(this.asyncStatePath, 'utf8').catch(() => undefined)
+    if (text === undefined) return
+    try {
+      const shared = JSON.parse(text) as SharedAsyncState
+      this.asyncOrigins.clear()
+      for (const [component, origin] of Object.entries(shared.origins))
+        this.asyncOrigins.set(component, origin)
+      for (const [rail, w] of Object.entries(shared.floorsW))
+        this.railFloorsW.set(rail, Math.min(w, this.railFloorsW.get(rail) ?? w))
+    } catch {
+      // A torn file cannot happen (written whole, then renamed); anything else: keep our own.
+    }
+  }
+
+  private shareAsyncState(): void {
+    const state: SharedAsyncState = {
+      origins: Object.fromEntries(this.asyncOrigins),
+      floorsW: Object.fromEntries(this.railFloorsW),
+    }
+    try {
+      const partial = `${this.asyncStatePath}.${process.pid}.tmp`
+      writeFileSync(partial, JSON.stringify(state))
+      renameSync(partial, this.asyncStatePath)
+    } catch {
+      // The run's folder is gone (the run is ending): nothing left to share with.
+    }
+  }
+
   private get sharedStatePath(): string {
     return join(this.target.runDir, sharedPhoneStateFile(leaseFileName(this.leaseKey)))
   }
@@ -874,12 +919,15 @@ export class DeviceSession {
   private async withAppProcess(plan: WindowPlan): Promise<WindowPlan> {
     const result = await shell(this.device, ['pidof', this.options.app]).catch(() => undefined)
     const pid = result?.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] : undefined
+    await this.adoptAsyncState()
     for (const [component, origin] of this.asyncOrigins) {
-      if (origin.pid !== undefined && origin.pid !== pid) this.asyncOrigins.delete(component)
+      if (origin.pid !== undefined && origin.pid !== pid && !TAILS_OUTLIVE_PROCESS.has(component))
+        this.asyncOrigins.delete(component)
     }
     return {
       ...plan,
       carriedOver: new Map(this.asyncOrigins),
+      railFloorsW: new Map(this.railFloorsW),
       ...(pid === undefined || pid === ''
         ? {}
         : { appPid: pid, atEnd: async () => this.wakeLockWarnings(pid) }),
@@ -926,14 +974,22 @@ export class DeviceSession {
                 nominalCalibration(this.cpuModel.model, 'the phone has not been calibrated yet'),
             },
           }),
+      ...(this.held === undefined || this.held.released ? {} : { test: this.held.holder.owner }),
       onAsyncState: (stillOn, ended, lowestW) => {
         for (const component of ended) this.asyncOrigins.delete(component)
         for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)
         for (const [rail, w] of lowestW)
           this.railFloorsW.set(rail, Math.min(w, this.railFloorsW.get(rail) ?? w))
+        this.shareAsyncState()
       },
     }
   }
+}
+
+/** A phone's asynchronous state, shared by the workers and files of a run (`adoptAsyncState`). */
+interface SharedAsyncState {
+  readonly origins: Readonly<Record<string, AsyncOrigin>>
+  readonly floorsW: Readonly<Record<string, number>>
 }
 
 /** `lease`, whose first release also runs `then` (the test leaves the progress line). */

@@ -114,6 +114,11 @@ export interface WindowPlan {
    * still drawing power in this window.
    */
   readonly carriedOver?: ReadonlyMap<string, AsyncOrigin>
+  /**
+   * The test this window belongs to (`file › name`): energy a component another test left on
+   * draws here is judged apart from this test's (`carriedOverJ`).
+   */
+  readonly test?: string
   /** Told, after each window, which asynchronous components are still on and who started them. */
   readonly onAsyncState?: (
     stillOn: ReadonlyMap<string, AsyncOrigin>,
@@ -153,6 +158,8 @@ export interface AsyncOrigin {
   readonly method: string
   /** Label of the window in which it started. */
   readonly label: string
+  /** The test whose window it started in (`file › name`), when known. */
+  readonly test?: string
   /**
    * The app process that started it. Android releases a process's location listeners, wake locks
    * and sockets when it dies, so an origin from another process is stale.
@@ -430,9 +437,13 @@ export function attributeWindowData(
     warnings,
   })
   const result = withMethodSource(attribution.result, power, modelled, plan)
+  const carriedOverJ = carriedIn
+    .filter((c) => c.test !== undefined && plan.test !== undefined && c.test !== plan.test)
+    .reduce((sum, c) => sum + c.energyJ, 0)
   return {
     ...result,
     netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ),
+    ...(carriedOverJ > 0 ? { carriedOverJ } : {}),
     ...windowDetail(result, power, methodInput, tree, attribution.interval, carriedIn),
   }
 }
@@ -798,6 +809,7 @@ function asyncTails(
       energyJ: burst.energyJ,
       untilS: (burst.endNs - window.startNs) / units.NS_PER_S,
       ...(origin === undefined ? {} : { method: origin.method, window: origin.label }),
+      ...(origin?.test === undefined ? {} : { test: origin.test }),
     })
     if (burst.stillActiveAtEnd && origin !== undefined) stillOn.set(burst.component, origin)
     if (!burst.stillActiveAtEnd) ended.push(burst.component)
@@ -828,6 +840,7 @@ function asyncTails(
       stillOn.set(burst.component, {
         method: burst.method,
         label,
+        ...(plan.test === undefined ? {} : { test: plan.test }),
         ...(plan.appPid === undefined ? {} : { pid: plan.appPid }),
       })
     else if (!stillOn.has(burst.component)) ended.push(burst.component)

@@ -94,6 +94,31 @@ describe('a failure leads with what cost the most', () => {
   })
 })
 
+describe('energy another test left on is judged apart', () => {
+  test('net and gross leave out carriedOverJ, and say so; components keep it', () => {
+    // net = 2.6 − 0.4 = 2.2 J, of which 0.5 J a radio another test switched on drew here.
+    const r: MeasuredEnergyResult = {
+      ...run({
+        components: [
+          { component: 'cpu', energyJ: 1.4 },
+          { component: 'cellular', energyJ: 0.6 },
+        ],
+      }),
+      carriedOverJ: 0.5,
+    }
+    expect(r).toConsumeLessThan(1.8) // 1.7 J of its own
+    expect(r).not.toConsumeLessThan(1.6)
+    expect(failureOf(() => expect(r).toConsumeLessThan(1.6))).toContain(
+      'Expected: < 1.60 J (net, without 500 mJ another test left on)',
+    )
+    expect(r).toConsumeLessThan(2.2, { scope: 'gross' }) // 2.1 J
+    expect(failureOf(() => expect(r).toDrawLessThan(1, { scope: 'gross' }))).toContain(
+      '(average gross power, without 500 mJ another test left on)',
+    )
+    expect(r).not.toConsumeLessThan(0.6, { scope: 'component:cellular' })
+  })
+})
+
 describe('toConsumeLessThan', () => {
   test('passes below the limit and fails above it, on net energy by default', () => {
     const r = run() // net = 2.6 − 0.2 × 2 = 2.2 J

@@ -287,3 +287,16 @@ test("the HTML report's data says how many windows a figure sums", () => {
   expect(one?.budgetFigure).toMatchObject({ n: 3 })
   expect(one?.budgetFigure && 'parts' in one.budgetFigure, 'one part: not said').toBe(false)
 })
+
+test("a budget figure leaves out what another test left on, as the matchers' net does", () => {
+  const own = window('syncing', 1.2)
+  const interval = { low: 1.1, high: 1.3, level: 0.95 }
+  const carried: MeasuredEnergyResult = { ...own, netIntervalJ: interval, carriedOverJ: 0.5 }
+  expect(testBudgetFigure([carried])).toMatchObject({
+    valueJ: 1.2 - 0.5,
+    intervalJ: { low: 1.1 - 0.5, high: 1.3 - 0.5 },
+  })
+  // Repetitions too: each one's own energy.
+  const reps = [1.0, 1.1, 1.2].map((j, i) => ({ ...window(`r #${i + 1}`, j), carriedOverJ: 0.1 }))
+  expect(testBudgetFigure(reps)?.valueJ).toBeCloseTo(1.0, 12)
+})

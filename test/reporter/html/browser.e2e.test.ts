@@ -183,9 +183,12 @@ function reportChecks(engine: Engine): void {
       ),
     )
     const warnings = perWindow.filter(([, severity]) => severity !== 'info').length
-    expect(await page.locator('#totals .card', { hasText: 'Warnings' }).innerText()).toMatch(
-      new RegExp(`Warnings\\s+${warnings}\\b`, 'i'),
-    )
+    const notes = perWindow.length - warnings
+    expect(notes).toBeGreaterThan(0)
+    const card = await page.locator('#totals .card', { hasText: 'Warnings' }).innerText()
+    expect(card).toMatch(new RegExp(`Warnings\\s+${warnings}\\b`, 'i'))
+    expect(card).toContain(`and ${notes} note${notes === 1 ? '' : 's'}`)
+    expect(check.out).toMatch(new RegExp(`· ${warnings} warnings? · ${notes} notes? `))
     const table = await page.locator('#warnings tbody tr').allInnerTexts()
     const inTable = table
       .map((row) => row.split('\t'))
