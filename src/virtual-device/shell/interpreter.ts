@@ -65,6 +65,14 @@ interface Streams {
 
 const READY = Promise.resolve()
 
+/**
+ * A phone's shell runs out of memory where a host would not: one expanded word (a variable's value,
+ * an argument) and all of a shell's variables together are bounded, and a shell past either ends
+ * with `out of memory` (status 1) instead of growing the server (`x=$x$x` in a loop reached 1.9 GB).
+ */
+export const SHELL_WORD_MAX_CHARS = 16 * 1024 * 1024
+export const SHELL_VARS_MAX_CHARS = 64 * 1024 * 1024
+
 /** Thrown by `exit N`; unwinds to the nearest shell boundary. */
 class ExitRequest {
   constructor(readonly status: number) {}
@@ -157,6 +165,20 @@ class Shell {
     private readonly ownsProcess = false,
   ) {
     this.vars = new Map(vars)
+  }
+
+  /** Sets a variable within the shell's memory (SHELL_VARS_MAX_CHARS), else ends the shell. */
+  private setVar(name: string, value: string, streams: Streams): void {
+    let total = value.length
+    for (const [k, v] of this.vars) if (k !== name) total += v.length
+    if (total > SHELL_VARS_MAX_CHARS) this.outOfMemory(streams)
+    this.vars.set(name, value)
+  }
+
+  /** What mksh does when an allocation fails: says so and ends the shell. */
+  private outOfMemory(streams: Streams): never {
+    streams.err.write(toBytes(`${SHELL_NAME}: out of memory\n`))
+    throw new ExitRequest(1)
   }
 
   private child(): Shell {
@@ -359,7 +381,7 @@ class Shell {
         const items = node.items === undefined ? [] : await this.expandWords(node.items, io, signal)
         for (const value of items) {
           this.check(signal)
-          this.vars.set(node.variable, value)
+          this.setVar(node.variable, value, io)
           const control = await this.loopBody(node.body, io, signal)
           status = this.lastStatus
           if (control === 'break') break
@@ -414,12 +436,12 @@ class Shell {
       values.push([a.name, (await this.expandWord(a.value, streams, signal, false)).join('')])
     }
     if (argv.length === 0) {
-      for (const [k, v] of values) this.vars.set(k, v)
+      for (const [k, v] of values) this.setVar(k, v, streams)
       const io = await this.redirect(node.redirects, streams, signal)
       return io === undefined ? 1 : this.lastStatus
     }
     // Prefix assignments (`X=1 cmd`) only affect that command; plain variables suffice here.
-    for (const [k, v] of values) this.vars.set(k, v)
+    for (const [k, v] of values) this.setVar(k, v, streams)
     const io = await this.redirect(node.redirects, streams, signal)
     if (io === undefined) return 1
     const status = await this.runNamed(argv, io, signal)
@@ -588,7 +610,7 @@ class Shell {
       case 'readonly':
         for (const a of args) {
           const eq = a.indexOf('=')
-          if (eq > 0) this.vars.set(a.slice(0, eq), a.slice(eq + 1))
+          if (eq > 0) this.setVar(a.slice(0, eq), a.slice(eq + 1), io)
         }
         return 0
       case 'unset':
@@ -781,14 +803,22 @@ class Shell {
     signal: AbortSignal,
     split: boolean,
   ): Promise<string[]> {
-    /** Each character remembers whether it was quoted (quoted glob characters are literal). */
-    type Field = { text: string; quotedMask: boolean[] }
+    /**
+     * Each character remembers whether it was quoted (quoted glob characters are literal), as runs
+     * of equally quoted characters: a long value costs no more than its text.
+     */
+    type Field = { text: string; runs: { length: number; quoted: boolean }[] }
     const fields: Field[] = []
-    let current: Field = { text: '', quotedMask: [] }
+    let current: Field = { text: '', runs: [] }
     let hasCurrent = false
+    let chars = 0
     const append = (text: string, quoted: boolean): void => {
+      chars += text.length
+      if (chars > SHELL_WORD_MAX_CHARS) this.outOfMemory(streams)
       current.text += text
-      for (let i = 0; i < text.length; i++) current.quotedMask.push(quoted)
+      const last = current.runs.at(-1)
+      if (last !== undefined && last.quoted === quoted) last.length += text.length
+      else current.runs.push({ length: text.length, quoted })
     }
     for (const part of word.parts) {
       if (part.kind === 'text') {
@@ -809,7 +839,7 @@ class Shell {
       for (const [i, piece] of pieces.entries()) {
         if (i > 0) {
           if (hasCurrent) fields.push(current)
-          current = { text: '', quotedMask: [] }
+          current = { text: '', runs: [] }
           hasCurrent = false
         }
         append(piece, false)
@@ -820,8 +850,18 @@ class Shell {
     if (!split) return [fields.map((f) => f.text).join('')]
     const out: string[] = []
     for (const f of fields) {
-      const globbable = [...f.text].some((c, i) => '*?['.includes(c) && f.quotedMask[i] === false)
-      const matches = globbable ? this.glob(f.text, f.quotedMask) : []
+      let start = 0
+      let globbable = false
+      for (const run of f.runs) {
+        if (!run.quoted && /[*?[]/.test(f.text.slice(start, start + run.length))) globbable = true
+        start += run.length
+      }
+      const matches = globbable
+        ? this.glob(
+            f.text,
+            f.runs.flatMap((run) => Array<boolean>(run.length).fill(run.quoted)),
+          )
+        : []
       if (matches.length > 0) out.push(...matches)
       else out.push(f.text)
     }

@@ -23,6 +23,7 @@ import {
   pipeStats,
   resetPipeStats,
 } from '../../../src/virtual-device/shell/index.js'
+import { SHELL_VARS_MAX_CHARS } from '../../../src/virtual-device/shell/interpreter.js'
 import { ADB_BIN, adbkitClient, hasAdb, readAll, runAdb, transportSocket } from './_helpers.js'
 
 const MB = 1e6
@@ -115,6 +116,33 @@ describe('backpressure: a client that does not read', () => {
     await othersAreServed()
     socket.destroy()
     await vi.waitFor(() => expect(shellProcesses(stalled)).toEqual([]))
+  }, 180_000)
+
+  it('a variable doubled forever ends its shell with "out of memory"; the server stays small and answers', async () => {
+    const before = rss()
+    const client = adbkitClient(server.port)
+    const out = await readAll(
+      await client
+        .getDevice('bp-1')
+        .shell('x=aaaaaaaa; while true; do x=$x$x; done; echo never; echo status $?'),
+    )
+    // The shell itself ends (as mksh does when an allocation fails): nothing after the loop runs.
+    expect(out.toString()).toBe('/system/bin/sh: out of memory\n')
+    // Many variables of 2 MiB each, within a word's bound, reach the shell's total instead.
+    const many = await readAll(
+      await client
+        .getDevice('bp-1')
+        .shell(
+          'x=aaaaaaaa; i=0; while [ $i -lt 18 ]; do x=$x$x; i=$((i+1)); done; j=0; while true; do export v$j=$x; j=$((j+1)); echo $j; done',
+        ),
+    )
+    const counted = many.toString().split('\n')
+    expect(counted.at(-2)).toBe('/system/bin/sh: out of memory')
+    // 2 MiB of x, then one more 2 MiB variable per line until the shell's total (the small i and j
+    // variables push the last one over).
+    expect(Number(counted.at(-3))).toBe(SHELL_VARS_MAX_CHARS / (2 * 1024 * 1024) - 2)
+    expect(rss() - before).toBeLessThan(RSS_BUDGET)
+    await othersAreServed()
   }, 180_000)
 
   it('(a) an endless output nobody reads stalls the command, bounded; others are served', async () => {
