@@ -3,6 +3,8 @@
  * source measures a real-time virtual-device window, compared with the ground truth over the same
  * boottime window. Real time (not 'fast'): the window's edges are host instants mapped to boottime.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
@@ -30,6 +32,8 @@ let server: VirtualDeviceServer
 let device: AdbDevice
 let capabilities: Capabilities
 let boottime: DeviceClockMapping
+/** The run's folder the session shares what it learns about the phone through. */
+const runDir = mkdtempSync(join(tmpdir(), 'session-window-'))
 
 beforeAll(async () => {
   server = await startVirtualDevice({ time: 'real', seed: 9 })
@@ -43,13 +47,14 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await server.close()
+  rmSync(runDir, { recursive: true, force: true })
 })
 
 function session(options: Record<string, unknown>, caps: Capabilities): DeviceSession {
   const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
   return Reflect.construct(ctor, [
     resolveOptions({ app: 'com.example.trails', execution: 'none', ...options }),
-    { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true },
+    { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true, runDir },
     device,
     caps,
     boottime,
