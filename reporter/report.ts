@@ -618,6 +618,16 @@ export interface ReportCpuModel {
   readonly runFit?: CpuModelRunFit
 }
 
+/**
+ * How reports name the phone of a window: `Pixel 6 (serial)`, with its adb server when that is
+ * another machine's (a lab host), since lab hosts can each have a phone with the same serial.
+ */
+export function deviceLabel(device: NonNullable<MeasuredEnergyResult['device']>): string {
+  const server = device.adbServer
+  const local = server === undefined || /^(127\.0\.0\.1|localhost|\[::1\]):\d+$/.test(server)
+  return `${device.model} (${device.serial}${local ? '' : ` on ${server}`})`
+}
+
 /** Each phone's CPU model as its last window (by its end) reported it. */
 function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
   cpuModel?: readonly ReportCpuModel[]
@@ -625,7 +635,7 @@ function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
   const last = new Map<string, MeasuredEnergyResult>()
   for (const r of measured) {
     if (r.sources.methodEnergy?.kind !== 'cpu-model') continue
-    const device = r.device === undefined ? '?' : `${r.device.model} (${r.device.serial})`
+    const device = r.device === undefined ? '?' : deviceLabel(r.device)
     const seen = last.get(device)
     if (seen === undefined || seen.window.endNs < r.window.endNs) last.set(device, r)
   }

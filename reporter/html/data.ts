@@ -28,7 +28,7 @@ import type {
   ReportedSuiteFailure,
   ReportedTest,
 } from '../report.js'
-import { describeCpuModel } from '../report.js'
+import { describeCpuModel, deviceLabel } from '../report.js'
 
 export const HTML_DATA_VERSION = 2 as const
 
@@ -514,9 +514,7 @@ function htmlWindow(
       : { methodEnergy: table.ref(describeMethodEnergy(s.methodEnergy)) }),
     sampleCount: s.sampleCount,
     ...(s.sensorRateHz === undefined ? {} : { sensorRateHz: round(s.sensorRateHz) }),
-    ...(r.device === undefined
-      ? {}
-      : { device: table.ref(`${r.device.model} (${r.device.serial})`) }),
+    ...(r.device === undefined ? {} : { device: table.ref(deviceLabel(r.device)) }),
     ...(r.battery === undefined
       ? {}
       : {

@@ -29,6 +29,8 @@ export const DeviceErrors = {
   SHELL_ARGUMENT: 'E_SHELL_ARGUMENT',
   /** Another worker held the device's lease for longer than `timeoutMs`. */
   LEASE_TIMEOUT: 'E_LEASE_TIMEOUT',
+  /** A lease this worker held expired or was taken over: it must not measure (fencing). */
+  LEASE_LOST: 'E_LEASE_LOST',
   /** The lease directory cannot be created or written. */
   LEASE_IO: 'E_LEASE_IO',
   /** A device clock could not be read or parsed (e.g. `/proc/timer_list` without root). */

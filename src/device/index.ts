@@ -1,3 +1,5 @@
+export type { AdbServerAddress, PhoneAddress } from './address.js'
+export { adbServerName, oneAdbServer, phoneKey, phoneName } from './address.js'
 export type { AdbClient, AdbConnectOptions, AdbDevice, AdbErrorContext } from './client.js'
 export { connectAdb, isListening, mapAdbError } from './client.js'
 export type { DeviceInfo, DeviceState, PickOptions } from './discovery.js'
@@ -14,6 +16,7 @@ export {
   defaultLeaseDir,
   isAlive,
   leaseFileName,
+  leaseLost,
   readLeaseHolderSync,
   removeRunLeasesSync,
   withLease,

@@ -60,13 +60,28 @@ export interface LeaseOptions {
   readonly signal?: AbortSignal
 }
 
-/** A held lease. `release()` is idempotent and also runs at process exit. */
+/**
+ * A held lease. `release()` is idempotent and also runs at process exit. The lock files here are
+ * one implementation; the lab's shared store (src/lab/) is another.
+ */
 export interface Lease {
+  /** What is leased: the lease's key (the phone's adb server and serial). */
   readonly serial: string
+  /** Where the lease lives: the lock file, or the store's key. */
   readonly path: string
   readonly holder: LeaseHolder
+  /**
+   * The fencing token of this acquisition: a later holder of the same phone always has another
+   * (the store's is a counter that only grows).
+   */
+  readonly fence: string
   /** True once released (or lost to a takeover seen by the heartbeat). */
   readonly released: boolean
+  /**
+   * Throws `E_LEASE_LOST` unless this acquisition still holds the phone, asked of where the lease
+   * lives (not of memory): checked before a window starts and before its result is accepted.
+   */
+  assertHeld(doing: string): Promise<void>
   release(): Promise<void>
 }
 
@@ -337,8 +352,14 @@ function startLease(
     serial,
     path,
     holder,
+    fence: holder.token,
     get released() {
       return released
+    },
+    async assertHeld(doing) {
+      const current = released ? 'missing' : await readHolder(path).catch(() => 'missing' as const)
+      if (current !== 'missing' && current !== 'corrupt' && current.token === holder.token) return
+      throw leaseLost(serial, path, doing)
     },
     async release() {
       if (released) return
@@ -351,6 +372,20 @@ function startLease(
       }
     },
   }
+}
+
+/** The lease is no longer this worker's: it must not measure, and a result it took is not used. */
+export function leaseLost(key: string, where: string, doing: string): EnergyError {
+  return new EnergyError({
+    code: DeviceErrors.LEASE_LOST,
+    message: `the lease on phone ${key} is no longer held by this worker (${doing}): it expired or was taken over (${where})`,
+    hint:
+      'The worker was paused or cut off from the lease store for longer than the lease lives ' +
+      '(a frozen process, a network split, a machine under heavy load), and another worker may ' +
+      'be measuring on the phone now. Rerun the test; if it happens often, give the lease a longer ' +
+      'time-to-live (leases: { store, ttlMs }) or the machine fewer workers.',
+    details: { serial: key },
+  })
 }
 
 function leaseIo(path: string, cause: unknown): EnergyError {

@@ -50,7 +50,7 @@ export default async function globalSetup(
   process.once('SIGTERM', onSignal)
   process.env[RUN_ENV] = JSON.stringify(run.target)
   ;(globalThis as WithActiveRun)[ACTIVE] = { run, onSignal }
-  const phones = run.target.serials.length
+  const phones = run.target.phones.length
   if (globalConfig.maxWorkers > phones) {
     // Jest's globalSetup cannot lower maxWorkers: workers take turns, one test per phone.
     process.stdout.write(

@@ -206,8 +206,11 @@ export interface MeasuredEnergyResult extends EnergyResultBase, EnergyAccounting
   readonly sources: SourceInfo
   readonly battery?: BatteryContext
   readonly warnings: readonly EnergyWarning[]
-  /** Device the window ran on. */
-  readonly device?: { readonly serial: string; readonly model: string }
+  /**
+   * Device the window ran on; `adbServer` (`host:port`) names the adb server it is attached to
+   * (phones on several lab hosts can share a serial). Added within schema version 1.
+   */
+  readonly device?: { readonly serial: string; readonly model: string; readonly adbServer?: string }
   /** The sensor's power over the window, thinned, and the app's method activity (for reports). */
   readonly timeline?: PowerTimeline
   /** Where the method energy went, by callers: root → thread → frames, trimmed. */

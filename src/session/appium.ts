@@ -33,9 +33,9 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       app: device.options.app,
       ...(options.appActivity === null ? {} : { appActivity: options.appActivity }),
       automationName: options.automationName ?? defaultAutomationName(device.target.virtual),
-      adbHost: device.target.host,
-      adbPort: device.target.port,
-      capabilities: options.capabilities,
+      adbHost: device.phone.host,
+      adbPort: device.phone.port,
+      capabilities: { ...systemPortOf(device), ...options.capabilities },
     }),
   )
   const url = `http://${appium.host}:${appium.port}`
@@ -47,6 +47,26 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
     }),
   )
   return browser
+}
+
+/** The UiAutomator2 server's ports on the host side: the driver's own range. */
+const SYSTEM_PORT_FIRST = 8200
+
+/**
+ * On a lab host's adb server, the UiAutomator2 driver's port forward listens on that host, where
+ * Appium cannot see which ports another runner's sessions use (it checks this machine's): two
+ * runners could forward one port to two phones, and the second forward replaces the first. So a
+ * phone there gets its own port: 8200 + its place among its server's phones, the same for every
+ * runner (a runner that takes the phone over replaces the forward with an identical one).
+ */
+function systemPortOf(device: DeviceSession): Record<string, number> {
+  const { host, port } = device.phone
+  if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return {}
+  const onServer = device.target.phones
+    .filter((p) => p.host === host && p.port === port)
+    .map((p) => p.serial)
+    .sort()
+  return { 'appium:systemPort': SYSTEM_PORT_FIRST + onServer.indexOf(device.phone.serial) }
 }
 
 const sessions = new WeakMap<WebdriverIO.Browser, () => void>()

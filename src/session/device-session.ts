@@ -4,8 +4,9 @@
  * per test (by Vitest's `phone` fixture, by the Jest environment), so workers sharing a phone
  * alternate whole tests. Runner-neutral: the runner adapters pass in the options and the target.
  */
-import { appendFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import {
   ASYNC_COMPONENTS,
@@ -35,7 +36,6 @@ import {
   widerOffsets,
 } from '../collectors/index.js'
 import {
-  acquireLease,
   mappingAgeNs,
   shell,
   connectAdb,
@@ -47,7 +47,13 @@ import {
   type DeviceClockMapping,
   type Lease,
   type LeaseHolder,
+  adbServerName,
+  oneAdbServer,
+  phoneKey,
+  phoneName,
+  type PhoneAddress,
 } from '../device/index.js'
+import { openLeaseStore, type LeaseStore } from '../lab/index.js'
 import { parseDumpsysPowerWakeLocks, type HeldWakeLock } from '../formats/dumpsys/index.js'
 import {
   EnergyError,
@@ -69,12 +75,7 @@ import {
 } from './calibration.js'
 import { phoneCpuModel, profileCurrents, type PhoneCpuModel } from './core-currents.js'
 import type { TestProgress } from './progress.js'
-import {
-  MEASURED_MARKER,
-  sharedPhoneStateFile,
-  type DeviceTarget,
-  type ProvidedEnergyOptions,
-} from './target.js'
+import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 import {
   measureWindow,
   openWindow,
@@ -164,10 +165,16 @@ export class DeviceSession {
   private measuring: Promise<void> | undefined
   /** How often the power source updated in the idle window (real updates per second). */
   private idleUpdatesPerS: number | undefined
+  /** The phone's asynchronous state being written to the store (awaited before the lease ends). */
+  private asyncShare: Promise<void> = Promise.resolve()
 
   private constructor(
     readonly options: ProvidedEnergyOptions,
     readonly target: DeviceTarget,
+    /** The phone this test process measures on: its adb server and serial. */
+    readonly phone: PhoneAddress,
+    /** Where the phone's leases and what runners share about it live. */
+    private readonly store: LeaseStore,
     readonly device: AdbDevice,
     readonly capabilities: Capabilities,
     private boottimeMapping: DeviceClockMapping,
@@ -183,25 +190,26 @@ export class DeviceSession {
   }
 
   /**
-   * Connects a test process to its device, probes it and maps its clock. Worker N (1-based, the
-   * runner's pool or worker id) uses `target.serials[(N − 1) mod length]`, so workers spread over
-   * the phones.
+   * Connects a test process to its phone, probes it and maps its clock. Which of the pool's phones
+   * is the lease store's choice: worker N (1-based, the runner's pool or worker id) takes phone
+   * (N − 1) mod count with lock files; a lab's shared store hands out the least used phone.
    */
   static async open(
     options: ProvidedEnergyOptions,
     target: DeviceTarget,
     workerId: number,
   ): Promise<DeviceSession> {
-    const serial = target.serials[(Math.max(1, workerId) - 1) % target.serials.length]
-    if (serial === undefined) {
+    if (target.phones.length === 0) {
       throw new EnergyError({
         code: 'E_NO_DEVICE',
-        message: 'no device serials were provided to the worker',
+        message: 'no phones were provided to the worker',
         hint: 'Check `adb devices`.',
       })
     }
-    const client = await connectAdb({ host: target.host, port: target.port })
-    const device = client.device(serial)
+    const store = await openLeaseStore(options.leases, { runDir: target.runDir, run: target.run })
+    const phone = await store.assign(target.phones, workerId)
+    const client = await connectAdb({ host: phone.host, port: phone.port })
+    const device = client.device(phone.serial)
     // A phone without PowerStatsService (Android 10, 11) shows its rails only to a short perfetto
     // session, which the probe runs only when dumpsys powerstats lists none.
     const capabilities = await probeCapabilities(device, { app: options.app })
@@ -211,6 +219,8 @@ export class DeviceSession {
     const session = new DeviceSession(
       options,
       target,
+      phone,
+      store,
       device,
       capabilities,
       boottime,
@@ -224,6 +234,11 @@ export class DeviceSession {
 
   get serial(): string {
     return this.device.serial
+  }
+
+  /** How messages name the phone: its serial, with its adb server when the run has several. */
+  get name(): string {
+    return phoneName(this.phone, oneAdbServer(this.target.phones))
   }
 
   /**
@@ -253,14 +268,13 @@ export class DeviceSession {
     let holder: LeaseHolder | undefined
     let lease: Lease
     try {
-      lease = await acquireLease(this.leaseKey, {
+      lease = await this.store.acquire(this.phone, {
         owner,
-        run: this.target.runDir,
         onWait: (current) => {
           holder = current
           progress?.step('waiting for the phone', {
             line: () =>
-              `waiting for phone ${this.serial}${holder === undefined ? '' : ` (held by ${holder.owner})`}`,
+              `waiting for phone ${this.name}${holder === undefined ? '' : ` (held by ${holder.owner}${holder.hostname === hostname() ? '' : ` on ${holder.hostname}`})`}`,
             lineAfterMs: SLOW_STEP_LINE_MS,
           })
         },
@@ -282,7 +296,24 @@ export class DeviceSession {
       await lease.release().finally(() => progress?.done())
       throw error
     }
-    return progress === undefined ? lease : releasedWith(lease, () => progress.done())
+    // What the test's windows left on the phone is in the store before another worker takes it.
+    return releasedWith(
+      lease,
+      async () => {
+        await this.asyncShare
+      },
+      () => progress?.done(),
+    )
+  }
+
+  /**
+   * Refuses to go on unless this worker still holds the phone's lease, asked of the store (the
+   * fencing check): before a window starts, and before its result is accepted — a worker frozen
+   * past its lease's life, or cut off from the store, must not measure or report.
+   */
+  private async assertLease(doing: string): Promise<void> {
+    const held = this.held
+    if (held !== undefined) await held.assertHeld(doing)
   }
 
   /**
@@ -293,11 +324,6 @@ export class DeviceSession {
   onLease(hook: () => Promise<void>): () => void {
     this.leaseHooks.add(hook)
     return () => this.leaseHooks.delete(hook)
-  }
-
-  /** Lock name of this phone's lease: the adb server and the serial. */
-  private get leaseKey(): string {
-    return `${this.target.host}_${this.target.port}_${this.serial}`
   }
 
   /**
@@ -465,8 +491,9 @@ export class DeviceSession {
 
   private async measureBaseline(progress?: Progress): Promise<void> {
     progress?.step('baseline', {
-      line: `measuring the idle baseline of ${this.serial} (${this.idleWindowMs} ms, once per phone)`,
+      line: `measuring the idle baseline of ${this.name} (${this.idleWindowMs} ms, once per phone)`,
     })
+    await this.assertLease('starting the idle baseline')
     const release = this.claimWindow('idle baseline')
     // Its level is a median over sensor intervals, which needs no reading past the window's end:
     // the idle window stops without waiting for one (a whole poll period on a phone's first trace).
@@ -567,7 +594,7 @@ export class DeviceSession {
       if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') throw error
       this.note(
         'W_NO_COMPONENTS',
-        `the battery history could not be reset (${error.message.split('\n')[0] ?? ''}): no modelled screen, radio, GPS or Bluetooth energy on ${this.serial}`,
+        `the battery history could not be reset (${error.message.split('\n')[0] ?? ''}): no modelled screen, radio, GPS or Bluetooth energy on ${this.name}`,
       )
     }
   }
@@ -612,12 +639,9 @@ export class DeviceSession {
    * in the run's folder beside the shared state, read before a window and written after it (both
    * inside the phone's lease, so workers never race on it).
    */
-  private get asyncStatePath(): string {
-    return this.sharedStatePath.replace(/\.json$/, '.async.json')
-  }
-
   private async adoptAsyncState(): Promise<void> {
-    const text = await readFile(this.asyncStatePath, 'utf8').catch(() => undefined)
+    await this.asyncShare
+    const text = await this.store.readShared(this.phone, 'async')
     if (text === undefined) return
     try {
       const shared = JSON.parse(text) as SharedAsyncState
@@ -636,32 +660,25 @@ export class DeviceSession {
       origins: Object.fromEntries(this.asyncOrigins),
       floorsW: Object.fromEntries(this.railFloorsW),
     }
-    try {
-      const partial = `${this.asyncStatePath}.${process.pid}.tmp`
-      writeFileSync(partial, JSON.stringify(state))
-      renameSync(partial, this.asyncStatePath)
-    } catch {
-      // The run's folder is gone (the run is ending): nothing left to share with.
-    }
-  }
-
-  private get sharedStatePath(): string {
-    return join(this.target.runDir, sharedPhoneStateFile(leaseFileName(this.leaseKey)))
+    const text = JSON.stringify(state)
+    this.asyncShare = this.asyncShare.then(() =>
+      // The run's folder is gone (the run is ending), or the store is down (the next window's
+      // lease check says so): nothing left to share with.
+      this.store.writeShared(this.phone, 'async', text).catch(() => undefined),
+    )
   }
 
   private async readSharedState(): Promise<SharedPhoneState | undefined> {
+    const text = await this.store.readShared(this.phone, 'baseline')
     try {
-      return JSON.parse(await readFile(this.sharedStatePath, 'utf8')) as SharedPhoneState
+      return text === undefined ? undefined : (JSON.parse(text) as SharedPhoneState)
     } catch {
       return undefined // not measured yet on this phone in this run
     }
   }
 
-  /** Written whole then renamed, so a reader never sees half of it. */
   private async writeSharedState(state: SharedPhoneState): Promise<void> {
-    const partial = `${this.sharedStatePath}.${process.pid}.tmp`
-    await writeFile(partial, JSON.stringify(state))
-    await rename(partial, this.sharedStatePath)
+    await this.store.writeShared(this.phone, 'baseline', JSON.stringify(state))
   }
 
   /**
@@ -690,6 +707,7 @@ export class DeviceSession {
         ),
       )
       signal?.throwIfAborted()
+      await this.assertLease(`starting window '${label}'`)
       const window = await openWindow(plan, label)
       flight.window = window
       // The test ended (while the recorders started, or the body ran): abandon, never attribute.
@@ -711,6 +729,7 @@ export class DeviceSession {
       }
       await abandonIfEnded()
       const closed = await window.closeWithData()
+      await this.assertLease(`accepting window '${label}'`)
       this.learnClocks(closed.power)
       return { ...closed, value, result: this.finish(closed.result) }
     } finally {
@@ -743,7 +762,7 @@ export class DeviceSession {
     if (open !== undefined) {
       throw new EnergyError({
         code: 'E_WINDOW_ALREADY_OPEN',
-        message: `window '${label}' was started while window '${open}' is still open on ${this.serial}`,
+        message: `window '${label}' was started while window '${open}' is still open on ${this.name}`,
         hint: 'A phone measures one window at a time: await each energy.measure()/repeat()/baseline() before starting the next (no Promise.all over them).',
         details: { serial: this.serial },
       })
@@ -840,7 +859,7 @@ export class DeviceSession {
   }
 
   private get observationsPrefix(): string {
-    return sharedPhoneStateFile(leaseFileName(this.leaseKey)).replace(/\.json$/, '.')
+    return `phone-${leaseFileName(phoneKey(this.phone))}.`
   }
 
   /** Every process's observations of this phone in this run. */
@@ -887,6 +906,7 @@ export class DeviceSession {
       const plan = await this.withAppProcess(
         this.plan(baseline, this.executionCollector(), progress),
       )
+      await this.assertLease(`starting window '${label}'`)
       const window = await openWindow(plan, label)
       progress?.step('recording')
       const done = (): void => {
@@ -899,6 +919,7 @@ export class DeviceSession {
           progress?.step('stopping')
           try {
             const { result, power } = await window.closeWithData()
+            await this.assertLease(`accepting window '${label}'`)
             this.learnClocks(power)
             return this.finish(result)
           } finally {
@@ -945,6 +966,7 @@ export class DeviceSession {
     return {
       device: this.device,
       deviceModel: this.capabilities.model,
+      adbServer: adbServerName(this.phone),
       app: this.options.app,
       power,
       ...(execution === undefined ? {} : { execution }),
@@ -992,16 +1014,26 @@ interface SharedAsyncState {
   readonly floorsW: Readonly<Record<string, number>>
 }
 
-/** `lease`, whose first release also runs `then` (the test leaves the progress line). */
-function releasedWith(lease: Lease, then: () => void): Lease {
+/**
+ * `lease`, whose release first runs `before` (what the phone's state must say before another
+ * worker takes it) and then `then` (the test leaves the progress line), once.
+ */
+function releasedWith(lease: Lease, before: () => Promise<void>, then: () => void): Lease {
+  let releasing: Promise<void> | undefined
   return {
     serial: lease.serial,
     path: lease.path,
     holder: lease.holder,
+    fence: lease.fence,
     get released() {
       return lease.released
     },
-    release: () => lease.release().finally(then),
+    assertHeld: (doing) => lease.assertHeld(doing),
+    release: () =>
+      (releasing ??= before()
+        .catch(() => undefined)
+        .then(() => lease.release())
+        .finally(then)),
   }
 }
 

@@ -3,6 +3,7 @@
  * field, then handed to workers as plain JSON.
  */
 import { inspect } from 'node:util'
+import type { LeaseStoreChoice } from '../lab/index.js'
 import { closestName, CommonErrors, EnergyError } from '../model/index.js'
 
 export interface EnergyOptions {
@@ -13,8 +14,20 @@ export interface EnergyOptions {
    * virtual device), or a serial. @default 'auto'
    */
   readonly device?: 'auto' | 'virtual' | (string & {})
-  /** The adb server to use for real phones. @default { host: '127.0.0.1', port: 5037 } */
-  readonly adb?: { readonly host?: string; readonly port?: number }
+  /**
+   * The adb server(s) to use for real phones: one, or a list for phones on several lab hosts
+   * (docs/scale.md); a run measures on every ready phone of every server.
+   * @default { host: '127.0.0.1', port: 5037 }
+   */
+  readonly adb?: AdbServerOption | readonly AdbServerOption[]
+  /**
+   * Where phone leases live. `'files'`: lock files on this machine (one machine's workers and
+   * runs). A Redis URL (`'redis://lab-redis:6379'`): a store every runner of a lab shares, so that
+   * runners on several machines (shards of one suite) draw phones from one pool without two
+   * windows ever overlapping on a phone. `ttlMs`: how long a lease outlives its holder's last
+   * renewal. VITEST_ENERGY_LEASES sets it when the option is absent. @default 'files'
+   */
+  readonly leases?: 'files' | (string & {}) | { readonly store: string; readonly ttlMs?: number }
   /**
    * Power source. `auto` picks the best the device has: ODPM rails (perfetto, else two `dumpsys`
    * meter readings per window), then the fuel gauge. `batterystats` models power from the battery
@@ -138,11 +151,18 @@ export interface EnergyOptions {
   }
 }
 
+export interface AdbServerOption {
+  readonly host?: string
+  readonly port?: number
+}
+
 /** Options after defaults, as workers receive them. */
 export interface ResolvedEnergyOptions {
   readonly app: string
   readonly device: string
-  readonly adb: { readonly host: string; readonly port: number }
+  /** At least one. */
+  readonly adb: readonly { readonly host: string; readonly port: number }[]
+  readonly leases: LeaseStoreChoice
   readonly power: 'auto' | 'odpm' | 'fuel-gauge' | 'batterystats' | 'external-meter'
   readonly powerProfile: string | null
   readonly externalMeter: {
@@ -198,6 +218,7 @@ const OPTION_NAMES = [
   'app',
   'device',
   'adb',
+  'leases',
   'power',
   'powerProfile',
   'externalMeter',
@@ -223,7 +244,8 @@ const OPTION_NAMES = [
 ] as const satisfies readonly (keyof EnergyOptions)[]
 
 type Nested<K extends keyof EnergyOptions> = keyof Exclude<NonNullable<EnergyOptions[K]>, boolean>
-const ADB_NAMES = ['host', 'port'] as const satisfies readonly Nested<'adb'>[]
+const ADB_NAMES = ['host', 'port'] as const satisfies readonly (keyof AdbServerOption)[]
+const LEASES_NAMES = ['store', 'ttlMs'] as const
 const METER_NAMES = [
   'file',
   'command',
@@ -264,14 +286,11 @@ export function resolveOptions(
   }
   const o = new Section(problems, input, '', OPTION_NAMES)
   const app = o.required('app', "an Android package name like 'com.example.trails'", isPackageName)
-  const adb = o.section('adb', ADB_NAMES, "an object like { host: '127.0.0.1', port: 5037 }")
   const virtual = o.section('virtualDevice', VIRTUAL_NAMES, 'an object like { devices: 2 }')
   const resolved: Omit<ResolvedEnergyOptions, 'app'> = {
     device: deviceOption(o),
-    adb: {
-      host: adb.string('host') ?? '127.0.0.1',
-      port: adb.integer('port', 1, 65535) ?? 5037,
-    },
+    adb: adbServersOf(o),
+    leases: leasesOf(o),
     power: o.oneOf('power', POWER) ?? 'auto',
     powerProfile: o.string('powerProfile') ?? null,
     externalMeter: externalMeterOf(o),
@@ -328,6 +347,60 @@ function externalMeterOf(o: Section): ResolvedEnergyOptions['externalMeter'] {
     nominalVoltageV:
       m.number('nominalVoltageV', 'a positive number of volts', (v) => v > 0) ?? null,
   }
+}
+
+const ADB_EXPECTED = "an object like { host: '127.0.0.1', port: 5037 }, or a non-empty list of them"
+
+function adbServersOf(o: Section): ResolvedEnergyOptions['adb'] {
+  const given = o.raw('adb')
+  const one = (s: Section): { host: string; port: number } => ({
+    host: s.string('host') ?? '127.0.0.1',
+    port: s.integer('port', 1, 65535) ?? 5037,
+  })
+  if (!Array.isArray(given)) return [one(o.section('adb', ADB_NAMES, ADB_EXPECTED))]
+  if (given.length === 0) {
+    o.invalid('adb', given, ADB_EXPECTED)
+    return [{ host: '127.0.0.1', port: 5037 }]
+  }
+  const servers = given.map((_, i) => one(o.section(`adb[${i}]`, ADB_NAMES, ADB_EXPECTED, given)))
+  const seen = new Set<string>()
+  for (const [i, s] of servers.entries()) {
+    const element = given[i] as unknown
+    // An element with its own problem (not an object, a misspelt name) is reported once, as such.
+    if (!isObject(element) || Object.keys(element).some((k) => !ADB_NAMES.includes(k as 'host')))
+      continue
+    const name = `${s.host}:${s.port}`
+    if (seen.has(name)) o.invalid(`adb[${i}]`, given[i], `a server not listed before (${name} is)`)
+    seen.add(name)
+  }
+  return servers
+}
+
+/** `leases`, else VITEST_ENERGY_LEASES (CI sets the lab's store for every runner), else files. */
+function leasesOf(o: Section): LeaseStoreChoice {
+  const expected =
+    "'files', a Redis URL like 'redis://lab-redis:6379', or { store: 'redis://…', ttlMs: 15000 }"
+  const fromEnv = process.env['VITEST_ENERGY_LEASES']
+  const given = o.raw('leases') ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv)
+  if (given === undefined || given === 'files') return { store: 'files', dir: null }
+  let store: unknown = given
+  let ttlMs = 15_000
+  if (isObject(given)) {
+    const l = o.section('leases', LEASES_NAMES, expected)
+    store = l.raw('store')
+    ttlMs = l.integer('ttlMs', 1_000, 3_600_000) ?? ttlMs
+  }
+  if (store === 'files') return { store: 'files', dir: null }
+  if (typeof store === 'string' && /^rediss?:\/\/[^/]/.test(store)) {
+    try {
+      new URL(store)
+      return { store: 'redis', url: store, ttlMs }
+    } catch {
+      // reported below
+    }
+  }
+  o.invalid(isObject(given) ? 'leases.store' : 'leases', store, expected)
+  return { store: 'files', dir: null }
 }
 
 function classifyOf(o: Section): ResolvedEnergyOptions['classify'] {
@@ -419,7 +492,7 @@ class Problems {
 
   /** The error listing every problem, in the order of `order` (the options as the user wrote them). */
   error(order: readonly string[]): EnergyError {
-    const rank = (field: string): number => order.indexOf(field.split('.')[0] ?? field)
+    const rank = (field: string): number => order.indexOf(field.split(/[.[]/)[0] ?? field)
     const found = [...this.found].sort((a, b) => rank(a.field) - rank(b.field))
     const [first] = found
     const lines = found.map((p) => p.line)
@@ -487,8 +560,17 @@ class Section {
     return this.read(key, expected, is)
   }
 
-  /** A nested object; one that is absent or not an object (recorded) reads as empty. */
-  section(key: string, known: readonly string[], expected: string): Section {
+  /**
+   * A nested object; one that is absent or not an object (recorded) reads as empty. `list`: the
+   * array `key` (like `adb[1]`) is an element of.
+   */
+  section(key: string, known: readonly string[], expected: string, list?: unknown[]): Section {
+    if (list !== undefined) {
+      const index = Number(/\[(\d+)\]$/.exec(key)?.[1])
+      const v = list[index]
+      if (!isObject(v)) this.invalid(key, v, expected)
+      return new Section(this.problems, isObject(v) ? v : {}, `${this.prefix}${key}`, known)
+    }
     const v = this.read(key, expected, isObject) ?? {}
     return new Section(this.problems, v, `${this.prefix}${key}`, known)
   }

@@ -7,20 +7,24 @@
  * import the virtual device, and only to start it: tests reach it over adb.
  */
 import { existsSync, rmSync } from 'node:fs'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { connectAdb, DeviceErrors, removeRunLeasesSync, shell } from '../device/index.js'
+import { basename, join } from 'node:path'
+import {
+  adbServerName,
+  connectAdb,
+  DeviceErrors,
+  oneAdbServer,
+  phoneKey,
+  removeRunLeasesSync,
+  shell,
+} from '../device/index.js'
+import { closeLeaseStores, openLeaseStore } from '../lab/index.js'
 import { EnergyError } from '../model/index.js'
 import { clearStaleStaging } from './artifacts.js'
 import type { ResolvedEnergyOptions } from './options.js'
 import { choosePhones } from './phones.js'
-import {
-  isSharedPhoneStateFile,
-  MEASURED_MARKER,
-  type DeviceTarget,
-  type ProvidedEnergyOptions,
-} from './target.js'
+import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 
 /** A started run: where its phones are, and how to end it. */
 export interface StartedRun {
@@ -70,16 +74,18 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
       process.off('exit', closeSync)
       closeSync()
     })
+    const run = runId(process.env) ?? basename(runDir)
+    // The store answers before anything else starts: a run without it could not take a phone.
+    const store = await openLeaseStore(options.leases, { runDir, run })
+    cleanups.push(closeLeaseStores)
     const choice = await choosePhones(options, { adbConfigured: options.adbConfigured })
     let target: Omit<DeviceTarget, 'appium'>
     if (choice.kind === 'real') {
-      target = {
-        host: choice.host,
-        port: choice.port,
-        serials: choice.serials,
-        virtual: false,
-        runDir,
-      }
+      for (const server of choice.unreachable)
+        process.stdout.write(
+          `vitest-energy: the adb server ${adbServerName(server)} does not answer; this run measures on the ${choice.phones.length} phone${choice.phones.length === 1 ? '' : 's'} of the other servers (vitest-energy doctor checks every server)\n`,
+        )
+      target = { phones: choice.phones, run, virtual: false, runDir }
     } else {
       const { startVirtualDevice } = await import('../virtual-device/index.js')
       const vdev = await startVirtualDevice({
@@ -93,13 +99,16 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
         `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
       )
       target = {
-        host: '127.0.0.1',
-        port: vdev.port,
-        serials: [...vdev.serials],
+        phones: vdev.serials.map((serial) => ({ host: vdev.host, port: vdev.port, serial })),
+        run,
         virtual: true,
         runDir,
       }
     }
+    if (options.leases.store !== 'files')
+      process.stdout.write(
+        `vitest-energy: leases in ${store.description} (run ${run}); a pool of ${target.phones.length} phone${target.phones.length === 1 ? '' : 's'}\n`,
+      )
     await assertAppInstalled(options, target)
     const appium = await startAppium(options, target.virtual)
     if (appium !== undefined) cleanups.push(() => appium.close())
@@ -108,10 +117,7 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
       close,
       closeSync,
       measured: () => existsSync(join(runDir, MEASURED_MARKER)),
-      startOver: async () => {
-        for (const name of await readdir(runDir).catch(() => [] as string[]))
-          if (isSharedPhoneStateFile(name)) await rm(join(runDir, name), { force: true })
-      },
+      startOver: () => store.forgetRun(),
     }
   } catch (error) {
     await close()
@@ -127,11 +133,13 @@ async function assertAppInstalled(
   options: ResolvedEnergyOptions,
   target: Omit<DeviceTarget, 'appium'>,
 ): Promise<void> {
-  const client = await connectAdb({ host: target.host, port: target.port })
   const missing: string[] = []
-  for (const serial of target.serials) {
-    const result = await shell(client.device(serial), ['pm', 'path', options.app])
-    if (result.exitCode !== 0 || !/^package:/m.test(result.stdout)) missing.push(serial)
+  const one = oneAdbServer(target.phones)
+  for (const phone of target.phones) {
+    const client = await connectAdb(phone)
+    const result = await shell(client.device(phone.serial), ['pm', 'path', options.app])
+    if (result.exitCode !== 0 || !/^package:/m.test(result.stdout))
+      missing.push(one ? phone.serial : phoneKey(phone))
   }
   if (missing.length === 0) return
   throw new EnergyError({
@@ -142,6 +150,19 @@ async function assertAppInstalled(
       : 'Install the app under test (`adb install -r app.apk`), or correct the `app` option (`adb shell pm list packages` lists what is installed).',
     details: { package: options.app, serials: missing.join(', ') },
   })
+}
+
+/**
+ * The id the runners of one run share: VITEST_ENERGY_RUN_ID, else the CI's own id of the pipeline
+ * (GitHub Actions: run and attempt; GitLab: pipeline), else none (each runner is its own run).
+ */
+export function runId(env: NodeJS.ProcessEnv): string | undefined {
+  const given = env['VITEST_ENERGY_RUN_ID']
+  if (given !== undefined && given !== '') return given
+  if (env['GITHUB_RUN_ID'] !== undefined)
+    return `github-${env['GITHUB_RUN_ID']}-${env['GITHUB_RUN_ATTEMPT'] ?? '1'}`
+  if (env['CI_PIPELINE_ID'] !== undefined) return `gitlab-${env['CI_PIPELINE_ID']}`
+  return undefined
 }
 
 /** Starts Appium on a free loopback port for the tests' `driver`, unless `appium: false`. */

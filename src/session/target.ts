@@ -3,14 +3,22 @@
  * the options after validation, and where the phones and the Appium server are. The Vitest
  * plugin passes them through provide/inject, the Jest global setup through the environment.
  */
+import type { PhoneAddress } from '../device/index.js'
 import type { ResolvedEnergyOptions } from './options.js'
 
 /** Where the devices are, decided once by the run's setup. */
 export interface DeviceTarget {
-  readonly host: string
-  readonly port: number
-  /** Serials workers share; worker N uses serials[(N − 1) mod length]. */
-  readonly serials: readonly string[]
+  /**
+   * The pool: every phone of the run, on one adb server or several. Which one a test process
+   * measures on is the lease store's choice (worker N → phone N mod count with lock files; the
+   * least used with a shared store).
+   */
+  readonly phones: readonly PhoneAddress[]
+  /**
+   * The run's id: the runners (shards) of one run that share a lease store and this id share each
+   * phone's idle baseline. VITEST_ENERGY_RUN_ID, else the CI's pipeline id, else this runner's own.
+   */
+  readonly run: string
   /** True when the devices are the bundled virtual device. */
   readonly virtual: boolean
   /** The Appium server started for the run, when one was. */
@@ -27,15 +35,6 @@ export interface DeviceTarget {
  * run's end can tell a run that measured energy without reporting it.
  */
 export const MEASURED_MARKER = 'measured'
-
-/** The file in the run's folder holding what a phone's first window learnt (device-session.ts). */
-export function sharedPhoneStateFile(leaseFile: string): string {
-  return `phone-${leaseFile}.json`
-}
-
-export function isSharedPhoneStateFile(name: string): boolean {
-  return name.startsWith('phone-') && name.endsWith('.json')
-}
 
 /** The options as test processes receive them. */
 export type ProvidedEnergyOptions = ResolvedEnergyOptions & {

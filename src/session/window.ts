@@ -87,6 +87,8 @@ export type WindowBaseline =
 export interface WindowPlan {
   readonly device: AdbDevice
   readonly deviceModel: string
+  /** The adb server the phone is attached to, `host:port`. */
+  readonly adbServer?: string
   readonly app: string
   readonly power: PowerCollector
   readonly execution?: ExecutionCollector
@@ -433,7 +435,11 @@ export function attributeWindowData(
       ...(plan.debuggable === undefined ? {} : { debuggable: plan.debuggable }),
       netNoiseJ: noiseJ,
     },
-    device: { serial: plan.device.serial, model: plan.deviceModel },
+    device: {
+      serial: plan.device.serial,
+      model: plan.deviceModel,
+      ...(plan.adbServer === undefined ? {} : { adbServer: plan.adbServer }),
+    },
     warnings,
   })
   const result = withMethodSource(attribution.result, power, modelled, plan)

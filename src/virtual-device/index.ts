@@ -123,6 +123,13 @@ export interface StartVirtualDeviceOptions {
    * versions"). The hardware stays a Pixel 6. @default 33 (Android 13)
    */
   readonly androidVersion?: AndroidApiLevel
+  /**
+   * Address the ADB server binds: any 127.0.0.0/8 address (several "lab hosts" side by side in
+   * tests), or, with `allowNetwork`, a network address. @default '127.0.0.1'
+   */
+  readonly host?: string
+  /** Allow a host that is not loopback: a trusted lab network only. @default false */
+  readonly allowNetwork?: boolean
   /** Serial prefix; device i is `<prefix>-<i+1, 4 digits>`. @default 'vdev' */
   readonly serialPrefix?: string
   /** Relative std dev of each call's CPU cost. @default 0.03 */
@@ -312,7 +319,8 @@ export async function startVirtualDevice(
     phones.push({ serial, device, phone, clock })
   }
   const server = await startAdbServer({
-    host: '127.0.0.1',
+    host: options.host ?? '127.0.0.1',
+    ...(options.allowNetwork === true ? { allowNetwork: true } : {}),
     port: options.port ?? 0,
     devices: phones.map((p) => p.device),
   })

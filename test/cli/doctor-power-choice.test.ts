@@ -14,6 +14,7 @@ import {
   type Capabilities,
 } from '../../src/device/index.js'
 import { isEnergyError } from '../../src/model/index.js'
+import { fileLeaseStore } from '../../src/lab/index.js'
 import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
 import {
@@ -52,9 +53,12 @@ describe.each([
     const { server, device, caps } = await probed(options)
     expect(autoPowerSource(caps)).toMatchObject({ source, usable })
     const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
+    const phone = { host: '127.0.0.1', port: server.port, serial: server.serials[0] ?? '' }
     const session = Reflect.construct(ctor, [
       resolveOptions({ app: 'com.example.trails' }),
-      { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true },
+      { phones: [phone], run: 'doctor-power-choice', virtual: true, runDir: '/nonexistent' },
+      phone,
+      fileLeaseStore({ runDir: '/nonexistent' }),
       device,
       caps,
       await mapDeviceClock(device, 'boottime', { samples: 2 }),

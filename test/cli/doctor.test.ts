@@ -448,3 +448,36 @@ describe('bad arguments', () => {
     expect(help.out).toContain('ANDROID_ADB_SERVER_PORT')
   })
 })
+
+describe('a lab: every adb server of the plugin’s list', () => {
+  test('--adb twice: a report per server, each naming its phones; one server down fails the check', async () => {
+    const a = await phone({ host: '127.0.0.2', serialPrefix: 'lab' })
+    const b = await phone({ host: '127.0.0.3', serialPrefix: 'lab' })
+    const both = await doctor([
+      '--adb',
+      `127.0.0.2:${a.port}`,
+      '--adb',
+      `127.0.0.3:${b.port}`,
+      '--json',
+    ])
+    const json = JSON.parse(both.out) as { schemaVersion: number; servers: DoctorReport[] }
+    expect(json.servers.map((r) => `${r.adb.host}:${r.adb.port}`)).toEqual([
+      `127.0.0.2:${a.port}`,
+      `127.0.0.3:${b.port}`,
+    ])
+    expect(json.servers.map((r) => r.phones.map((p) => p.serial))).toEqual([
+      ['lab-0001'],
+      ['lab-0001'],
+    ])
+
+    const down = await deadPort()
+    const text = await doctor(['--adb', `127.0.0.2:${a.port}`, '--adb', `127.0.0.3:${down}`])
+    expect(text.code).toBe(1)
+    expect(text.out).toContain(`adb server 127.0.0.2:${a.port}`)
+    expect(text.out).toContain(`adb server 127.0.0.3:${down}`)
+
+    const bad = await doctor(['--adb', 'lab-1'])
+    expect(bad.code).toBe(2)
+    expect(bad.err).toContain("--adb takes host:port, got 'lab-1'")
+  })
+})

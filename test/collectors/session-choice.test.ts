@@ -12,6 +12,7 @@ import {
   type Capabilities,
   type DeviceClockMapping,
 } from '../../src/device/index.js'
+import { fileLeaseStore } from '../../src/lab/index.js'
 import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
@@ -40,9 +41,13 @@ function session(
   caps: Capabilities = capabilities,
 ): DeviceSession {
   const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
+  const phone = { host: '127.0.0.1', port: server.port, serial: server.serials[0]! }
+  const runDir = '/nonexistent/session-choice'
   return Reflect.construct(ctor, [
     resolveOptions({ app: 'com.example.trails', ...options }),
-    { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true },
+    { phones: [phone], run: 'session-choice', virtual: true, runDir },
+    phone,
+    fileLeaseStore({ runDir }),
     device,
     caps,
     boottime,

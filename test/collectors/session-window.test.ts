@@ -14,6 +14,7 @@ import {
   type Capabilities,
   type DeviceClockMapping,
 } from '../../src/device/index.js'
+import { fileLeaseStore } from '../../src/lab/index.js'
 import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
 import { startVirtualDevice, type VirtualDeviceServer } from '../../src/virtual-device/index.js'
@@ -51,10 +52,13 @@ afterAll(async () => {
 })
 
 function session(options: Record<string, unknown>, caps: Capabilities): DeviceSession {
+  const phone = { host: '127.0.0.1', port: server.port, serial: server.serials[0]! }
   const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
   return Reflect.construct(ctor, [
     resolveOptions({ app: 'com.example.trails', execution: 'none', ...options }),
-    { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true, runDir },
+    { phones: [phone], run: 'session-window', virtual: true, runDir },
+    phone,
+    fileLeaseStore({ runDir }),
     device,
     caps,
     boottime,

@@ -51,7 +51,15 @@ test('an invalid option is one E_INVALID_OPTION whose hint points at the Jest co
 })
 
 test('the run’s target crosses to the workers as JSON in the environment', () => {
-  const target = { host: '127.0.0.1', port: 5037, serials: ['a', 'b'], virtual: true, runDir: '/r' }
+  const target = {
+    phones: [
+      { host: '127.0.0.1', port: 5037, serial: 'a' },
+      { host: '10.0.0.7', port: 5037, serial: 'a' },
+    ],
+    run: 'r',
+    virtual: true,
+    runDir: '/r',
+  }
   expect(readRunTarget({ [RUN_ENV]: JSON.stringify(target) })).toEqual(target)
   expect(readRunTarget({})).toBeUndefined()
 })

@@ -31,9 +31,8 @@ afterAll(async () => {
 
 test('a replaced session is started again when its worker next takes the phone', async () => {
   const target: DeviceTarget = {
-    host: '127.0.0.1',
-    port: vd.port,
-    serials: [...vd.serials],
+    phones: vd.serials.map((serial) => ({ host: '127.0.0.1', port: vd.port, serial })),
+    run: 'appium-sessions',
     virtual: true,
     appium: { host: appium.host, port: appium.port },
     runDir,

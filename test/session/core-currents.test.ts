@@ -16,6 +16,7 @@ import {
 } from '../../src/device/index.js'
 import { parsePowerProfile, type PowerProfile } from '../../src/formats/power-profile/index.js'
 import { coreCurrentsFor, profileCurrents } from '../../src/session/core-currents.js'
+import { fileLeaseStore } from '../../src/lab/index.js'
 import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
 import type { ProvidedEnergyOptions } from '../../src/session/target.js'
@@ -206,17 +207,29 @@ describe('on the virtual device', () => {
     expect(found.currents).toEqual(tablesOf(defaultPowerProfile()))
     const ctor = DeviceSession as unknown as new (...args: unknown[]) => DeviceSession
     const boottime = await mapDeviceClock(device, 'boottime', { samples: 2 })
-    const target = { host: '127.0.0.1', port: server.port, serials: server.serials, virtual: true }
+    const phone = { host: '127.0.0.1', port: server.port, serial: server.serials[0] as string }
+    const target = { phones: [phone], run: 'core-currents', virtual: true, runDir: '/nonexistent' }
+    const store = fileLeaseStore({ runDir: '/nonexistent' })
     const withProfile = Reflect.construct(ctor, [
       opts,
       target,
+      phone,
+      store,
       device,
       capabilities,
       boottime,
       found.currents,
     ])
     expect(withProfile.plan({ kind: 'none' }, undefined).cpuCoreCurrents).toEqual(found.currents)
-    const without = Reflect.construct(ctor, [options({}), target, device, capabilities, boottime])
+    const without = Reflect.construct(ctor, [
+      options({}),
+      target,
+      phone,
+      store,
+      device,
+      capabilities,
+      boottime,
+    ])
     expect(without.plan({ kind: 'none' }, undefined).cpuCoreCurrents).toBeUndefined()
   })
 

@@ -3,7 +3,7 @@
  * E_INVALID_OPTION error, values shown as they were written, names that are not options rejected at
  * every level with the closest known name. Power-source options: test/collectors/options.test.ts.
  */
-import { describe, expect, test } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { isEnergyError, type EnergyError } from '../../src/model/index.js'
 import { resolveOptions, type ResolvedEnergyOptions } from '../../src/session/options.js'
 
@@ -31,7 +31,8 @@ function problemLines(error: EnergyError): string[] {
 const DEFAULTS: ResolvedEnergyOptions = {
   app,
   device: 'auto',
-  adb: { host: '127.0.0.1', port: 5037 },
+  adb: [{ host: '127.0.0.1', port: 5037 }],
+  leases: { store: 'files', dir: null },
   power: 'auto',
   powerProfile: null,
   externalMeter: null,
@@ -79,7 +80,11 @@ describe('valid options resolve as before', () => {
   test('every option set: each value is taken as given', () => {
     const every = {
       device: 'emulator-5554',
-      adb: { host: '10.0.0.2', port: 5038 },
+      adb: [
+        { host: '10.0.0.2', port: 5038 },
+        { host: 'lab-2', port: 5037 },
+      ],
+      leases: 'redis://lab-redis:6379',
       power: 'odpm',
       execution: 'art-sampling',
       samplingHz: 4000,
@@ -108,7 +113,35 @@ describe('valid options resolve as before', () => {
     expect(Object.keys(every).length + 3, 'all but app, powerProfile, externalMeter').toBe(
       Object.keys(DEFAULTS).length,
     )
-    expect(resolveOptions({ app, ...every })).toEqual({ ...DEFAULTS, ...every })
+    expect(resolveOptions({ app, ...every })).toEqual({
+      ...DEFAULTS,
+      ...every,
+      leases: { store: 'redis', url: 'redis://lab-redis:6379', ttlMs: 15_000 },
+    })
+  })
+
+  test('one adb server is a list of one; leases in files, or a Redis URL with its time-to-live', () => {
+    expect(resolveOptions({ app, adb: { host: '10.0.0.2' } }).adb).toEqual([
+      { host: '10.0.0.2', port: 5037 },
+    ])
+    expect(resolveOptions({ app, leases: 'files' }).leases).toEqual({ store: 'files', dir: null })
+    expect(
+      resolveOptions({ app, leases: { store: 'rediss://u:p@lab:6380/2', ttlMs: 30_000 } }).leases,
+    ).toEqual({ store: 'redis', url: 'rediss://u:p@lab:6380/2', ttlMs: 30_000 })
+  })
+
+  test('VITEST_ENERGY_LEASES names the store when the option is absent (the option wins)', () => {
+    vi.stubEnv('VITEST_ENERGY_LEASES', 'redis://ci-redis:6379')
+    try {
+      expect(resolveOptions({ app }).leases).toEqual({
+        store: 'redis',
+        url: 'redis://ci-redis:6379',
+        ttlMs: 15_000,
+      })
+      expect(resolveOptions({ app, leases: 'files' }).leases.store).toBe('files')
+    } finally {
+      vi.unstubAllEnvs()
+    }
   })
 
   test('empty nested objects, explicit undefined, `false` and `true` forms', () => {
@@ -190,6 +223,33 @@ describe('every invalid option at once', () => {
       )
   })
 
+  test('adb lists and lease stores: each problem names its field', () => {
+    expect(rejection({ app, adb: [] }).message).toContain(
+      "vitest-energy option `adb`: got []; expected an object like { host: '127.0.0.1', port: 5037 }, or a non-empty list of them",
+    )
+    expect(
+      problemLines(
+        rejection({
+          app,
+          adb: [{ host: 'a' }, 'b:5037', { host: 'a', port: 5037 }, { hots: 'c' }],
+        }),
+      ),
+    ).toEqual([
+      "`adb[1]`: got 'b:5037'; expected an object like { host: '127.0.0.1', port: 5037 }, or a non-empty list of them",
+      '`adb[3].hots`: not an option; did you mean `adb[3].host`?',
+      "`adb[2]`: got { host: 'a', port: 5037 }; expected a server not listed before (a:5037 is)",
+    ])
+    const expected =
+      "expected 'files', a Redis URL like 'redis://lab-redis:6379', or { store: 'redis://…', ttlMs: 15000 }"
+    expect(rejection({ app, leases: 'redis:lab' }).message).toContain(
+      `vitest-energy option \`leases\`: got 'redis:lab'; ${expected}`,
+    )
+    expect(problemLines(rejection({ app, leases: { store: 'etcd://x', ttlMs: 10 } }))).toEqual([
+      '`leases.ttlMs`: got 10; expected an integer from 1000 to 3600000',
+      `\`leases.store\`: got 'etcd://x'; ${expected}`,
+    ])
+  })
+
   test('a missing `app` is reported with the other problems', () => {
     const error = rejection({ repeats: 0, externalMeter: { file: 'm.csv', command: ['meter'] } })
     expect(problemLines(error)).toEqual([
@@ -262,7 +322,7 @@ describe('names that are not options', () => {
       '`baslineMs`: not an option; did you mean `baselineMs`?',
       '`repaets`: not an option; did you mean `repeats`?',
       '`BUDGETS`: not an option; did you mean `budgets`?',
-      '`wat`: not an option; the options are app, device, adb, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, calibration, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, html, appium, virtualDevice',
+      '`wat`: not an option; the options are app, device, adb, leases, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, calibration, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, html, appium, virtualDevice',
     ])
   })
 

@@ -24,6 +24,8 @@ Options:
   --app <package>  also check the app under test: installed, debuggable/profileable
   -H <host>        adb server host (as adb -H; the plugin's adb.host)
   -P <port>        adb server port (as adb -P; the plugin's adb.port)
+  --adb <host:port>  a lab's adb server; repeat it to check every server of the plugin's adb
+                   list, one report each (with --json: { schemaVersion, servers: [reports] })
   --json           print the report as JSON (schemaVersion 1, see docs/real-devices.md)
 
 Without -H/-P the adb server is found as adb finds it: ADB_SERVER_SOCKET, then
@@ -44,6 +46,7 @@ export const doctorCommand: CliCommand = {
         app: { type: 'string' },
         host: { type: 'string', short: 'H' },
         port: { type: 'string', short: 'P' },
+        adb: { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
       },
       allowPositionals: false,
@@ -58,24 +61,50 @@ export const doctorCommand: CliCommand = {
       throw usageError('-H takes a host name or address')
     }
     const env = io.env ?? {}
-    const address = resolveAdbAddress(
-      {
-        ...(values.host === undefined ? {} : { host: values.host }),
-        ...(values.port === undefined ? {} : { port: values.port }),
-      },
-      env,
-    )
-    const report = await runDoctor({
-      address,
-      ...(values.serial === undefined ? {} : { serial: values.serial }),
-      ...(values.app === undefined ? {} : { app: values.app }),
-      cwd: io.cwd,
-      findPackage: packageFinder(io.cwd, env),
-      findAdbClient: adbClientFinder(env),
-    })
-    io.out(
-      values.json ? renderDoctorJson(report) : renderDoctorText(report, io.screen ?? plainScreen),
-    )
-    return report.verdict === 'fail' ? 1 : 0
+    const servers = values.adb ?? []
+    if (servers.length > 0 && (values.host !== undefined || values.port !== undefined)) {
+      throw usageError('give the adb servers either with --adb host:port or with -H/-P, not both')
+    }
+    const addresses =
+      servers.length === 0
+        ? [
+            resolveAdbAddress(
+              {
+                ...(values.host === undefined ? {} : { host: values.host }),
+                ...(values.port === undefined ? {} : { port: values.port }),
+              },
+              env,
+            ),
+          ]
+        : servers.map((server) => {
+            const match = /^(.+):(\d{1,5})$/.exec(server)
+            if (match === null) throw usageError(`--adb takes host:port, got '${server}'`)
+            const host = (match[1] ?? '').replace(/^\[(.*)\]$/, '$1')
+            return resolveAdbAddress({ host, port: match[2] ?? '' }, {})
+          })
+    const reports = []
+    for (const address of addresses) {
+      reports.push(
+        await runDoctor({
+          address,
+          ...(values.serial === undefined ? {} : { serial: values.serial }),
+          ...(values.app === undefined ? {} : { app: values.app }),
+          cwd: io.cwd,
+          findPackage: packageFinder(io.cwd, env),
+          findAdbClient: adbClientFinder(env),
+        }),
+      )
+    }
+    if (values.json) {
+      const [only] = reports
+      io.out(
+        reports.length === 1 && only !== undefined
+          ? renderDoctorJson(only)
+          : `{"schemaVersion":1,"servers":[${reports.map((r) => renderDoctorJson(r).trim()).join(',')}]}\n`,
+      )
+    } else {
+      io.out(reports.map((r) => renderDoctorText(r, io.screen ?? plainScreen)).join('\n'))
+    }
+    return reports.some((r) => r.verdict === 'fail') ? 1 : 0
   },
 }

@@ -26,6 +26,11 @@ const USAGE = `Usage: vitest-energy virtual-device [options]
 Starts simulated Android phones behind an ADB server on 127.0.0.1 and runs until interrupted.
 
 Options:
+  --host <address>       address to serve on (default 127.0.0.1); another 127.x.y.z address
+                         makes a second "lab host" on this machine; a network address serves
+                         the phones to that network: anyone who reaches it runs shell commands
+                         on them, so a trusted lab network only (docs/scale.md)
+  --serial-prefix <p>    serials <p>-0001, <p>-0002, … (default vdev): distinct phones per host
   --app <model.json>     app model (default: the demo app com.example.trails)
   --devices <N>          number of phones (default 1)
   --port <P>             TCP port (default: a free port)
@@ -63,6 +68,8 @@ export const virtualDeviceCommand: CliCommand = {
     const { values } = parseCommandArgs(args, {
       options: {
         app: { type: 'string' },
+        host: { type: 'string' },
+        'serial-prefix': { type: 'string' },
         devices: { type: 'string' },
         port: { type: 'string' },
         seed: { type: 'string' },
@@ -123,8 +130,22 @@ export const virtualDeviceCommand: CliCommand = {
     }
     const devices = integer('devices', values.devices)
     const port = integer('port', values.port)
+    const prefix = values['serial-prefix']
+    if (prefix !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/.test(prefix)) {
+      throw usageError(
+        `--serial-prefix takes letters, digits, '.', '_' and '-' (at most 32), got '${prefix}'`,
+      )
+    }
+    const host = values.host
+    const loopback =
+      host === undefined ||
+      host === 'localhost' ||
+      host === '::1' ||
+      /^127(\.\d{1,3}){3}$/.test(host)
     const seed = integer('seed', values.seed)
     const server = await startVirtualDevice({
+      ...(host === undefined ? {} : { host, allowNetwork: true }),
+      ...(prefix === undefined ? {} : { serialPrefix: prefix }),
       ...(values.app === undefined ? {} : { app: resolve(io.cwd, values.app) }),
       ...(devices === undefined ? {} : { devices }),
       ...(port === undefined ? {} : { port }),
@@ -143,9 +164,14 @@ export const virtualDeviceCommand: CliCommand = {
     io.out(
       [
         `virtual device: ADB server on ${server.host}:${server.port}`,
+        ...(loopback
+          ? []
+          : [
+              `warning: ${server.host} is not a loopback address: anyone who reaches it runs shell commands on these phones (a trusted lab network only)`,
+            ]),
         `port: ${server.port}`,
         `serials: ${server.serials.join(' ')}`,
-        `try: adb -P ${server.port} -s ${server.serials[0] ?? ''} shell getprop ro.product.model`,
+        `try: adb${server.host === '127.0.0.1' ? '' : ` -H ${server.host}`} -P ${server.port} -s ${server.serials[0] ?? ''} shell getprop ro.product.model`,
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),

@@ -28,6 +28,11 @@ export const ADB_SERVER_VERSION = 41
 export interface AdbServerOptions {
   /** Loopback address to bind (127.0.0.0/8, `::1` or `localhost`). @default '127.0.0.1' */
   readonly host?: string
+  /**
+   * Allow an address that is not loopback (a lab test on a trusted network: whoever reaches the
+   * port runs shell commands on the simulated phones). @default false
+   */
+  readonly allowNetwork?: boolean
   /** TCP port; 0 picks a free one. @default 0 */
   readonly port?: number
   /** Devices served from the start. */
@@ -95,11 +100,11 @@ interface Served {
 /** Starts a server; rejects with an `EnergyError` for a non-loopback host or a busy port. */
 export async function startAdbServer(options: AdbServerOptions = {}): Promise<AdbServer> {
   const host = options.host ?? '127.0.0.1'
-  if (!isLoopback(host)) {
+  if (!isLoopback(host) && options.allowNetwork !== true) {
     throw new EnergyError({
       code: AdbServerErrors.NOT_LOOPBACK,
       message: `refusing to serve virtual devices on ${host}: only loopback addresses are allowed`,
-      hint: "Use host '127.0.0.1' (the default); the virtual device must never be reachable from the network.",
+      hint: "Use a loopback host such as '127.0.0.1' (the default); serving on a network is for a trusted lab network only, and must be asked for (`vitest-energy virtual-device --host`).",
       details: { host },
     })
   }
