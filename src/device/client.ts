@@ -109,7 +109,8 @@ export function unreachable(host: string, port: number, cause?: unknown): Energy
     message: `no adb server on ${host}:${port}`,
     hint:
       'Run `adb start-server` (or `adb -P <port> start-server`), or set the adb host/port, ' +
-      'or use the virtual device (`vitest-energy virtual-device`).',
+      'or use the virtual device (`vitest-energy virtual-device`). A lab host: check that it is ' +
+      'up and its `adb -a nodaemon server` runs (docs/scale.md).',
     details: { host, port },
     cause,
   })
@@ -135,6 +136,11 @@ export function mapAdbError(error: unknown, context: AdbErrorContext): EnergyErr
   const serial = context.serial
   const details = { host: context.host, port: context.port, serial }
   if (errno === 'ECONNREFUSED') return unreachable(context.host, context.port, error)
+  // adbkit answers a refused connection by starting a server: with auto-start off, that spawn of
+  // NO_AUTOSTART_BIN fails (ENOTDIR: a path under /dev/null), and means the same thing: a lab
+  // host that went down mid-run.
+  if (errno === 'ENOTDIR' && (error as { syscall?: unknown } | null)?.syscall === 'spawn')
+    return unreachable(context.host, context.port, error)
   if (/unauthorized/i.test(message)) return unauthorized(serial ?? '?', error)
   if (/device offline/i.test(message)) return offline(serial ?? '?', error)
   if (/not found|no devices|device .* not found/i.test(message)) {

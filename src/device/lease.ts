@@ -381,10 +381,11 @@ export function leaseLost(key: string, where: string, doing: string): EnergyErro
     message: `the lease on phone ${key} is no longer held by this worker (${doing}): it expired or was taken over (${where})`,
     hint:
       'The worker was paused or cut off from the lease store for longer than the lease lives ' +
-      '(a frozen process, a network split, a machine under heavy load), and another worker may ' +
-      'be measuring on the phone now. Rerun the test; if it happens often, give the lease a longer ' +
-      'time-to-live (leases: { store, ttlMs }) or the machine fewer workers.',
-    details: { serial: key },
+      '(a frozen process, a network split, a machine under heavy load), or the store was ' +
+      'restarted and forgot its leases; another worker may be measuring on the phone now. Rerun ' +
+      'the test; if it happens often, give the lease a longer time-to-live ' +
+      '(leases: { store, ttlMs }) or the machine fewer workers.',
+    details: { phone: key },
   })
 }
 

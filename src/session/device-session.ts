@@ -48,6 +48,7 @@ import {
   type Lease,
   type LeaseHolder,
   adbServerName,
+  isListening,
   oneAdbServer,
   phoneKey,
   phoneName,
@@ -207,7 +208,7 @@ export class DeviceSession {
       })
     }
     const store = await openLeaseStore(options.leases, { runDir: target.runDir, run: target.run })
-    const phone = await store.assign(target.phones, workerId)
+    const phone = await store.assign(await answering(target.phones), workerId)
     const client = await connectAdb({ host: phone.host, port: phone.port })
     const device = client.device(phone.serial)
     // A phone without PowerStatsService (Android 10, 11) shows its rails only to a short perfetto
@@ -1012,6 +1013,24 @@ export class DeviceSession {
 interface SharedAsyncState {
   readonly origins: Readonly<Record<string, AsyncOrigin>>
   readonly floorsW: Readonly<Record<string, number>>
+}
+
+/**
+ * The phones whose adb server answers now, when the pool spans several: a lab host that went
+ * down mid-run gets no new test file (its running ones fail naming it). All of them when none
+ * answers, so that the connection's own error says what is wrong.
+ */
+async function answering(phones: readonly PhoneAddress[]): Promise<readonly PhoneAddress[]> {
+  if (oneAdbServer(phones)) return phones
+  const servers = [...new Set(phones.map(adbServerName))]
+  const up = await Promise.all(
+    servers.map((name) => {
+      const phone = phones.find((p) => adbServerName(p) === name) as PhoneAddress
+      return isListening(phone.host, phone.port, 500)
+    }),
+  )
+  const live = phones.filter((p) => up[servers.indexOf(adbServerName(p))] === true)
+  return live.length > 0 ? live : phones
 }
 
 /**

@@ -126,6 +126,24 @@ describe('acquireLease in one process', () => {
     await b.release()
   })
 
+  test('the fencing check: a lease taken over while held fails assertHeld with E_LEASE_LOST', async () => {
+    const a = await acquireLease('s-fence', { dir, owner: 'a' })
+    await a.assertHeld('starting a window')
+    // Another worker judged it stale and took the phone (the lock file is replaced).
+    rmSync(join(dir, leaseFileName('s-fence')))
+    const b = await acquireLease('s-fence', { dir, owner: 'b', timeoutMs: 1_000 })
+    expect(b.fence).not.toBe(a.fence)
+    const lost = await a.assertHeld('accepting a window').catch((e: unknown) => e)
+    expect(isEnergyError(lost) && lost.code).toBe('E_LEASE_LOST')
+    expect((lost as Error).message).toContain(
+      'is no longer held by this worker (accepting a window)',
+    )
+    await b.assertHeld('still b')
+    await b.release()
+    const released = await b.assertHeld('after release').catch((e: unknown) => e)
+    expect(isEnergyError(released) && released.code).toBe('E_LEASE_LOST')
+  })
+
   test('a live holder makes others wait, then time out with E_LEASE_TIMEOUT naming the holder', async () => {
     const a = await acquireLease('s2', { dir, owner: 'test A' })
     const waits: Array<LeaseHolder | undefined> = []

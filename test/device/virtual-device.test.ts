@@ -673,3 +673,15 @@ describe('capability probe on the full simulated phone (startVirtualDevice)', ()
     ])
   })
 })
+
+describe('a lab host that stops answering mid-run', () => {
+  test('a command on its phone fails with E_ADB_UNREACHABLE naming the host, not a spawn error', async () => {
+    const host = await startVirtualDevice({ host: '127.0.0.2', serialPrefix: 'lab' })
+    const device = (await connectAdb({ host: host.host, port: host.port })).device('lab-0001')
+    expect((await shell(device, ['echo', 'up'])).stdout).toBe('up\n')
+    await host.close()
+    const error = await shell(device, ['echo', 'down']).catch((e: unknown) => e)
+    expect(isEnergyError(error) && error.code).toBe('E_ADB_UNREACHABLE')
+    expect((error as Error).message).toContain(`no adb server on 127.0.0.2:${host.port}\n`)
+  })
+})
