@@ -16,6 +16,7 @@ const benches = [
   'accuracy',
   'fixture-overhead',
   'user-project',
+  'lab',
 ]
 let failed = 0
 for (const name of benches) {

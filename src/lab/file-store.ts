@@ -41,6 +41,7 @@ export function fileLeaseStore(options: FileStoreOptions): LeaseStore {
       if (phone === undefined) throw new Error('assign: the pool has no phones')
       return Promise.resolve(phone)
     },
+    reservePort: () => Promise.resolve(undefined),
     async readShared(phone, document) {
       return readFile(path(phone, document), 'utf8').catch(() => undefined)
     },

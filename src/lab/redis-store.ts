@@ -93,6 +93,37 @@ end
 redis.call('ZADD', KEYS[1], ARGV[2], best .. '\\n' .. ARGV[3])
 return best`
 
+/** The UiAutomator2 driver's own range of host ports for its server's forward. */
+const FIRST_PORT = 8200
+const LAST_PORT = 8299
+
+/**
+ * `KEYS[1]` the hash of a host's reserved ports (field: port, value: `<expiry>|<owner>`);
+ * `ARGV[1]` now, `ARGV[2]` expiry, `ARGV[3]` owner (this process and the phone), `ARGV[4..5]` the
+ * range. The owner's port if it has one (renewed), else the lowest free or expired one; 0 when
+ * every port is taken.
+ */
+const RESERVE_PORT = `
+local now, owner = tonumber(ARGV[1]), ARGV[3]
+local free = nil
+for port = tonumber(ARGV[4]), tonumber(ARGV[5]) do
+  local held = redis.call('HGET', KEYS[1], port)
+  if held then
+    local bar = string.find(held, '|', 1, true)
+    local expiry, who = tonumber(string.sub(held, 1, bar - 1)), string.sub(held, bar + 1)
+    if who == owner then
+      redis.call('HSET', KEYS[1], port, ARGV[2] .. '|' .. owner)
+      return port
+    end
+    if expiry < now and free == nil then free = port end
+  elseif free == nil then
+    free = port
+  end
+end
+if free == nil then return 0 end
+redis.call('HSET', KEYS[1], free, ARGV[2] .. '|' .. owner)
+return free`
+
 /** The part of node-redis's client this store uses. */
 interface RedisClient {
   connect(): Promise<unknown>
@@ -106,6 +137,7 @@ interface RedisClient {
   del(keys: string | string[]): Promise<number>
   zAdd(key: string, members: { score: number; value: string }, options?: object): Promise<unknown>
   zRem(key: string, member: string): Promise<number>
+  hDel(key: string, field: string): Promise<number>
   scanIterator(options: { MATCH: string; COUNT: number }): AsyncIterable<string[] | string>
 }
 
@@ -170,6 +202,19 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
   const processId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   const held = new Set<Lease>()
   const assigned = new Set<string>()
+  /** Ports this process reserved: host → owner (process and phone) → port. */
+  const reserved = new Map<string, Map<string, number>>()
+  const reserve = (host: string, owner: string): Promise<unknown> =>
+    client.eval(RESERVE_PORT, {
+      keys: [key('ports', host)],
+      arguments: [
+        String(Date.now()),
+        String(Date.now() + 3 * options.ttlMs),
+        owner,
+        String(FIRST_PORT),
+        String(LAST_PORT),
+      ],
+    })
   const workersKey = key('workers')
   // This process's place on its phone lives while it runs: renewed, and gone soon after it dies.
   const assignmentTimer = setInterval(() => {
@@ -177,6 +222,8 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       void client
         .zAdd(workersKey, { score: Date.now() + 3 * options.ttlMs, value: member })
         .catch(() => undefined)
+    for (const [host, owners] of reserved)
+      for (const owner of owners.keys()) void reserve(host, owner).catch(() => undefined)
   }, options.ttlMs / 3)
   assignmentTimer.unref()
 
@@ -213,6 +260,13 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       assigned.add(`${phoneKey(phone)}\n${processId}`)
       return phone
     },
+    async reservePort(phone) {
+      const owner = `${processId}|${phoneKey(phone)}`
+      const port = Number(await command('reserving a port', () => reserve(phone.host, owner)))
+      if (port === 0) return undefined // all taken: Appium picks one, as without a store
+      reserved.set(phone.host, (reserved.get(phone.host) ?? new Map()).set(owner, port))
+      return port
+    },
     readShared: async (phone, document) =>
       (await command('reading what runners share about a phone', () =>
         client.get(sharedKey(phone, document)),
@@ -239,6 +293,9 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       clearInterval(assignmentTimer)
       for (const lease of held) await lease.release().catch(() => undefined)
       for (const member of assigned) await client.zRem(workersKey, member).catch(() => undefined)
+      for (const [host, owners] of reserved)
+        for (const port of owners.values())
+          await client.hDel(key('ports', host), String(port)).catch(() => undefined)
       client.destroy()
     },
   }

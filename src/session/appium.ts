@@ -25,6 +25,7 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       hint: 'Remove `appium: false` from the vitest-energy plugin options.',
     })
   }
+  const systemPort = await systemPortOf(device)
   const browser = await device.withLease('starting the Appium session', () =>
     createDriver({
       appiumHost: appium.host,
@@ -35,7 +36,7 @@ export async function startDriver(device: DeviceSession): Promise<WebdriverIO.Br
       automationName: options.automationName ?? defaultAutomationName(device.target.virtual),
       adbHost: device.phone.host,
       adbPort: device.phone.port,
-      capabilities: { ...systemPortOf(device), ...options.capabilities },
+      capabilities: { ...systemPort, ...options.capabilities },
     }),
   )
   const url = `http://${appium.host}:${appium.port}`
@@ -55,13 +56,16 @@ const SYSTEM_PORT_FIRST = 8200
 /**
  * On a lab host's adb server, the UiAutomator2 driver's port forward listens on that host, where
  * Appium cannot see which ports another runner's sessions use (it checks this machine's): two
- * runners could forward one port to two phones, and the second forward replaces the first. So a
- * phone there gets its own port: 8200 + its place among its server's phones, the same for every
- * runner (a runner that takes the phone over replaces the forward with an identical one).
+ * runners forwarding one port replace each other's forward, and one's session end removes the
+ * other's. So a lab's shared store hands each runner's process a port of its own on that host.
+ * Without a store (one machine's runs), a phone there gets 8200 + its place among its server's
+ * phones.
  */
-function systemPortOf(device: DeviceSession): Record<string, number> {
+async function systemPortOf(device: DeviceSession): Promise<Record<string, number>> {
   const { host, port } = device.phone
   if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return {}
+  const reserved = await device.reserveForwardPort()
+  if (reserved !== undefined) return { 'appium:systemPort': reserved }
   const onServer = device.target.phones
     .filter((p) => p.host === host && p.port === port)
     .map((p) => p.serial)

@@ -237,6 +237,14 @@ export class DeviceSession {
     return this.device.serial
   }
 
+  /**
+   * A host port for this process's UiAutomator2 forward to the phone that no other runner's uses
+   * (the lab's shared store hands them out); undefined when the store cannot know.
+   */
+  reserveForwardPort(): Promise<number | undefined> {
+    return this.store.reservePort(this.phone)
+  }
+
   /** How messages name the phone: its serial, with its adb server when the run has several. */
   get name(): string {
     return phoneName(this.phone, oneAdbServer(this.target.phones))

@@ -149,6 +149,26 @@ describe.skipIf(!hasRedis)('leases in Redis', () => {
     expect(sixth.serial).not.toBe(fifth.serial)
   })
 
+  test('each runner’s process gets its own forward port per phone on a lab host', async () => {
+    const [runner1, runner2] = [await store(), await store()]
+    const onA = phone('fwd-1', '127.0.0.4')
+    const onB = phone('fwd-2', '127.0.0.4')
+    const ports = [
+      await runner1.reservePort(onA),
+      await runner2.reservePort(onA),
+      await runner1.reservePort(onB),
+    ]
+    expect(new Set(ports).size).toBe(3)
+    for (const p of ports) expect(p).toBeGreaterThanOrEqual(8200)
+    // The same process asking again for the same phone keeps its port (a session reloaded).
+    expect(await runner1.reservePort(onA)).toBe(ports[0])
+    // Another host's forwards listen elsewhere: its ports start over.
+    expect(await runner1.reservePort(phone('fwd-1', '127.0.0.5'))).toBe(8200)
+    // A runner that ends gives its ports back.
+    await runner2.close()
+    expect(await (await store()).reservePort(onB)).toBe(ports[1])
+  })
+
   test('the run’s baseline is shared by runners of the same run only; what is switched on is the phone’s', async () => {
     const [shard1, shard2, otherRun] = [
       await store('ci-7'),

@@ -6,8 +6,8 @@
 // (on the phone's own clock), each result names its lab host, and each phone's idle baseline was
 // measured once for the run (six files: three test processes per shard share the four phones).
 // The shards' tests open the app over adb (UiAutomator2 runs one session per phone, and two
-// runners' Appium servers do not know of each other's); a second test drives a lab host's phone
-// through Appium.
+// runners' Appium servers do not know of each other's); a second test has two runners drive the
+// phones of one lab host through Appium, sessions of both taking turns on each phone.
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -153,25 +153,36 @@ describe.skipIf(!hasRedis)('two shards on a shared lab', () => {
     expect(html).toContain(`(lab-0001 on ${hosts[1]!.host}:${hosts[1]!.port})`)
   }, 300_000)
 
-  test('Appium drives a lab host’s phone: UiAutomator2 forwards its port on that host', async () => {
+  test('two runners drive shared lab phones through Appium: each its own forward port on the host', async () => {
     const host = hosts[0]!
-    await mkdir(join(dir, 'driver'), { recursive: true })
-    const env = {
-      ...shardEnv('driver', `driver-${randomBytes(4).toString('hex')}`),
-      LAB_ADB: JSON.stringify([{ host: host.host, port: host.port }]),
-      LAB_INCLUDE: 'driver',
+    const run = `appium-${randomBytes(4).toString('hex')}`
+    const shard = async (i: number) => {
+      const out = join(dir, `appium-${i}`)
+      await mkdir(out, { recursive: true })
+      return captured(process.execPath, [vitestBin, ...energyRunArgs(out), `--shard=${i}/2`], {
+        cwd: root,
+        env: {
+          ...shardEnv(`appium-${i}`, run),
+          LAB_ADB: JSON.stringify([{ host: host.host, port: host.port }]),
+          LAB_INCLUDE: 'driver',
+        },
+        timeoutMs: 240_000,
+      })
     }
-    const { code, output } = await captured(
-      process.execPath,
-      [vitestBin, ...energyRunArgs(join(dir, 'driver'))],
-      { cwd: root, env, timeoutMs: 180_000 },
-    )
-    expect(code, output).toBe(0)
-    const report = JSON.parse(
-      await readFile(join(dir, 'driver', 'energy.json'), 'utf8'),
-    ) as EnergyReport
-    const [result] = report.tests[0]?.results ?? []
-    expect(result?.status).toBe('measured')
-    expect((result as MeasuredEnergyResult).device?.adbServer).toBe(`${host.host}:${host.port}`)
-  }, 240_000)
+    // Two shards of two files each: four test processes, each with its Appium session, on two
+    // phones — sessions of both runners take turns on each phone.
+    const results = await Promise.all([shard(1), shard(2)])
+    for (const [i, r] of results.entries()) {
+      expect(r.code, r.output).toBe(0)
+      const report = JSON.parse(
+        await readFile(join(dir, `appium-${i + 1}`, 'energy.json'), 'utf8'),
+      ) as EnergyReport
+      expect(report.tests).toHaveLength(6)
+      for (const t of report.tests) {
+        const [result] = t.results
+        expect(result?.status, t.name).toBe('measured')
+        expect((result as MeasuredEnergyResult).device?.adbServer).toBe(`${host.host}:${host.port}`)
+      }
+    }
+  }, 300_000)
 })

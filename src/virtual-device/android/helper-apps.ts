@@ -82,6 +82,14 @@ export class HelperApps {
       return 'INSTRUMENTATION_RESULT: stream=\n\nTime: 0.01\n\nOK (0 tests)\n\nINSTRUMENTATION_CODE: -1\n'
     }
     const version = this.packages.get(target)?.versionName ?? ''
+    // As ActivityManager's startInstrumentation: the target's running process (an earlier
+    // instrumentation, another runner's UiAutomator2 server) is killed first, and its `am
+    // instrument -w` ends; the new one runs in a process of its own.
+    const earlier = this.processes.get(target)
+    if (earlier !== undefined) {
+      earlier.kill('KILL')
+      await earlier.exited
+    }
     const server = createUiautomator2Server(this.phone, this.device, version)
     // Runs until it is killed (force-stop) or the shell that started it closes.
     const process = this.spawn(target, () => new Promise<number>(() => undefined))
