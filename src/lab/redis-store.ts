@@ -185,7 +185,12 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       cause,
     })
   try {
-    await withTimeout(client.connect(), timeoutMs)
+    // The client would retry a refused connection for ever: the first error ends the attempt.
+    let failed: (error: unknown) => void = () => undefined
+    const firstError = new Promise<never>((_, reject) => (failed = reject))
+    client.on('error', (error) => failed(error))
+    await withTimeout(Promise.race([client.connect(), firstError]), timeoutMs)
+    failed = () => undefined
   } catch (error) {
     client.destroy()
     throw unreachable('connecting', error)

@@ -187,19 +187,19 @@ describe.skipIf(!hasRedis)('leases in Redis', () => {
 })
 
 describe.skipIf(!hasRedis)('the store unreachable', () => {
-  test('at the start: a clear error naming the store, at once', async () => {
+  test('at the start: a clear error naming the store and why, at once (not after the timeout)', async () => {
     const port = await freePort()
-    const started = Date.now()
     const error = await redisLeaseStore({
       url: `redis://:secret@127.0.0.1:${port}`,
       ttlMs: TTL_MS,
       run: 'r',
-      timeoutMs: 1_000,
+      timeoutMs: 60_000,
     }).catch((e: unknown) => e)
     expect(isEnergyError(error) && error.code).toBe('E_LEASE_STORE_UNREACHABLE')
     expect((error as Error).message).toContain(`the lease store redis://:***@127.0.0.1:${port}`)
     expect((error as Error).message).not.toContain('secret')
-    expect(Date.now() - started).toBeLessThan(5_000)
+    // The refused connection itself, not a timeout (the test's own 30 s would end first).
+    expect((error as Error).message).toContain('ECONNREFUSED')
   })
 
   test('restarted mid-run: no check passes while it is down; afterwards a new lease works and the old one is refused', async () => {
