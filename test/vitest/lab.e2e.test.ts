@@ -91,38 +91,23 @@ describe.skipIf(!hasRedis)('two shards on a shared lab', () => {
     )
     expect(merged.code, merged.output).toBe(0)
     const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
-    console.log(
-      one.output,
-      two.output,
-      merged.output,
-      JSON.stringify(
-        report.tests.map((t) =>
-          t.results.map((r) =>
-            r.status === 'measured'
-              ? [
-                  t.name,
-                  r.device,
-                  r.window.startNs,
-                  r.window.endNs,
-                  r.baselinePowerW,
-                  r.grossEnergyJ,
-                ]
-              : r.status,
-          ),
-        ),
-      ),
-    )
 
     // Every test of both shards, once.
     const names = ['feed', 'map', 'profile', 'search', 'settings', 'sync'].flatMap((f) => [
       `${f}.test.ts › ${f}: first`,
       `${f}.test.ts › ${f}: second`,
     ])
+    names.push('budget.test.ts › the home screen within its budget')
     expect(report.tests.map((t) => `${t.file} › ${t.name}`).sort()).toEqual(names.sort())
+    // The committed budget was checked once, in the shard that ran its test.
+    const budgeted = report.tests.find((t) => t.file === 'budget.test.ts')
+    expect(budgeted?.limits?.filter((l) => l.matcher === 'toStayWithinBudget')).toMatchObject([
+      { passed: true },
+    ])
     const results = report.tests.flatMap((t) =>
       t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured'),
     )
-    expect(results).toHaveLength(12)
+    expect(results).toHaveLength(13)
 
     // Each result names its lab host; the serials alone (lab-0001, lab-0002 on both) would not.
     const servers = new Set(hosts.map((h) => `${h.host}:${h.port}`))
