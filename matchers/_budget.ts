@@ -95,6 +95,8 @@ export function checkLimit(
 
   const decision = decide(figure.valueJ, spec.limit, figure.intervalJ, spec.strict, figure.n)
   const comparator = spec.strict ? '<' : '≤'
+  const costs = biggestCosts(subject)
+  const methods = topMethods(subject)
   const lines = (verdictLine: string): string =>
     [
       hint,
@@ -105,8 +107,8 @@ export function checkLimit(
       ...(spec.note === undefined ? [] : [spec.note]),
       ...(verdictLine ? ['', verdictLine] : []),
       // What cost the most first (components, what an earlier window left on), then methods.
-      ...(biggestCosts(subject).length > 0 ? ['', ...biggestCosts(subject)] : []),
-      ...(topMethods(subject).length > 0 ? ['', ...topMethods(subject)] : []),
+      ...(costs.length > 0 ? ['', ...costs] : []),
+      ...(methods.length > 0 ? ['', ...methods] : []),
     ].join('\n')
   // What the assertion concludes when `pass` says whether the figure is within the limit.
   const outcome = (pass: boolean): boolean => (context.isNot ? !pass : pass)

@@ -5,6 +5,7 @@
  */
 import {
   formatJoules,
+  ownNetEnergy,
   type Interval,
   type MeasuredEnergyResult,
   type MethodEnergy,
@@ -223,22 +224,7 @@ export interface Figure {
 export function windowEnergy(r: MeasuredEnergyResult, scope: Scope = 'net'): Figure | Unjudgeable {
   const carriedJ = r.carriedOverJ ?? 0
   const without = carriedJ > 0 ? `, without ${formatJoules(carriedJ)} another test left on` : ''
-  if (scope === 'net') {
-    return {
-      valueJ: r.netEnergyJ - carriedJ,
-      ...(r.netIntervalJ
-        ? {
-            intervalJ: {
-              ...r.netIntervalJ,
-              low: r.netIntervalJ.low - carriedJ,
-              high: r.netIntervalJ.high - carriedJ,
-            },
-          }
-        : {}),
-      label: `net${without}`,
-      n: 1,
-    }
-  }
+  if (scope === 'net') return { ...ownNetEnergy(r), label: `net${without}`, n: 1 }
   if (scope === 'gross')
     return { valueJ: r.grossEnergyJ - carriedJ, label: `gross${without}`, n: 1 }
   if (scope.startsWith('rail:')) {

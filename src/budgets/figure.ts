@@ -5,7 +5,7 @@
  * repetitions of one `energy.repeat` call (labelled `label #1`, `label #2`, …) count once, as their
  * mean, and the idle phone `energy.baseline()` measured does not count.
  */
-import { workWindows, type Interval, type EnergyResult } from '../model/index.js'
+import { ownNetEnergy, workWindows, type Interval, type EnergyResult } from '../model/index.js'
 import { tInterval, toSamples } from '../stats/index.js'
 
 export interface BudgetFigure {
@@ -68,7 +68,7 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
   let n = 1
   for (const runs of groups) {
     // The test's own: what a radio or the GPS another test left on drew is judged apart.
-    const values = runs.map((r) => r.netEnergyJ - (r.carriedOverJ ?? 0))
+    const values = runs.map((r) => ownNetEnergy(r).valueJ)
     const mean = values.reduce((a, b) => a + b, 0) / values.length
     valueJ += mean
     n = Math.max(n, runs.length)
@@ -77,8 +77,9 @@ export function testBudgetFigure(results: readonly EnergyResult[]): BudgetFigure
       low += t.lower
       high += t.upper
     } else if (runs.length === 1 && runs[0]?.netIntervalJ !== undefined) {
-      low += runs[0].netIntervalJ.low - (runs[0].carriedOverJ ?? 0)
-      high += runs[0].netIntervalJ.high - (runs[0].carriedOverJ ?? 0)
+      const own = ownNetEnergy(runs[0]).intervalJ ?? runs[0].netIntervalJ
+      low += own.low
+      high += own.high
     } else {
       intervals = false
     }

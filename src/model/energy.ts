@@ -245,3 +245,27 @@ export function workWindows(results: readonly EnergyResult[]): MeasuredEnergyRes
     (r): r is MeasuredEnergyResult => r.status === 'measured' && r.idleBaseline !== true,
   )
 }
+
+/**
+ * A window's net energy that is the test's own: without what a radio or the GPS another test left
+ * on drew in it (`carriedOverJ`), which matchers and budgets judge apart. With its interval, when
+ * the window has one.
+ */
+export function ownNetEnergy(r: MeasuredEnergyResult): {
+  readonly valueJ: number
+  readonly intervalJ?: NonNullable<MeasuredEnergyResult['netIntervalJ']>
+} {
+  const carriedJ = r.carriedOverJ ?? 0
+  return {
+    valueJ: r.netEnergyJ - carriedJ,
+    ...(r.netIntervalJ === undefined
+      ? {}
+      : {
+          intervalJ: {
+            ...r.netIntervalJ,
+            low: r.netIntervalJ.low - carriedJ,
+            high: r.netIntervalJ.high - carriedJ,
+          },
+        }),
+  }
+}

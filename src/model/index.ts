@@ -23,7 +23,7 @@ export type {
   CpuModelRunFit,
   WarningSeverity,
 } from './energy.js'
-export { SCHEMA_VERSION, workWindows } from './energy.js'
+export { ownNetEnergy, SCHEMA_VERSION, workWindows } from './energy.js'
 export type { MeasuredInput, MethodEnergyInput } from './build.js'
 export { invariantViolations, measuredResult, methodEnergy } from './build.js'
 export type { SummaryOptions, TestEnergyMeta } from './summary.js'
