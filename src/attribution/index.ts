@@ -49,7 +49,12 @@ export { curveFor, idlePowerW, idleRailPowersW, testEnergy } from './test-energy
 export type { WarningFacts, WarningThresholds } from './warnings.js'
 export { AttributionWarnings, attributionWarnings } from './warnings.js'
 export type { InitiatedBurst, InitiatorOptions, Initiators, OngoingBurst } from './initiators.js'
-export { ASYNC_COMPONENTS, findInitiators, lowestRailPowerW } from './initiators.js'
+export {
+  ASYNC_COMPONENTS,
+  findInitiators,
+  lowestRailPowerW,
+  TAILS_OUTLIVE_PROCESS,
+} from './initiators.js'
 export { clusterOfRail, cpuMethodPower, followsCpu } from './method-power.js'
 export type { MethodPower } from './method-power.js'
 export type { ReportDetailInput, ThinnedPower, ThinOptions } from './timeline.js'

@@ -65,6 +65,12 @@ export interface Initiators {
 /** Components that are off when idle and whose tails outlast the code that switched them on. */
 export const ASYNC_COMPONENTS: readonly Component[] = ['wifi', 'cellular', 'gps', 'bluetooth']
 
+/**
+ * Of those, the radios whose tail is the modem's inactivity timer: it runs out after the app that
+ * sent the data has died. A GPS listener or a Bluetooth connection ends with its process.
+ */
+export const TAILS_OUTLIVE_PROCESS: readonly Component[] = ['wifi', 'cellular']
+
 /** Detects bursts on asynchronous rails inside `window` and names their initiators. */
 export function findInitiators(
   rails: readonly RailSeries[],

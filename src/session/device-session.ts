@@ -10,6 +10,7 @@ import { hostname } from 'node:os'
 import { dirname, join } from 'node:path'
 import {
   ASYNC_COMPONENTS,
+  TAILS_OUTLIVE_PROCESS,
   componentOfRail,
   idleNoise,
   idlePowerW,
@@ -97,11 +98,8 @@ const NOMINAL_VOLTAGE_V = 3.85
 /** Radio, GPS and Bluetooth: off when idle, and their tails outlast the code that ran. */
 const RADIOS: ReadonlySet<string> = new Set(ASYNC_COMPONENTS)
 
-/**
- * Radios whose tail is the modem's inactivity timer: it runs out after the app that sent the data
- * has died. A GPS listener or a Bluetooth connection ends with its process.
- */
-const TAILS_OUTLIVE_PROCESS: ReadonlySet<string> = new Set(['wifi', 'cellular'])
+/** Radios whose tail outlives the app process that started it (the modem's inactivity timer). */
+const OUTLIVE_PROCESS: ReadonlySet<string> = new Set(TAILS_OUTLIVE_PROCESS)
 
 /**
  * What the first window on a phone learns that every worker measuring on that phone shares for
@@ -951,7 +949,7 @@ export class DeviceSession {
     const pid = result?.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] : undefined
     await this.adoptAsyncState()
     for (const [component, origin] of this.asyncOrigins) {
-      if (origin.pid !== undefined && origin.pid !== pid && !TAILS_OUTLIVE_PROCESS.has(component))
+      if (origin.pid !== undefined && origin.pid !== pid && !OUTLIVE_PROCESS.has(component))
         this.asyncOrigins.delete(component)
     }
     return {
