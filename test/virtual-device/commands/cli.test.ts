@@ -77,6 +77,30 @@ describe('vitest-energy virtual-device', () => {
     expect(cap.out).toContain('virtual device stopped\n')
   })
 
+  test('--host and --serial-prefix: a second lab host on another loopback address', async () => {
+    const controller = new AbortController()
+    const cap = io(controller.signal)
+    const running = runCommand(
+      ['virtual-device', '--time', 'fast', '--host', '127.0.0.3', '--serial-prefix', 'lab-b'],
+      cap.io,
+    )
+    for (let i = 0; i < 200 && !cap.out.includes('serials:'); i++)
+      await new Promise((r) => setTimeout(r, 10))
+    expect(cap.out).toMatch(/^virtual device: ADB server on 127\.0\.0\.3:\d+\n/)
+    expect(cap.out).toContain('serials: lab-b-0001\n')
+    expect(cap.out).toMatch(/try: adb -H 127\.0\.0\.3 -P \d+ -s lab-b-0001 shell/)
+    // A loopback address: no network warning.
+    expect(cap.out).not.toContain('warning')
+    const port = Number(/port: (\d+)/.exec(cap.out)?.[1])
+    const device = (await connectAdb({ host: '127.0.0.3', port })).device('lab-b-0001')
+    expect((await shell(device, ['getprop', 'ro.serialno'])).stdout.trim()).toBe('lab-b-0001')
+    controller.abort()
+    expect(await running).toBe(0)
+    const bad = io(controller.signal)
+    expect(await runCommand(['virtual-device', '--serial-prefix', 'a b'], bad.io)).toBe(2)
+    expect(bad.err).toContain("--serial-prefix takes letters, digits, '.', '_' and '-'")
+  })
+
   test('bad options are usage errors; a bad model names the field', async () => {
     const controller = new AbortController()
     const a = io(controller.signal)
