@@ -6,9 +6,15 @@
  * 2. Reads it back in a child process (so peak RSS is the reader's own): decode-only records/s
  *    with a no-op visitor, then the dmtracedump-style summary in one streaming pass, with
  *    `process.resourceUsage().maxRSS`.
- * 3. Runs the Debian `dmtracedump` and our summary on the same 2 M-record (~28 MB) file
+ * 3. The read floor (issue 29): a child that only reads the same file in 1 MiB chunks
+ *    (`readSync`, bytes untouched), started exactly like the summary's child, alternated with the
+ *    summary `--rounds` times (default 3; --quick: 2); medians of both, in-process and as whole
+ *    processes, and the summary's time as a ratio to the floor. A plain `node` process reading
+ *    the file (no tsx loader) is timed too, as the floor of a whole process.
+ * 4. Runs the Debian `dmtracedump` and our summary on the same 2 M-record (~28 MB) file
  *    (--quick: 200 k) and prints the time ratio.
- * Targets: ≥ 25 M records/s decode on one core, peak RSS ≤ 256 MB, ≥ 100× faster than dmtracedump.
+ * Targets: ≥ 25 M records/s decode on one core, peak RSS ≤ 256 MB, the summary ≤ 4× the read
+ * floor, ≥ 100× faster than dmtracedump.
  * Temp files are deleted at the end. Figures are what this machine measured, good or bad.
  */
 import { spawnSync } from 'node:child_process'
@@ -124,12 +130,29 @@ function* chunksOfFile(file: string): Generator<Uint8Array> {
   }
 }
 
-/** Child mode: `--child <decode|summarize> <file>` prints one JSON line. */
+/**
+ * The read floor as a stand-alone ES module for `node --input-type=module -e` (no tsx): the same
+ * 1 MiB `readSync` loop as `chunksOfFile`, bytes untouched.
+ */
+const PLAIN_FLOOR = `import { openSync, readSync, closeSync } from 'node:fs'
+const fd = openSync(process.argv[1], 'r')
+const buffer = new Uint8Array(${CHUNK})
+let bytes = 0
+for (let n; (n = readSync(fd, buffer, 0, ${CHUNK}, null)) > 0; ) bytes += n
+closeSync(fd)
+console.log(bytes)`
+
+/** Child mode: `--child <floor|decode|summarize> <file>` prints one JSON line. */
 function child(mode: string, file: string): void {
   const started = process.hrtime.bigint()
   const cpu0 = process.cpuUsage()
   let records = 0
-  if (mode === 'decode') {
+  if (mode === 'floor') {
+    // The read floor: the same chunks, nothing done with the bytes.
+    let bytes = 0
+    for (const chunk of chunksOfFile(file)) bytes += chunk.byteLength
+    records = bytes
+  } else if (mode === 'decode') {
     let sink = 0
     const decoder = new ArtTraceDecoder({
       onRecord: (_tid, _method, action) => {
@@ -157,6 +180,7 @@ function child(mode: string, file: string): void {
 
 interface ChildResult {
   readonly mode: string
+  /** Records decoded (`floor`: bytes read). */
   readonly records: number
   readonly seconds: number
   /** User + system CPU time of the work (the machine may be shared: wall time then overstates). */
@@ -177,7 +201,33 @@ function runChild(mode: string, file: string): ChildResult {
   return { ...(JSON.parse(line) as Omit<ChildResult, 'processSeconds'>), processSeconds }
 }
 
+/** Whole-process seconds of a plain `node` (no tsx loader) reading `file` in 1 MiB chunks. */
+function plainFloor(file: string): number {
+  const started = process.hrtime.bigint()
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', PLAIN_FLOOR, file], {
+    encoding: 'utf8',
+  })
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  if (run.status !== 0) throw new Error(`plain floor failed: ${run.stderr}`)
+  return seconds
+}
+
 const fmt = (n: number): string => n.toLocaleString('en-US', { maximumFractionDigits: 1 })
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1
+    ? (sorted[mid] ?? 0)
+    : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
+}
+
+function option(name: string, fallback: number): number {
+  const at = process.argv.indexOf(name)
+  const value = at >= 0 ? Number(process.argv[at + 1]) : fallback
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a positive integer`)
+  return value
+}
 
 function main(): void {
   const quick = process.argv.includes('--quick')
@@ -196,9 +246,42 @@ function main(): void {
     console.log(
       `decode (no-op visitor, 1 MiB chunks from the file): ${rate(decode.records, decode.seconds)} wall, ${rate(decode.records, decode.cpuSeconds)} per CPU-second, peak RSS ${fmt(decode.maxRssMB)} MB`,
     )
-    const summarize = runChild('summarize', big)
+    // The read floor and the summary side by side, alternated so that load changes hit both.
+    const rounds = option('--rounds', quick ? 2 : 3)
+    const floors: ChildResult[] = []
+    const summaries: ChildResult[] = []
+    const plain: number[] = []
+    for (let round = 0; round < rounds; round++) {
+      const floor = runChild('floor', big)
+      if (floor.records !== gen.bytes) throw new Error(`floor read ${floor.records} bytes`)
+      floors.push(floor)
+      summaries.push(runChild('summarize', big))
+      plain.push(plainFloor(big))
+      const f = floors[round]
+      const m = summaries[round]
+      if (f !== undefined && m !== undefined) {
+        console.log(
+          `  round ${round + 1}/${rounds}: floor ${f.seconds.toFixed(3)} s in-process / ${f.processSeconds.toFixed(3)} s process; summary ${m.seconds.toFixed(3)} s / ${m.processSeconds.toFixed(3)} s; plain node floor ${plain[round]?.toFixed(3)} s process`,
+        )
+      }
+    }
+    const floorIn = median(floors.map((r) => r.seconds))
+    const floorProcess = median(floors.map((r) => r.processSeconds))
+    const floorRss = Math.max(...floors.map((r) => r.maxRssMB))
+    const plainProcess = median(plain)
+    const sumIn = median(summaries.map((r) => r.seconds))
+    const sumCpu = median(summaries.map((r) => r.cpuSeconds))
+    const sumProcess = median(summaries.map((r) => r.processSeconds))
+    const sumRss = Math.max(...summaries.map((r) => r.maxRssMB))
+    const records = summaries[0]?.records ?? 0
     console.log(
-      `summarize (dmtracedump-style profile, one streaming pass): ${rate(summarize.records, summarize.seconds)} wall, ${rate(summarize.records, summarize.cpuSeconds)} per CPU-second, peak RSS ${fmt(summarize.maxRssMB)} MB (targets ≥ 25 M/s on one core, ≤ 256 MB)`,
+      `read floor (1 MiB readSync chunks, bytes untouched, child started like the summary's): ${floorIn.toFixed(3)} s in-process (${fmt(gen.bytes / floorIn / 1e6)} MB/s), ${floorProcess.toFixed(3)} s whole process, peak RSS ${fmt(floorRss)} MB; plain node process (no tsx): ${plainProcess.toFixed(3)} s (medians of ${rounds})`,
+    )
+    console.log(
+      `summarize (dmtracedump-style profile, one streaming pass): ${sumIn.toFixed(3)} s in-process = ${rate(records, sumIn)} wall, ${rate(records, sumCpu)} per CPU-second, ${sumProcess.toFixed(3)} s whole process, peak RSS ${fmt(sumRss)} MB (targets ≤ 4× the read floor, ≤ 256 MB)`,
+    )
+    console.log(
+      `summary / read floor: ${(sumIn / floorIn).toFixed(2)}× in-process, ${(sumProcess / floorProcess).toFixed(2)}× whole processes started alike, ${(sumProcess / plainProcess).toFixed(2)}× against the plain node process (target ≤ 4×)`,
     )
     rmSync(big)
 

@@ -42,9 +42,48 @@ export type ArtRecordVisitor = (
   wallUs: number,
 ) => void
 
+/** How records are laid out in the data section (see `decodeRecords`). */
+export const ArtRecordLayout = {
+  /** Version 1: 1-byte thread id, one clock (wall). */
+  V1Wall: 0,
+  /** Version 1: 1-byte thread id, one clock (thread-cpu). */
+  V1Cpu: 1,
+  /** 2-byte thread id, thread-cpu then wall. */
+  Dual: 2,
+  /** 2-byte thread id, one clock (thread-cpu). */
+  SingleCpu: 3,
+  /** 2-byte thread id, one clock (wall). */
+  SingleWall: 4,
+} as const
+export type ArtRecordLayout = (typeof ArtRecordLayout)[keyof typeof ArtRecordLayout]
+
+/**
+ * A visitor that can also take whole runs of records straight from the bytes (the summary's fast
+ * path: no call per record). It must consume records from `start` in order, exactly as the
+ * per-record visitor would, and return the position of the first record it did not consume: the
+ * first one not complete before `end`, one with action bits 3 (the decoder then reports it), or,
+ * when `stopAtThreadZero`, the first tid-0 control packet.
+ */
+export type ArtRecordBlockVisitor = (
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  recordSize: number,
+  layout: ArtRecordLayout,
+  stopAtThreadZero: boolean,
+) => number
+
+/** Key of the optional `ArtRecordBlockVisitor` attached to an `ArtRecordVisitor` function. */
+export const ART_RECORD_BLOCK: unique symbol = Symbol('ArtRecordBlockVisitor')
+
+/** An `ArtRecordVisitor` that may carry a block visitor (the decoder uses it when present). */
+export type ArtRecordVisitorWithBlock = ArtRecordVisitor & {
+  [ART_RECORD_BLOCK]?: ArtRecordBlockVisitor
+}
+
 export interface ArtTraceDecoderOptions {
   /** Called once per record. @default no-op (header only) */
-  readonly onRecord?: ArtRecordVisitor
+  readonly onRecord?: ArtRecordVisitor | ArtRecordVisitorWithBlock
   /**
    * Single-clock streaming files say which clock they use only in the summary at the very end;
    * records before it are decoded with this clock. `parseArtTrace` and the summary fix it up once
@@ -61,6 +100,8 @@ const textDecoder = new TextDecoder('utf-8')
 export class ArtTraceDecoder {
   private state: State = 'detect'
   private readonly visit: ArtRecordVisitor
+  /** The visitor's whole-run entry point, if it has one. */
+  private readonly block: ArtRecordBlockVisitor | undefined
   private readonly streamingClock: 'wall' | 'thread-cpu'
   private readonly keySection = new KeySectionParser()
   /** Bytes not processed yet live in `buffer[0, pendingBytes)` (grown by doubling: linear). */
@@ -87,7 +128,9 @@ export class ArtTraceDecoder {
   recordClock: ArtClock | undefined
 
   constructor(options: ArtTraceDecoderOptions = {}) {
-    this.visit = options.onRecord ?? noop
+    const onRecord: ArtRecordVisitorWithBlock | undefined = options.onRecord
+    this.visit = onRecord ?? noop
+    this.block = onRecord?.[ART_RECORD_BLOCK]
     this.streamingClock = options.streamingClock ?? 'wall'
   }
 
@@ -98,12 +141,27 @@ export class ArtTraceDecoder {
       this.afterSummary(chunk)
       return
     }
-    if (this.pendingBytes === 0 && chunk.byteLength >= this.needBytes) {
+    let rest = chunk
+    // A record or packet split by the previous chunk's end: complete it with only the bytes it
+    // needs, then decode the rest straight from the chunk (no copy of the whole chunk).
+    while (this.pendingBytes > 0 && rest.byteLength > 0 && this.inData()) {
+      const take = Math.min(rest.byteLength, Math.max(1, this.needBytes - this.pendingBytes))
+      this.append(rest.subarray(0, take))
+      rest = rest.subarray(take)
+      if (this.pendingBytes >= this.needBytes) this.run(this.buffer.subarray(0, this.pendingBytes))
+      if (this.isDone()) {
+        if (rest.byteLength > 0) this.afterSummary(rest)
+        return
+      }
+    }
+    if (rest.byteLength === 0) return
+    if (this.pendingBytes === 0 && rest.byteLength >= this.needBytes) {
       // Nothing pending: decode straight from the caller's chunk, keep a copy of the rest.
-      this.run(chunk)
+      this.run(rest)
       return
     }
-    this.append(chunk)
+    // Headers and key-section lines: the whole chunk goes behind the pending bytes.
+    this.append(rest)
     if (this.pendingBytes >= this.needBytes) this.run(this.buffer.subarray(0, this.pendingBytes))
   }
 
@@ -434,6 +492,11 @@ export class ArtTraceDecoder {
     return this.state === 'done'
   }
 
+  /** In the records (and, streaming, control packets) after the headers. */
+  private inData(): boolean {
+    return this.state === 'data' || this.state === 'streamData'
+  }
+
   private wait(totalBytes: number): number {
     this.needBytes = totalBytes
     return -1
@@ -446,14 +509,17 @@ export class ArtTraceDecoder {
     const layout =
       this.version === 1
         ? cpu
-          ? Layout.V1Cpu
-          : Layout.V1Wall
+          ? ArtRecordLayout.V1Cpu
+          : ArtRecordLayout.V1Wall
         : this.clock === 'dual'
-          ? Layout.Dual
+          ? ArtRecordLayout.Dual
           : cpu
-            ? Layout.SingleCpu
-            : Layout.SingleWall
-    const p = decodeRecords(b, start, size, layout, this.visit, this.baseOffset)
+            ? ArtRecordLayout.SingleCpu
+            : ArtRecordLayout.SingleWall
+    // The block visitor stops only at the end or at a bad record, which decodeRecords reports.
+    const from =
+      this.block === undefined ? start : this.block(b, start, b.byteLength, size, layout, false)
+    const p = decodeRecords(b, from, size, layout, this.visit, this.baseOffset)
     this.recordCount += (p - start) / size
     this.needBytes = size
     return p
@@ -467,10 +533,24 @@ export class ArtTraceDecoder {
     const dual = this.clock === 'dual'
     const cpu = this.clock === 'thread-cpu'
     const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
+    const block = this.block
+    const layout = dual
+      ? ArtRecordLayout.Dual
+      : cpu
+        ? ArtRecordLayout.SingleCpu
+        : ArtRecordLayout.SingleWall
     let p = start
     let n = 0
     try {
       while (p + 2 <= len) {
+        if (block !== undefined) {
+          // A run of records up to the next control packet, bad record or incomplete record;
+          // whatever stopped it is handled below as without a block visitor.
+          const next = block(b, p, len, size, layout, true)
+          n += (next - p) / size
+          p = next
+          if (p + 2 > len) break
+        }
         const tid = dv.getUint16(p, true)
         if (tid !== 0) {
           if (p + size > len) {
@@ -606,28 +686,19 @@ export function clockInOtherSlot(recordClock: ArtClock | undefined, clock: ArtCl
 export const OVERFLOW_WARNING =
   'data-file-overflow=true: the trace buffer filled before tracing stopped; the end of the window is missing (increase the buffer with `am profile start --buffer-size`? or use --streaming)'
 
-/** Record layouts of the hot loop. */
-const enum Layout {
-  V1Wall,
-  V1Cpu,
-  Dual,
-  SingleCpu,
-  SingleWall,
-}
-
 /** The hot loop, outside the class so V8 keeps one optimised copy across chunks. */
 function decodeRecords(
   b: Uint8Array,
   start: number,
   size: number,
-  layout: Layout,
+  layout: ArtRecordLayout,
   visit: ArtRecordVisitor,
   baseOffset: number,
 ): number {
   const len = b.byteLength
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
   let p = start
-  if (layout === Layout.Dual) {
+  if (layout === ArtRecordLayout.Dual) {
     for (; p + size <= len; p += size) {
       const v = dv.getUint32(p + 2, true)
       const a = v & 3
@@ -636,9 +707,9 @@ function decodeRecords(
     }
     return p
   }
-  const v1 = layout === Layout.V1Wall || layout === Layout.V1Cpu
+  const v1 = layout === ArtRecordLayout.V1Wall || layout === ArtRecordLayout.V1Cpu
   const tidBytes = v1 ? 1 : 2
-  const cpu = layout === Layout.V1Cpu || layout === Layout.SingleCpu
+  const cpu = layout === ArtRecordLayout.V1Cpu || layout === ArtRecordLayout.SingleCpu
   for (; p + size <= len; p += size) {
     const v = dv.getUint32(p + tidBytes, true)
     const t = dv.getUint32(p + tidBytes + 4, true)

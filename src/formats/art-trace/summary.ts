@@ -12,7 +12,15 @@
  * Unlike dmtracedump, 32-bit µs wrap is unwrapped per thread (dmtracedump's totals go wrong).
  */
 import { EnergyError } from '../../model/index.js'
-import { ArtTraceDecoder, clockInOtherSlot, type ArtRecordVisitor } from './decoder.js'
+import {
+  ART_RECORD_BLOCK,
+  ArtRecordLayout,
+  ArtTraceDecoder,
+  clockInOtherSlot,
+  type ArtRecordLayout as Layout,
+  type ArtRecordVisitor,
+  type ArtRecordVisitorWithBlock,
+} from './decoder.js'
 import { ArtTraceErrors } from './errors.js'
 import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './types.js'
 
@@ -20,6 +28,10 @@ import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './t
 const ACTION_ENTER = 0
 const ACTION_EXIT = 1
 const ACTION_UNWIND = 2
+const LAYOUT_V1_WALL: Layout = ArtRecordLayout.V1Wall
+const LAYOUT_V1_CPU: Layout = ArtRecordLayout.V1Cpu
+const LAYOUT_DUAL: Layout = ArtRecordLayout.Dual
+const LAYOUT_SINGLE_CPU: Layout = ArtRecordLayout.SingleCpu
 /** Method ids below this (ART: index << 2) use a direct lookup table instead of hashing. */
 const DIRECT_IDS = 1 << 22
 
@@ -58,17 +70,25 @@ const HALF_WRAP = 2 ** 31
 
 /** Per-method accumulator layout (stride 5): calls, incl cpu, excl cpu, incl wall, excl wall. */
 const ACC = 5
-/** Stack frame layout (stride 4): method slot, entry cpu, entry wall, recursive (0/1). */
-const FRAME = 4
 
 /** Per-thread call stack and clocks. */
 class ThreadState {
   top = 0
-  frames = new Float64Array(64 * FRAME)
+  /** Per frame: method slot << 1 | 1 when a frame below holds the same method (recursive). */
+  frames = new Int32Array(64)
+  /** Per frame: entry cpu, entry wall (µs, unwrapped). */
+  entry = new Float64Array(128)
   /** How many frames of each method slot are on this thread's stack. */
   onStack = new Uint32Array(256)
   /** [raw cpu, raw wall, cpu wrap offset, wall wrap offset, last cpu, last wall], µs. */
   readonly clk = new Float64Array(6)
+
+  constructor(rawCpu: number, rawWall: number) {
+    this.clk[0] = rawCpu
+    this.clk[1] = rawWall
+    this.clk[4] = rawCpu
+    this.clk[5] = rawWall
+  }
 
   countSlots(n: number): void {
     if (n <= this.onStack.length) return
@@ -78,15 +98,20 @@ class ThreadState {
   }
 
   grow(): void {
-    const next = new Float64Array(this.frames.length * 2)
-    next.set(this.frames)
-    this.frames = next
+    const frames = new Int32Array(this.frames.length * 2)
+    frames.set(this.frames)
+    this.frames = frames
+    const entry = new Float64Array(this.entry.length * 2)
+    entry.set(this.entry)
+    this.entry = entry
   }
 }
 
 /**
  * Accumulates the summary from records pushed through `visitor`; memory grows with methods,
- * threads and stack depth, never with the number of records.
+ * threads and stack depth, never with the number of records. An `ArtTraceDecoder` given
+ * `visitor` feeds it whole runs of records straight from its bytes (`records`), with the same
+ * results as record by record.
  */
 export class ArtTraceSummarizer {
   private keys = new Uint32Array(1024)
@@ -105,7 +130,7 @@ export class ArtTraceSummarizer {
   /** @param threadIds only records of these threads count. @default all */
   constructor(threadIds?: ReadonlySet<number>) {
     this.only = threadIds
-    this.visitor =
+    const visitor: ArtRecordVisitorWithBlock =
       threadIds === undefined
         ? (tid, methodId, action, cpu, wall) =>
             this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
@@ -114,6 +139,9 @@ export class ArtTraceSummarizer {
               this.event(tid, methodId, action, cpu < 0 ? 0 : cpu, wall < 0 ? 0 : wall)
             }
           }
+    visitor[ART_RECORD_BLOCK] = (bytes, start, end, size, layout, stopAtThreadZero) =>
+      this.records(bytes, start, end, size, layout, stopAtThreadZero)
+    this.visitor = visitor
   }
 
   private slotOf(id: number): number {
@@ -175,6 +203,7 @@ export class ArtTraceSummarizer {
     })
   }
 
+  /** One record (the per-record path; `records` is the same for runs of raw bytes). */
   private event(
     tid: number,
     methodId: number,
@@ -184,11 +213,7 @@ export class ArtTraceSummarizer {
   ): void {
     let st = this.threads[tid]
     if (st === undefined) {
-      st = new ThreadState()
-      st.clk[0] = rawCpu
-      st.clk[1] = rawWall
-      st.clk[4] = rawCpu
-      st.clk[5] = rawWall
+      st = new ThreadState(rawCpu, rawWall)
       this.threads[tid] = st
     }
     const clk = st.clk
@@ -218,20 +243,17 @@ export class ArtTraceSummarizer {
     if (action === ACTION_ENTER) {
       const top = st.top
       if (top > 0) {
-        const c = (st.frames[(top - 1) * FRAME] ?? 0) * ACC
+        const c = ((st.frames[top - 1] ?? 0) >> 1) * ACC
         acc[c + 2] = (acc[c + 2] ?? 0) + (cpu - lastCpu)
         acc[c + 4] = (acc[c + 4] ?? 0) + (wall - lastWall)
       }
       if (m >= st.onStack.length) st.countSlots(this.ids.length)
       const seen = st.onStack[m] ?? 0
       st.onStack[m] = seen + 1
-      if ((top + 1) * FRAME > st.frames.length) st.grow()
-      const f = st.frames
-      const at = top * FRAME
-      f[at] = m
-      f[at + 1] = cpu
-      f[at + 2] = wall
-      f[at + 3] = seen > 0 ? 1 : 0
+      if (top >= st.frames.length) st.grow()
+      st.frames[top] = (m << 1) | (seen > 0 ? 1 : 0)
+      st.entry[2 * top] = cpu
+      st.entry[2 * top + 1] = wall
       st.top = top + 1
       return
     }
@@ -241,13 +263,11 @@ export class ArtTraceSummarizer {
     let rec = 0
     if (st.top > 0) {
       const top = st.top - 1
-      const f = st.frames
-      const at = top * FRAME
-      const onStack = f[at] ?? -1
-      if (onStack !== m) throw this.mismatch(tid, methodId, onStack)
-      entryCpu = f[at + 1] ?? 0
-      entryWall = f[at + 2] ?? 0
-      rec = f[at + 3] ?? 0
+      const frame = st.frames[top] ?? 0
+      if (frame >> 1 !== m) throw this.mismatch(tid, methodId, frame >> 1)
+      entryCpu = st.entry[2 * top] ?? 0
+      entryWall = st.entry[2 * top + 1] ?? 0
+      rec = frame & 1
       st.onStack[m] = (st.onStack[m] ?? 1) - 1
       st.top = top
     }
@@ -259,6 +279,205 @@ export class ArtTraceSummarizer {
     acc[a] = (acc[a] ?? 0) + 1
     acc[a + 2] = (acc[a + 2] ?? 0) + (cpu - lastCpu)
     acc[a + 4] = (acc[a + 4] ?? 0) + (wall - lastWall)
+  }
+
+  /**
+   * `event` for every record of `bytes[start, end)`, decoding straight from the bytes (an
+   * `ArtRecordBlockVisitor`). Stops at the first incomplete record, at action bits 3 (left for the
+   * decoder to report) and, when `stopAtThreadZero`, at a tid-0 control packet; returns that
+   * position. The work is in `run`, one thread's consecutive records at a time; this loop only
+   * picks the thread and prepares what `run` leaves to it (a new method, more stack).
+   */
+  private records(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    size: number,
+    layout: Layout,
+    stopAtThreadZero: boolean,
+  ): number {
+    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    const v1 = layout === LAYOUT_V1_WALL || layout === LAYOUT_V1_CPU
+    const idAt = v1 ? 1 : 2
+    const tidMask = v1 ? 0xff : 0xffff
+    const timeAt = idAt + 4
+    const dual = layout === LAYOUT_DUAL
+    const cpuOnly = layout === LAYOUT_V1_CPU || layout === LAYOUT_SINGLE_CPU
+    const only = this.only
+    let p = start
+    while (p + size <= end) {
+      const t = dv.getUint16(p, true) & tidMask
+      if (t === 0 && stopAtThreadZero) break
+      const v = dv.getInt32(p + idAt, true)
+      const action = v & 3
+      if (action === 3) break
+      if (only !== undefined && !only.has(t)) {
+        p += size
+        continue
+      }
+      let st = this.threads[t]
+      if (st === undefined) {
+        const time = dv.getUint32(p + timeAt, true)
+        const rawCpu = dual || cpuOnly ? time : 0
+        const rawWall = dual ? dv.getUint32(p + 10, true) : cpuOnly ? 0 : time
+        st = new ThreadState(rawCpu, rawWall)
+        this.threads[t] = st
+      }
+      // Every slot known so far fits the thread's stack counters (new slots come from below).
+      if (st.onStack.length < this.ids.length) st.countSlots(this.ids.length)
+      const next = this.run(st, dv, p, end, size, layout)
+      if (next === p) {
+        // `run` stopped before this record of its thread: it needs a new method slot (then room
+        // for it in the thread's stack counters) or a deeper stack.
+        const id = (v - action) >>> 0
+        this.slotOf(id)
+        st.countSlots(this.ids.length)
+        if (st.top >= st.frames.length) st.grow()
+        if (this.run(st, dv, p, p + size, size, layout) === p) {
+          throw new Error('ART trace summary: a record could not be processed') // unreachable
+        }
+        p += size
+        continue
+      }
+      p = next
+    }
+    return p
+  }
+
+  /**
+   * The hot loop: `event` for the consecutive records of thread `st` from `start`, with the
+   * thread's clocks and stack top in locals and every array fixed for the whole loop (so that the
+   * compiler keeps their bounds and addresses in registers). Returns at the first record it leaves
+   * to `records`: another thread's, a control packet, action bits 3, the end, or one that needs a
+   * new method slot or more room (then nothing of it has been applied).
+   */
+  private run(
+    st: ThreadState,
+    dv: DataView,
+    start: number,
+    end: number,
+    size: number,
+    layout: Layout,
+  ): number {
+    const v1 = layout === LAYOUT_V1_WALL || layout === LAYOUT_V1_CPU
+    const idAt = v1 ? 1 : 2
+    const tidMask = v1 ? 0xff : 0xffff
+    const timeAt = idAt + 4
+    const dual = layout === LAYOUT_DUAL
+    const cpuOnly = layout === LAYOUT_V1_CPU || layout === LAYOUT_SINGLE_CPU
+    const acc = this.acc
+    const direct = this.direct
+    const directLength = direct.length
+    const frames = st.frames
+    const entry = st.entry
+    const onStack = st.onStack
+    const clk = st.clk
+    const tid = dv.getUint16(start, true) & tidMask
+    let top = st.top
+    let prevRawCpu = clk[0] ?? 0
+    let prevRawWall = clk[1] ?? 0
+    let cpuOffset = clk[2] ?? 0
+    let wallOffset = clk[3] ?? 0
+    let lastCpu = clk[4] ?? 0
+    let lastWall = clk[5] ?? 0
+    let backward = 0
+    let p = start
+    for (; p + size <= end; p += size) {
+      // Version 1's thread id is one byte (the next is the method id's first, masked off).
+      const t = dv.getUint16(p, true) & tidMask
+      if (t !== tid) break
+      // Signed: the id stays a small integer (no float) on the direct-table path.
+      const v = dv.getInt32(p + idAt, true)
+      const action = v & 3
+      if (action === 3) break
+      const di = v >> 2
+      let m = v >= 0 && di < directLength ? (direct[di] ?? 0) - 1 : -1
+      if (m < 0 && (v < 0 || v >= DIRECT_IDS)) m = this.knownHashedSlot((v - action) >>> 0)
+      if (m < 0 || (action === ACTION_ENTER && top >= frames.length)) break
+      let rawCpu = dv.getUint32(p + timeAt, true)
+      let rawWall = 0
+      if (dual) rawWall = dv.getUint32(p + 10, true)
+      else if (!cpuOnly) {
+        rawWall = rawCpu
+        rawCpu = 0
+      }
+      // Monotonic unwrapping of the 32-bit µs counters, as in `event`.
+      if (rawCpu < prevRawCpu && prevRawCpu - rawCpu > HALF_WRAP) cpuOffset += WRAP
+      if (rawWall < prevRawWall && prevRawWall - rawWall > HALF_WRAP) wallOffset += WRAP
+      prevRawCpu = rawCpu
+      prevRawWall = rawWall
+      let cpu = rawCpu + cpuOffset
+      let wall = rawWall + wallOffset
+      if (cpu < lastCpu) {
+        cpu = lastCpu
+        backward++
+      }
+      if (wall < lastWall) {
+        wall = lastWall
+        backward++
+      }
+      if (action === ACTION_ENTER) {
+        if (top > 0) {
+          const c = ((frames[top - 1] ?? 0) >> 1) * ACC
+          acc[c + 2] = (acc[c + 2] ?? 0) + (cpu - lastCpu)
+          acc[c + 4] = (acc[c + 4] ?? 0) + (wall - lastWall)
+        }
+        const seen = onStack[m] ?? 0
+        onStack[m] = seen + 1
+        frames[top] = (m << 1) | (seen > 0 ? 1 : 0)
+        entry[2 * top] = cpu
+        entry[2 * top + 1] = wall
+        top++
+      } else {
+        let entryCpu = 0
+        let entryWall = 0
+        let rec = 0
+        if (top > 0) {
+          const frame = frames[top - 1] ?? 0
+          if (frame >> 1 !== m) {
+            st.top = top
+            throw this.mismatch(tid, (v - action) >>> 0, frame >> 1)
+          }
+          top--
+          entryCpu = entry[2 * top] ?? 0
+          entryWall = entry[2 * top + 1] ?? 0
+          rec = frame & 1
+          onStack[m] = (onStack[m] ?? 1) - 1
+        }
+        const a = m * ACC
+        if (rec === 0) {
+          acc[a + 1] = (acc[a + 1] ?? 0) + (cpu - entryCpu)
+          acc[a + 3] = (acc[a + 3] ?? 0) + (wall - entryWall)
+        }
+        acc[a] = (acc[a] ?? 0) + 1
+        acc[a + 2] = (acc[a + 2] ?? 0) + (cpu - lastCpu)
+        acc[a + 4] = (acc[a + 4] ?? 0) + (wall - lastWall)
+      }
+      lastCpu = cpu
+      lastWall = wall
+    }
+    st.top = top
+    clk[0] = prevRawCpu
+    clk[1] = prevRawWall
+    clk[2] = cpuOffset
+    clk[3] = wallOffset
+    clk[4] = lastCpu
+    clk[5] = lastWall
+    this.backwardSteps += backward
+    return p
+  }
+
+  /** The slot of a method id above the direct table's range, or -1 if it has none yet. */
+  private knownHashedSlot(id: number): number {
+    const keys = this.keys
+    const slots = this.slots
+    const mask = keys.length - 1
+    let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
+    for (;;) {
+      const slot = slots[h] ?? -1
+      if (slot < 0 || keys[h] === id) return slot
+      h = (h + 1) & mask
+    }
   }
 
   private mismatch(tid: number, methodId: number, onStackSlot: number): EnergyError {
@@ -280,14 +499,14 @@ export class ArtTraceSummarizer {
     for (const st of this.threads) {
       if (st === undefined) continue
       for (let i = 0; i < st.top; i++) {
-        const at = i * FRAME
-        const a = (st.frames[at] ?? 0) * ACC
-        if ((st.frames[at + 3] ?? 0) === 0) {
-          acc[a + 1] = (acc[a + 1] ?? 0) + ((st.clk[4] ?? 0) - (st.frames[at + 1] ?? 0))
-          acc[a + 3] = (acc[a + 3] ?? 0) + ((st.clk[5] ?? 0) - (st.frames[at + 2] ?? 0))
+        const frame = st.frames[i] ?? 0
+        const a = (frame >> 1) * ACC
+        if ((frame & 1) === 0) {
+          acc[a + 1] = (acc[a + 1] ?? 0) + ((st.clk[4] ?? 0) - (st.entry[2 * i] ?? 0))
+          acc[a + 3] = (acc[a + 3] ?? 0) + ((st.clk[5] ?? 0) - (st.entry[2 * i + 1] ?? 0))
         }
         acc[a] = (acc[a] ?? 0) + 1
-        st.onStack[st.frames[at] ?? 0] = 0
+        st.onStack[frame >> 1] = 0
       }
       st.top = 0
     }

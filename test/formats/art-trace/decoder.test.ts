@@ -219,3 +219,84 @@ describe('14-byte (dual) records under a single clock= line (fuzz art-calls, iss
     }
   })
 })
+
+describe('records and packets split across chunk boundaries', () => {
+  // A record or control packet cut by a chunk's end is completed with only the bytes it needs
+  // from the next chunk, and the rest of that chunk is decoded in place (the summary reads whole
+  // runs of records straight from it): every cut position must give the one-piece results, with
+  // the caller reusing (and scribbling over) one buffer as a file reader does.
+  const layouts = [
+    { version: 1, clock: 'wall', streaming: false },
+    { version: 1, clock: 'thread-cpu', streaming: false },
+    { version: 2, clock: 'wall', streaming: false },
+    { version: 2, clock: 'thread-cpu', streaming: true },
+    { version: 3, clock: 'dual', streaming: false },
+    { version: 3, clock: 'dual', streaming: true },
+    { version: 3, clock: 'wall', streaming: true },
+  ] as const
+
+  function reusedBuffer(bytes: Uint8Array, sizes: readonly number[]): Iterable<Uint8Array> {
+    return {
+      *[Symbol.iterator]() {
+        const scratch = new Uint8Array(Math.max(...sizes))
+        let at = 0
+        for (let i = 0; at < bytes.byteLength; i++) {
+          const chunk = bytes.subarray(at, at + (sizes[i % sizes.length] ?? 1))
+          at += chunk.byteLength
+          scratch.set(chunk)
+          yield scratch.subarray(0, chunk.byteLength)
+          scratch.fill(0xee)
+        }
+      },
+    }
+  }
+
+  test.each(layouts)('v$version $clock streaming=$streaming', ({ version, clock, streaming }) => {
+    const bytes = writeArtTrace(scenario(clock, { version, streaming }))
+    const trace = parseArtTrace(bytes)
+    const summary = summarizeArtTrace(trace)
+    const { records } = decodeInChunks(bytes, bytes.byteLength)
+    // Two chunks: a cut at every offset, the second chunk large.
+    for (let at = 1; at < bytes.byteLength; at++) {
+      const chunks = reusedBuffer(bytes, [at, bytes.byteLength])
+      expect(summarizeArtTraceChunks(chunks)).toEqual(summary)
+    }
+    // A short chunk between large ones: a record or packet split over three chunks.
+    for (let at = 1; at < bytes.byteLength - 3; at++) {
+      for (const short of [1, 2, 3]) {
+        const chunks = [
+          bytes.subarray(0, at),
+          bytes.subarray(at, at + short),
+          bytes.subarray(at + short),
+        ]
+        expect(summarizeArtTraceChunks(chunks)).toEqual(summary)
+      }
+    }
+    // Odd sizes, so that cuts fall at every offset inside records.
+    for (const size of [5, 13, 64, 99]) {
+      expect(summarizeArtTraceChunks(reusedBuffer(bytes, [size, 1, size * 3]))).toEqual(summary)
+      expect(decodeInChunks(bytes, size).records).toEqual(records)
+    }
+  })
+
+  test('an error inside a run of records is reported at the same offset however it is cut', () => {
+    const bytes = writeArtTrace(scenario('dual'))
+    const bad = bytes.slice()
+    // The 5th record's action bits set to 3 (records are 14 bytes after the 32-byte header).
+    const dataStart = bytes.byteLength - 22 * 14
+    const at = dataStart + 4 * 14 + 2
+    bad[at] = (bad[at] ?? 0) | 3
+    const offsetOf = (chunks: Iterable<Uint8Array>): unknown => {
+      try {
+        summarizeArtTraceChunks(chunks)
+      } catch (error) {
+        return (error as { details?: { offset?: number } }).details?.offset
+      }
+      return 'no error'
+    }
+    expect(offsetOf([bad])).toBe(dataStart + 4 * 14)
+    for (let cut = 1; cut < bad.byteLength; cut++) {
+      expect(offsetOf([bad.subarray(0, cut), bad.subarray(cut)])).toBe(dataStart + 4 * 14)
+    }
+  })
+})
