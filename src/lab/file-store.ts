@@ -59,9 +59,14 @@ export function fileLeaseStore(options: FileStoreOptions): LeaseStore {
   }
 }
 
+/** How every file about a phone in the run's folder starts (documents, window observations). */
+export function phoneFileBase(phone: PhoneAddress): string {
+  return `phone-${leaseFileName(phoneKey(phone))}`
+}
+
 /** A shared document's file in the run's folder. */
 export function sharedDocumentFile(phone: PhoneAddress, document: SharedDocument): string {
-  const base = `phone-${leaseFileName(phoneKey(phone))}`
+  const base = phoneFileBase(phone)
   return document === 'baseline' ? `${base}.json` : `${base}.${document}.json`
 }
 

@@ -1,6 +1,11 @@
 export type { AcquireOptions, LeaseStore, LeaseStoreChoice, SharedDocument } from './store.js'
 export { LabErrors } from './errors.js'
-export { fileLeaseStore, isSharedDocumentFile, sharedDocumentFile } from './file-store.js'
+export {
+  fileLeaseStore,
+  isSharedDocumentFile,
+  phoneFileBase,
+  sharedDocumentFile,
+} from './file-store.js'
 export { redactedUrl, redisLeaseStore } from './redis-store.js'
 export type { FileStoreOptions } from './file-store.js'
 export type { RedisStoreOptions } from './redis-store.js'

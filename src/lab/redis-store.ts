@@ -206,7 +206,8 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
   const key = (...parts: string[]): string => PREFIX + parts.join(':')
   const processId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   const held = new Set<Lease>()
-  const assigned = new Set<string>()
+  /** This process's place on its phone (`<phone>\n<process>`), once it has one. */
+  let assigned: string | undefined
   /** Ports this process reserved: host → owner (process and phone) → port. */
   const reserved = new Map<string, Map<string, number>>()
   const reserve = (host: string, owner: string): Promise<unknown> =>
@@ -223,9 +224,9 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
   const workersKey = key('workers')
   // This process's place on its phone lives while it runs: renewed, and gone soon after it dies.
   const assignmentTimer = setInterval(() => {
-    for (const member of assigned)
+    if (assigned !== undefined)
       void client
-        .zAdd(workersKey, { score: Date.now() + 3 * options.ttlMs, value: member })
+        .zAdd(workersKey, { score: Date.now() + 3 * options.ttlMs, value: assigned })
         .catch(() => undefined)
     for (const [host, owners] of reserved)
       for (const owner of owners.keys()) void reserve(host, owner).catch(() => undefined)
@@ -261,8 +262,7 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       )
       const phone = phones[keys.indexOf(String(chosen))] ?? phones[preferred]
       if (phone === undefined) throw new Error('assign: the pool has no phones')
-      assigned.clear()
-      assigned.add(`${phoneKey(phone)}\n${processId}`)
+      assigned = `${phoneKey(phone)}\n${processId}`
       return phone
     },
     async reservePort(phone) {
@@ -297,7 +297,7 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
     async close() {
       clearInterval(assignmentTimer)
       for (const lease of held) await lease.release().catch(() => undefined)
-      for (const member of assigned) await client.zRem(workersKey, member).catch(() => undefined)
+      if (assigned !== undefined) await client.zRem(workersKey, assigned).catch(() => undefined)
       for (const [host, owners] of reserved)
         for (const port of owners.values())
           await client.hDel(key('ports', host), String(port)).catch(() => undefined)

@@ -44,18 +44,16 @@ import {
   probeCapabilities,
   type AdbDevice,
   type Capabilities,
-  leaseFileName,
   type DeviceClockMapping,
   type Lease,
   type LeaseHolder,
   adbServerName,
   isListening,
   oneAdbServer,
-  phoneKey,
   phoneName,
   type PhoneAddress,
 } from '../device/index.js'
-import { openLeaseStore, type LeaseStore } from '../lab/index.js'
+import { openLeaseStore, phoneFileBase, type LeaseStore } from '../lab/index.js'
 import { parseDumpsysPowerWakeLocks, type HeldWakeLock } from '../formats/dumpsys/index.js'
 import {
   EnergyError,
@@ -866,7 +864,7 @@ export class DeviceSession {
   }
 
   private get observationsPrefix(): string {
-    return `phone-${leaseFileName(phoneKey(this.phone))}.`
+    return `${phoneFileBase(this.phone)}.`
   }
 
   /** Every process's observations of this phone in this run. */

@@ -72,6 +72,7 @@ export { SHIPPED_PROFILES } from './android/overlays.js'
 export { ANDROID_API_LEVELS } from './android-versions.js'
 export type { SimPhone } from './sim/phone.js'
 export { SimErrors } from './sim/errors.js'
+export { isLoopback } from './adb/index.js'
 
 export interface StartVirtualDeviceOptions {
   /** App model object, or a path to its JSON file. @default the demo app (`com.example.trails`) */

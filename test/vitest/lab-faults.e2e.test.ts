@@ -43,6 +43,12 @@ afterAll(async () => {
   await redis?.stop()
 })
 
+/** The test's own folder, with the folder the windows leave their marks in. */
+async function freshDir(): Promise<void> {
+  dir = await mkdtemp(join(tmpdir(), 'vitest-energy-faults-'))
+  await mkdir(join(dir, 'marks'))
+}
+
 async function labHost(address: string, devices = 1): Promise<VirtualDeviceServer> {
   const host = await startVirtualDevice({ host: address, serialPrefix: 'lab', devices })
   hosts.push(host)
@@ -118,8 +124,7 @@ function measured(report: EnergyReport): MeasuredEnergyResult[] {
 
 describe.skipIf(!hasRedis)('faults in a lab', () => {
   test('a lab host stops mid-window: its tests fail naming it, the other host’s all pass, no lease is left', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-faults-'))
-    await mkdir(join(dir, 'marks'))
+    await freshDir()
     const [a, b] = [await labHost('127.0.0.2'), await labHost('127.0.0.3')]
     const serverB = `${b.host}:${b.port}`
     const run = await runner('one', [], {
@@ -147,8 +152,7 @@ describe.skipIf(!hasRedis)('faults in a lab', () => {
   }, 240_000)
 
   test('a runner killed mid-window: its lease expires, the other runner takes the phone and loses nothing', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-faults-'))
-    await mkdir(join(dir, 'marks'))
+    await freshDir()
     const host = await labHost('127.0.0.2')
     const env = { LAB_ADB: JSON.stringify([{ host: host.host, port: host.port }]) }
     const killed = await runner('killed', ['--shard=1/2'], env)
@@ -167,8 +171,7 @@ describe.skipIf(!hasRedis)('faults in a lab', () => {
   }, 240_000)
 
   test('the store restarted mid-window: that window is refused, every later test measures', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'vitest-energy-faults-'))
-    await mkdir(join(dir, 'marks'))
+    await freshDir()
     const host = await labHost('127.0.0.2')
     const run = await runner('one', [], {
       LAB_ADB: JSON.stringify([{ host: host.host, port: host.port }]),

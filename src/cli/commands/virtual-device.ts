@@ -5,6 +5,7 @@
 import { resolve } from 'node:path'
 import {
   ANDROID_API_LEVELS,
+  isLoopback,
   CHARGERS,
   GAUGE_PROFILES,
   PHYSICS,
@@ -137,11 +138,7 @@ export const virtualDeviceCommand: CliCommand = {
       )
     }
     const host = values.host
-    const loopback =
-      host === undefined ||
-      host === 'localhost' ||
-      host === '::1' ||
-      /^127(\.\d{1,3}){3}$/.test(host)
+    const loopback = host === undefined || isLoopback(host)
     const seed = integer('seed', values.seed)
     const server = await startVirtualDevice({
       ...(host === undefined ? {} : { host, allowNetwork: true }),

@@ -1,6 +1,7 @@
 /** The virtual device's ADB server (host protocol, shell and sync services). */
 export {
   startAdbServer,
+  isLoopback,
   ADB_SERVER_VERSION,
   type AdbServer,
   type AdbServerOptions,

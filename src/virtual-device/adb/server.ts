@@ -79,7 +79,8 @@ export interface AdbServerStats {
   readonly shellWrites: number
 }
 
-function isLoopback(host: string): boolean {
+/** 127.0.0.0/8, `::1` or `localhost`: the addresses the server binds without `allowNetwork`. */
+export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host)
 }
 
