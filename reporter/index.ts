@@ -388,8 +388,10 @@ export function collectEntries(
         suiteFailures.push({ file, ...reportedFailure(error), suite: name })
       if (errors.length > 0) failedSuites.set(suite, reportedFailure(errors[0], name))
     }
+    // Tests whose windows' ends were read in the background: their energy came with the file.
+    const behind = module.meta().energyBehind ?? {}
     for (const test of module.children.allTests()) {
-      const raw: unknown = test.meta().energy
+      const raw: unknown = Object.hasOwn(behind, test.id) ? behind[test.id] : test.meta().energy
       let results: readonly EnergyResult[] = []
       let limits: readonly LimitCheck[] | undefined
       let budgetRequested: boolean | undefined

@@ -180,6 +180,13 @@ export async function measureFastWindow(
   plan: FastWindowPlan,
   label: string,
   body: (startNs: number) => Promise<void>,
+  options: {
+    /**
+     * What the phone does after the window's end, before the power source's reading past it: the
+     * next test, when the window's end is read in the background (`endReading: 'background'`).
+     */
+    readonly afterEnd?: (endNs: number) => Promise<void>
+  } = {},
 ): Promise<FastWindow> {
   const context: CollectorContext = {
     device: phone.device,
@@ -196,6 +203,7 @@ export async function measureFastWindow(
   // schedule them. Reading current_now is harmless on a real phone.
   await phone.sh('cat /sys/class/power_supply/battery/current_now')
   const endNs = await phone.nowNs()
+  await options.afterEnd?.(endNs)
   // As the product does in real time (PowerCollector.awaitEndReading): let perfetto's next poll
   // land past the window's end before stopping; the phone keeps running the app meanwhile. (The
   // fast clock moves only when the phone sleeps, so the collector's own wait would not do it.)

@@ -113,9 +113,10 @@ export interface PowerCollector extends Collector<PowerData> {
    * once a reading at or after the call (the window's end) has been taken. The window calls it
    * before stopping anything, so the phone's last sensor interval holds the test's own tail and
    * not the collectors' stop work (a profiler flushing, a trace being converted). `stop()` waits
-   * by itself when this was not called.
+   * by itself when this was not called. `endHostNs`: the window's end on the host's clock, when
+   * the call comes later (a window ended in the background: the method recorder stopped first).
    */
-  awaitEndReading?(context: CollectorContext): Promise<void>
+  awaitEndReading?(context: CollectorContext, endHostNs?: number): Promise<void>
   /**
    * For sources that refresh slowly and report the average since their last refresh (a fuel
    * gauge): resolves right after the source's next refresh, so the window opens on a boundary of

@@ -9,6 +9,12 @@ declare module '@vitest/runner' {
   interface TaskMeta {
     /** Written by the vitest-energy fixture after each test; read by the `energy` reporter. */
     energy?: TestEnergyMeta
+    /**
+     * On a test file: the energy of its tests whose automatic window's end was read in the
+     * background (option `windowEnd`), by test id — written when the file ends, after those
+     * tests' own meta has reached the reporter. It replaces theirs.
+     */
+    energyBehind?: Record<string, TestEnergyMeta>
   }
 }
 

@@ -164,6 +164,18 @@ export class DeviceSession {
   private idleUpdatesPerS: number | undefined
   /** The phone's asynchronous state being written to the store (awaited before the lease ends). */
   private asyncShare: Promise<void> = Promise.resolve()
+  /**
+   * Windows ended whose power reading past the end, stop and attribution still run
+   * (`OpenWindow.end()`), one after another: settled when the last of them has.
+   */
+  private behind: Promise<void> = Promise.resolve()
+  /** How many windows `behind` still waits for. */
+  private behindCount = 0
+  /**
+   * A lease whose test ended while its window's end was still read in the background: this
+   * process keeps it until that is done, and its next test takes it over (`lease()`).
+   */
+  private parked: Lease | undefined
 
   private constructor(
     readonly options: ProvidedEnergyOptions,
@@ -270,6 +282,13 @@ export class DeviceSession {
    * the holder), then the test as running until the lease is released.
    */
   async lease(owner: string, progress?: TestProgress): Promise<Lease> {
+    const parked = this.takeParked()
+    if (parked !== undefined) {
+      // The phone never left this process since the last test: nothing to wait for or repair.
+      progress?.step('running')
+      this.held = parked
+      return this.releasable(parked, progress)
+    }
     let holder: LeaseHolder | undefined
     let lease: Lease
     try {
@@ -301,14 +320,60 @@ export class DeviceSession {
       await lease.release().finally(() => progress?.done())
       throw error
     }
-    // What the test's windows left on the phone is in the store before another worker takes it.
+    return this.releasable(lease, progress)
+  }
+
+  /**
+   * The test's lease: what its windows left on the phone is in the store before another worker
+   * takes it; while one of its windows' ends is still read in the background, the lease is
+   * parked instead (see `parked`).
+   */
+  private releasable(lease: Lease, progress: TestProgress | undefined): Lease {
     return releasedWith(
       lease,
       async () => {
         await this.asyncShare
       },
+      () => this.releaseOrPark(lease),
       () => progress?.done(),
     )
+  }
+
+  private async releaseOrPark(lease: Lease): Promise<void> {
+    if (this.behindCount === 0) {
+      await lease.release()
+      return
+    }
+    this.parked = lease
+    void this.whenCaughtUp().then(async () => {
+      if (this.parked === lease) {
+        this.parked = undefined
+        await lease.release().catch(() => undefined)
+      }
+    })
+  }
+
+  private takeParked(): Lease | undefined {
+    const parked = this.parked
+    this.parked = undefined
+    return parked === undefined || parked.released ? undefined : parked
+  }
+
+  /** Settles once no window's end is read in the background any more, and its state is shared. */
+  private async whenCaughtUp(): Promise<void> {
+    while (this.behindCount > 0) await this.behind
+    await this.asyncShare
+  }
+
+  /**
+   * Waits for the windows whose ends are read in the background, then releases the lease they
+   * kept (a test file's end: the next file, or another worker, may take the phone).
+   */
+  async catchUp(): Promise<void> {
+    await this.whenCaughtUp()
+    await this.takeParked()
+      ?.release()
+      .catch(() => undefined)
   }
 
   /**
@@ -645,6 +710,9 @@ export class DeviceSession {
    * inside the phone's lease, so workers never race on it).
    */
   private async adoptAsyncState(): Promise<void> {
+    // A window whose end is still read in the background will tell it: this process has held the
+    // phone since, so nobody else can have changed it, and the store may not say it yet.
+    if (this.behindCount > 0) return
     await this.asyncShare
     const text = await this.store.readShared(this.phone, 'async')
     if (text === undefined) return
@@ -918,24 +986,56 @@ export class DeviceSession {
         release()
         progress?.step('running')
       }
+      const accepted = async (closed: {
+        readonly result: MeasuredEnergyResult
+        readonly power: PowerData
+      }): Promise<MeasuredEnergyResult> => {
+        await this.assertLease(`accepting window '${label}'`)
+        this.learnClocks(closed.power)
+        return this.finish(closed.result)
+      }
       return {
         abort: () => window.abort().finally(done),
         close: async () => {
           progress?.step('stopping')
           try {
-            const { result, power } = await window.closeWithData()
-            await this.assertLease(`accepting window '${label}'`)
-            this.learnClocks(power)
-            return this.finish(result)
+            return await accepted(await window.closeWithData())
           } finally {
             done()
           }
+        },
+        end: async () => {
+          progress?.step('stopping')
+          let data: Promise<{ readonly result: MeasuredEnergyResult; readonly power: PowerData }>
+          try {
+            ;({ data } = await window.endWithData())
+          } finally {
+            done()
+          }
+          return { result: this.readBehind(data.then(accepted)) }
         },
       }
     } catch (error) {
       release()
       throw error
     }
+  }
+
+  /**
+   * Counts `result` among the windows whose ends are read in the background until it settles:
+   * a window opened meanwhile is attributed after it (`latestAsyncState`), and the test's lease
+   * is kept for this process until then (`releaseOrPark`).
+   */
+  private readBehind(result: Promise<MeasuredEnergyResult>): Promise<MeasuredEnergyResult> {
+    this.behindCount++
+    const settled = result.then(
+      () => undefined,
+      () => undefined,
+    )
+    this.behind = Promise.all([this.behind, settled]).then(() => {
+      this.behindCount--
+    })
+    return result
   }
 
   /**
@@ -946,14 +1046,22 @@ export class DeviceSession {
     const result = await shell(this.device, ['pidof', this.options.app]).catch(() => undefined)
     const pid = result?.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] : undefined
     await this.adoptAsyncState()
-    for (const [component, origin] of this.asyncOrigins) {
-      if (origin.pid !== undefined && origin.pid !== pid && !OUTLIVE_PROCESS.has(component))
-        this.asyncOrigins.delete(component)
+    const current = (): Pick<WindowPlan, 'carriedOver' | 'railFloorsW'> => {
+      for (const [component, origin] of this.asyncOrigins) {
+        if (origin.pid !== undefined && origin.pid !== pid && !OUTLIVE_PROCESS.has(component))
+          this.asyncOrigins.delete(component)
+      }
+      return { carriedOver: new Map(this.asyncOrigins), railFloorsW: new Map(this.railFloorsW) }
     }
+    // The windows whose ends are read in the background now tell the state before this one.
+    const earlier = this.behind
     return {
       ...plan,
-      carriedOver: new Map(this.asyncOrigins),
-      railFloorsW: new Map(this.railFloorsW),
+      ...current(),
+      latestAsyncState: async () => {
+        await earlier
+        return current()
+      },
       ...(pid === undefined || pid === ''
         ? {}
         : { appPid: pid, atEnd: async () => this.wakeLockWarnings(pid) }),
@@ -1039,9 +1147,15 @@ async function answering(phones: readonly PhoneAddress[]): Promise<readonly Phon
 
 /**
  * `lease`, whose release first runs `before` (what the phone's state must say before another
- * worker takes it) and then `then` (the test leaves the progress line), once.
+ * worker takes it), then `release` (the lease's own, or parking it), then `then` (the test leaves
+ * the progress line), once.
  */
-function releasedWith(lease: Lease, before: () => Promise<void>, then: () => void): Lease {
+function releasedWith(
+  lease: Lease,
+  before: () => Promise<void>,
+  release: () => Promise<void>,
+  then: () => void,
+): Lease {
   let releasing: Promise<void> | undefined
   return {
     serial: lease.serial,
@@ -1055,7 +1169,7 @@ function releasedWith(lease: Lease, before: () => Promise<void>, then: () => voi
     release: () =>
       (releasing ??= before()
         .catch(() => undefined)
-        .then(() => lease.release())
+        .then(release)
         .finally(then)),
   }
 }

@@ -89,6 +89,16 @@ export interface EnergyOptions {
    */
   readonly endReading?: 'wait' | 'extrapolate'
   /**
+   * Where a test waits for its automatic window's end (Vitest): `background` ends the window when
+   * the test ends — the method recorder stops, the phone is free — and reads the power source
+   * past the end, stops it and attributes the window while the next tests run; the test's energy
+   * reaches the report when its file ends, and a window that cannot be read fails the file,
+   * naming the test. `test` waits in the test's teardown, as `energy.measure()` always does. A
+   * test that must know its verdict waits whatever this says (`checkBudgets`). Jest always
+   * waits in the test. @default 'background'
+   */
+  readonly windowEnd?: 'test' | 'background'
+  /**
    * On a phone without power rails, per-method energy comes from a CPU power model priced with
    * the phone's power profile; real silicon departs from the profile by 10–30% per cluster, so
    * the model is calibrated against the fuel gauge with busy loops pinned to each cluster (≈ 8
@@ -178,6 +188,7 @@ export interface ResolvedEnergyOptions {
   readonly baselineMs: number | null
   readonly autoWindow: boolean
   readonly endReading: 'wait' | 'extrapolate'
+  readonly windowEnd: 'test' | 'background'
   readonly calibration: 'run' | 'keep' | 'none'
   readonly batteryCapacityMah: number | null
   readonly inconclusive: 'fail' | 'warn'
@@ -229,6 +240,7 @@ const OPTION_NAMES = [
   'baselineMs',
   'autoWindow',
   'endReading',
+  'windowEnd',
   'calibration',
   'batteryCapacityMah',
   'inconclusive',
@@ -303,6 +315,7 @@ export function resolveOptions(
     baselineMs: o.integer('baselineMs', 100, 600_000) ?? null,
     autoWindow: o.boolean('autoWindow') ?? true,
     endReading: o.oneOf('endReading', ['wait', 'extrapolate'] as const) ?? 'wait',
+    windowEnd: o.oneOf('windowEnd', ['test', 'background'] as const) ?? 'background',
     calibration: o.oneOf('calibration', ['run', 'keep', 'none'] as const) ?? 'run',
     batteryCapacityMah:
       o.number('batteryCapacityMah', 'a capacity in mAh (> 0)', (v) => v > 0) ?? null,

@@ -80,6 +80,20 @@ export interface TestEnergyOptions {
   readonly budgetWriter?: BudgetWriter
   /** The test's progress (the one its lease was taken with). @default plain lines on stderr */
   readonly progress?: TestProgress
+  /**
+   * The runner can take a test's energy after the test has ended (Vitest: the file's end carries
+   * it to the reporter), so `close()` may leave the automatic window's end to the background
+   * (option `windowEnd`). @default false
+   */
+  readonly lateResults?: boolean
+}
+
+/** What `close()` left running: the automatic window's end, read in the background. */
+export interface WindowEndBehind {
+  /** Settles once the window's result (or its failure) is among the test's results. */
+  readonly settled: Promise<void>
+  /** Why the window failed, once `settled`; undefined when it was measured. */
+  readonly error: () => unknown
 }
 
 export class TestEnergy {
@@ -198,12 +212,46 @@ export class TestEnergy {
    * could not close, a budget exceeded. When the test has failed already (`testFailed`), its
    * automatic window's failure is only recorded (its result says why): the test's own error is
    * the one to read, and it is printed once.
+   *
+   * With `windowEnd: 'background'` (and a runner that takes late results), a test whose verdict
+   * does not need its window only ends it here: the result follows in the returned `behind`,
+   * while the next test runs. What fails then is the caller's to report.
    */
-  async close(options: { readonly testFailed?: boolean } = {}): Promise<void> {
+  async close(
+    options: { readonly testFailed?: boolean } = {},
+  ): Promise<{ readonly behind?: WindowEndBehind }> {
+    const checkBudgets = this.device.options.checkBudgets && !this.options.updateBudgets()
     try {
-      if (this.auto !== undefined) {
-        const a = this.auto
-        this.auto = undefined
+      const a = this.auto
+      this.auto = undefined
+      if (
+        a !== undefined &&
+        !checkBudgets &&
+        this.options.lateResults === true &&
+        this.device.options.windowEnd === 'background'
+      ) {
+        let result: Promise<MeasuredEnergyResult>
+        try {
+          ;({ result } = await a.end())
+        } catch (error) {
+          this.results.push(failedResult(this.test.name, error))
+          if (options.testFailed !== true) throw error
+          return {}
+        }
+        let failure: unknown
+        const settled = result.then(
+          (measured) => {
+            this.results.push(measured)
+          },
+          (error: unknown) => {
+            this.failed = true
+            failure = error
+            this.results.push(failedResult(this.test.name, error))
+          },
+        )
+        return { behind: { settled, error: () => failure } }
+      }
+      if (a !== undefined) {
         try {
           this.results.push(await a.close())
         } catch (error) {
@@ -212,7 +260,7 @@ export class TestEnergy {
         }
       }
       // Budgets (docs/budgets.md): check the test's net energy once its windows are closed.
-      if (this.device.options.checkBudgets && !this.options.updateBudgets()) {
+      if (checkBudgets) {
         checkTestBudget(this.results, {
           testPath: this.test.filePath,
           name: this.test.fullName,
@@ -224,6 +272,7 @@ export class TestEnergy {
       this.failed = true
       throw error
     }
+    return {}
   }
 
   /**

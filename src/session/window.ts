@@ -129,6 +129,12 @@ export interface WindowPlan {
   ) => void
   /** Idle level of each asynchronous rail learned from earlier windows on this phone, W. */
   readonly railFloorsW?: ReadonlyMap<string, number>
+  /**
+   * `carriedOver` and `railFloorsW` as they are just before this window is attributed: an earlier
+   * window whose end was read in the background (`OpenWindow.end()`) may not have told them when
+   * this one opened.
+   */
+  readonly latestAsyncState?: () => Promise<Pick<WindowPlan, 'carriedOver' | 'railFloorsW'>>
   /** The CPUs of each cluster (little first), to match a CPU schedule to the cluster rails. */
   readonly cpuClusters?: ReadonlyArray<readonly number[]>
   /**
@@ -180,13 +186,29 @@ export interface WindowOutcome<T> {
 export interface OpenWindow {
   /** Stops the collectors and attributes the window. */
   close(): Promise<MeasuredEnergyResult>
+  /**
+   * Ends the window now and frees the phone for the next one: the method recorder stops and the
+   * end-of-window checks run; the power source's reading past the end, its stop and the
+   * attribution follow in `result`, while the caller goes on (`windowEnd: 'background'`). A
+   * power source that reads only when asked (no `awaitEndReading`) is stopped here: `result` is
+   * then the whole close. Throws what `close()` would throw before the power data arrives.
+   */
+  end(): Promise<{ readonly result: Promise<MeasuredEnergyResult> }>
   /** Stops the collectors without attributing (the window is abandoned). */
   abort(): Promise<void>
 }
 
+/** A window's result and the power data it was computed from. */
+interface ClosedWindow {
+  readonly result: MeasuredEnergyResult
+  readonly power: PowerData
+}
+
 /** An open window that can also hand back its power data when it closes. */
 interface RecordingWindow extends OpenWindow {
-  closeWithData(): Promise<{ readonly result: MeasuredEnergyResult; readonly power: PowerData }>
+  closeWithData(): Promise<ClosedWindow>
+  /** `OpenWindow.end()`, with the power data. */
+  endWithData(): Promise<{ readonly data: Promise<ClosedWindow> }>
 }
 
 /** Starts the collectors; the window's start is the moment they are all recording. */
@@ -222,6 +244,50 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
   }
   const startHostNs = hostNowNs()
   let done = false
+  const checksAtEnd = (): Promise<readonly EnergyWarning[]> =>
+    (async () => (await plan.atEnd?.()) ?? [])().catch(() => [])
+  /** The method recorder's data, or the warning that says why there is none. */
+  const executionOutcome = (
+    stop: PromiseSettledResult<ExecutionData | undefined>,
+  ): { readonly execution: ExecutionData | undefined; readonly degraded: EnergyWarning[] } => {
+    if (stop.status === 'fulfilled') return { execution: stop.value, degraded: [] }
+    const error: unknown = stop.reason
+    if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') throw error
+    // The power data is still good: keep the window, say why it has no per-method figures.
+    return {
+      execution: undefined,
+      degraded: [
+        {
+          code: 'W_EXECUTION_FAILED',
+          severity: 'warning',
+          message: `no per-method energy for this window: ${executionFailure(error.message)}`,
+        },
+      ],
+    }
+  }
+  const attributed = async (
+    endHostNs: number,
+    power: PowerData,
+    execution: ExecutionData | undefined,
+    extra: readonly EnergyWarning[],
+    progress: Progress | undefined,
+  ): Promise<ClosedWindow> => {
+    progress?.step('attributing')
+    // Earlier windows' ends read in the background have told the phone's state by now.
+    const latest = await plan.latestAsyncState?.()
+    const result = attributeWindow(
+      latest === undefined ? plan : { ...plan, ...latest },
+      label,
+      startHostNs,
+      endHostNs,
+      power,
+      execution,
+    )
+    return {
+      result: extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] },
+      power,
+    }
+  }
   const window: RecordingWindow = {
     async abort() {
       if (done) return
@@ -230,6 +296,10 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
     },
     async close() {
       return (await window.closeWithData()).result
+    },
+    async end() {
+      const { data } = await window.endWithData()
+      return { result: data.then((closed) => closed.result) }
     },
     async closeWithData() {
       if (done) throw closedTwice(label)
@@ -241,36 +311,63 @@ export async function openWindow(plan: WindowPlan, label: string): Promise<Recor
       await Promise.resolve()
         .then(() => plan.power.awaitEndReading?.(context))
         .catch(() => undefined)
-      const checks = (async () => (await plan.atEnd?.()) ?? [])().catch(() => [])
+      const checks = checksAtEnd()
       const [executionStop, powerStop] = await Promise.allSettled([
         (async () => plan.execution?.stop(context))(),
         (async () => plan.power.stop(context))(),
       ])
       const atEnd = await checks
-      let execution: ExecutionData | undefined
-      const degraded: EnergyWarning[] = []
-      if (executionStop.status === 'rejected') {
-        const error: unknown = executionStop.reason
-        if (!isEnergyError(error) || error.code === 'E_DEVICE_DISCONNECTED') throw error
-        // The power data is still good: keep the window, say why it has no per-method figures.
-        degraded.push({
-          code: 'W_EXECUTION_FAILED',
-          severity: 'warning',
-          message: `no per-method energy for this window: ${executionFailure(error.message)}`,
-        })
-      } else {
-        execution = executionStop.value
-      }
+      const { execution, degraded } = executionOutcome(executionStop)
       if (powerStop.status === 'rejected') throw powerStop.reason
-      const power: PowerData = powerStop.value
-      plan.progress?.step('attributing')
-      const result = attributeWindow(plan, label, startHostNs, endHostNs, power, execution)
-      const extra = [...atEnd, ...degraded]
-      return {
-        result:
-          extra.length === 0 ? result : { ...result, warnings: [...extra, ...result.warnings] },
-        power,
+      return attributed(
+        endHostNs,
+        powerStop.value,
+        execution,
+        [...atEnd, ...degraded],
+        plan.progress,
+      )
+    },
+    async endWithData() {
+      if (plan.power.awaitEndReading === undefined) {
+        // Its reading is taken when it stops: that must be now.
+        const closed = window.closeWithData()
+        await closed
+        return { data: closed }
       }
+      if (done) throw closedTwice(label)
+      done = true
+      const endHostNs = hostNowNs()
+      const checks = checksAtEnd()
+      const [executionStop] = await Promise.allSettled([
+        (async () => plan.execution?.stop(context))(),
+      ])
+      const atEnd = await checks
+      let ended: ReturnType<typeof executionOutcome>
+      try {
+        ended = executionOutcome(executionStop)
+      } catch (error) {
+        await plan.power.abort(context).catch(() => undefined)
+        throw error
+      }
+      // The test has moved on: its progress line is gone, the power source's slow steps are
+      // nobody's to show.
+      const { progress: _, ...behind } = context
+      const data = (async () => {
+        await Promise.resolve()
+          .then(() => plan.power.awaitEndReading?.(behind, endHostNs))
+          .catch(() => undefined)
+        const power = await plan.power.stop(behind)
+        return attributed(
+          endHostNs,
+          power,
+          ended.execution,
+          [...atEnd, ...ended.degraded],
+          undefined,
+        )
+      })()
+      // Whoever reads `data` handles its failure; it must never be an unhandled rejection.
+      data.catch(() => undefined)
+      return { data }
     },
   }
   return window

@@ -26,7 +26,8 @@ import { EnergyError } from '../model/index.js'
 import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
-import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
+import { TestEnergy, type EnergyApi, type WindowEndBehind } from '../session/test-energy.js'
+import { leaveBehind } from './behind.js'
 import { BUDGET_WRITER_KEY, OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
 import { markEnergyTest } from './wrong-import.js'
 import { expectedError } from '../session/call-site.js'
@@ -117,18 +118,20 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
         updateBudgets: budgetUpdateMode,
         budgetWriter: providedBudgetWriter(inject(BUDGET_WRITER_KEY)),
         progress: testProgress.get(task),
+        lateResults: true,
       },
     )
     let failed = false
     let teardownError: unknown
     let used = false
+    let behind: WindowEndBehind | undefined
     try {
       await energy.open()
       used = true
       await use(energy.api)
       // A measurement the test left running is settled before the next test takes the phone.
       await energy.settleMeasurements()
-      await energy.close({ testFailed: task.result?.state === 'fail' })
+      ;({ behind } = await energy.close({ testFailed: task.result?.state === 'fail' }))
     } catch (error) {
       failed = true
       teardownError = error
@@ -139,7 +142,21 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
       // teardowns at the first that throws, and this one can throw to fail the test (a window that
       // could not close, a budget exceeded). Hooks have all run by now.
       await phone.release()
-      await energy.settle(failed || task.result?.state === 'fail')
+      const testFailed = failed || task.result?.state === 'fail'
+      if (behind === undefined) await energy.settle(testFailed)
+      else {
+        // The window's end is read while the next tests run; the file's end waits for it.
+        const { settled } = behind
+        leaveBehind({
+          task,
+          device,
+          behind,
+          done: settled.then(async () => {
+            task.meta.energy = energy.summary()
+            await energy.settle(testFailed)
+          }),
+        })
+      }
     }
     if (!failed) return
     // Vitest 4 reports a teardown that throws twice when an aroundEach hook wraps the test (the

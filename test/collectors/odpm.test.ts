@@ -316,4 +316,16 @@ describe('on the virtual device (real time)', () => {
     const { stdout } = await shell(device, ['ps', '-A'])
     expect(stdout).not.toMatch(/\bperfetto\b/)
   })
+
+  test('a session killed by something else leaves an empty trace: a recorder failure that says what to check', async () => {
+    const collector = odpmCollector({ endReading: 'extrapolate' })
+    await collector.start(contextFor(device, 'killed'))
+    await shell(device, ['sh', '-c', 'kill -9 $(pidof perfetto)'])
+    const error: unknown = await collector
+      .stop(contextFor(device, 'killed'))
+      .catch((e: unknown) => e)
+    expect(isEnergyError(error) && error.code).toBe('E_COLLECTOR_RECORDER_FAILED')
+    expect((error as Error).message).toMatch(/handed back an empty trace/)
+    expect(isEnergyError(error) && error.hint).toMatch(/adb shell ps -A \| grep perfetto/)
+  })
 })

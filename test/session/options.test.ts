@@ -43,6 +43,7 @@ const DEFAULTS: ResolvedEnergyOptions = {
   baselineMs: null, // chosen by the power source: 1000 ms on ODPM rails, 3000 ms otherwise
   autoWindow: true,
   endReading: 'wait',
+  windowEnd: 'background',
   calibration: 'run',
   batteryCapacityMah: null,
   inconclusive: 'fail',
@@ -93,6 +94,7 @@ describe('valid options resolve as before', () => {
       baselineMs: 1000,
       autoWindow: false,
       endReading: 'extrapolate',
+      windowEnd: 'test',
       calibration: 'keep',
       batteryCapacityMah: 4500,
       inconclusive: 'warn',
@@ -322,7 +324,7 @@ describe('names that are not options', () => {
       '`baslineMs`: not an option; did you mean `baselineMs`?',
       '`repaets`: not an option; did you mean `repeats`?',
       '`BUDGETS`: not an option; did you mean `budgets`?',
-      '`wat`: not an option; the options are app, device, adb, leases, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, calibration, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, html, appium, virtualDevice',
+      '`wat`: not an option; the options are app, device, adb, leases, power, powerProfile, externalMeter, execution, samplingHz, repeats, baseline, baselineMs, autoWindow, endReading, windowEnd, calibration, batteryCapacityMah, inconclusive, budgets, checkBudgets, budgetHeadroomPct, classify, artifacts, artifactsDir, html, appium, virtualDevice',
     ])
   })
 

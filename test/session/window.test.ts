@@ -238,3 +238,95 @@ describe('openWindow with scripted collectors', () => {
     expect(result.warnings.map((w) => w.code)).not.toContain('W_WAKELOCK_HELD')
   })
 })
+
+describe('end(): the window ends now, its power data is read in the background', () => {
+  test('the method recorder stops at the end; the power source reads past it afterwards, told when the window ended', async () => {
+    const log: string[] = []
+    let endAsked: number | undefined
+    let letReadingLand: () => void = () => undefined
+    const reading = new Promise<void>((resolve) => (letReadingLand = resolve))
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: async (_context, endHostNs) => {
+        log.push('power.awaitEndReading')
+        endAsked = endHostNs
+        await reading
+      },
+    }
+    const execution = scripted('execution', log, noSamples, {})
+    const window = await openWindow(plan(power, execution), 't')
+    const before = hostNowNs()
+    const { result } = await window.end()
+    const after = hostNowNs()
+    // end() has returned: the method recorder has stopped, the power source has not.
+    expect(log).toContain('execution.stop')
+    expect(log).not.toContain('power.stop')
+    letReadingLand()
+    const measured = await result
+    expect(log.indexOf('power.stop')).toBeGreaterThan(log.indexOf('power.awaitEndReading'))
+    expect(endAsked).toBeGreaterThanOrEqual(before)
+    expect(endAsked).toBeLessThanOrEqual(after)
+    expect(measured.window.endNs).toBe(endAsked)
+    expect(measured.status).toBe('measured')
+  })
+
+  test('the attribution waits for the phone state that earlier windows read in the background tell', async () => {
+    const log: string[] = []
+    let tell: () => void = () => undefined
+    const told = new Promise<void>((resolve) => (tell = resolve))
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: async () => undefined,
+    }
+    const window = await openWindow(
+      {
+        ...plan(power),
+        latestAsyncState: async () => {
+          log.push('latestAsyncState')
+          await told
+          log.push('told')
+          return { carriedOver: new Map(), railFloorsW: new Map() }
+        },
+      },
+      't',
+    )
+    const { result } = await window.end()
+    let done = false
+    void result.then(() => (done = true))
+    await new Promise((r) => setTimeout(r, 20))
+    expect(done).toBe(false)
+    tell()
+    expect((await result).status).toBe('measured')
+    expect(log.slice(-2)).toEqual(['latestAsyncState', 'told'])
+  })
+
+  test('a power source that reads only when it stops is stopped by end() itself', async () => {
+    const log: string[] = []
+    const window = await openWindow(plan(scripted('power', log, series, {})), 't')
+    await window.end()
+    expect(log).toEqual(['power.start', 'power.stop'])
+  })
+
+  test('a disconnected phone at the end rejects end() and leaves nothing recording', async () => {
+    const log: string[] = []
+    const power: PowerCollector = {
+      ...scripted('power', log, series, {}),
+      awaitEndReading: async () => undefined,
+    }
+    const execution = scripted('execution', log, noSamples, { stop: 'reject', stopError: fatal })
+    const window = await openWindow(plan(power, execution), 't')
+    await expect(window.end()).rejects.toBe(fatal)
+    expect(log).toContain('power.abort')
+  })
+
+  test('the power source failing after the end rejects the result with its error', async () => {
+    const log: string[] = []
+    const power: PowerCollector = {
+      ...scripted('power', log, series, { stop: 'reject', stopError: recoverable }),
+      awaitEndReading: async () => undefined,
+    }
+    const window = await openWindow(plan(power), 't')
+    const { result } = await window.end()
+    await expect(result).rejects.toBe(recoverable)
+  })
+})

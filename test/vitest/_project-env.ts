@@ -2,7 +2,15 @@
 // (budgets checked, never written into the fixture), and everything the run leaves — its
 // temporary files (the shared lease folder too) and the raw data of failed tests (the projects'
 // configs read ARTIFACTS_DIR) — in the test's own folder, removed after it.
+import { execFile } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import type { EnergyReport } from '../../reporter/report.js'
+
+const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
 
 export function projectEnv(dir: string, more: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
@@ -24,4 +32,43 @@ export function energyRunArgs(dir: string, ...others: string[]): string[] {
     `--outputFile.energy=${join(dir, 'energy.json')}`,
     `--outputFile.energy-html=${join(dir, 'report.html')}`,
   ]
+}
+
+/** What a fixture project's run printed, how it exited, and its energy report. */
+export interface ProjectRun {
+  readonly stdout: string
+  /** stdout, then stderr. */
+  readonly output: string
+  readonly code: number
+  readonly report: EnergyReport
+}
+
+/**
+ * Runs the fixture project at `root` (`vitest run` with the energy reporter and `reporters`) in
+ * a folder of its own, removed after; `env` comes on top of `projectEnv`'s.
+ */
+export async function runEnergyProject(
+  root: string,
+  options: { readonly env?: Record<string, string>; readonly reporters?: readonly string[] } = {},
+): Promise<ProjectRun> {
+  const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-project-'))
+  let stdout: string
+  let stderr: string
+  let code = 0
+  try {
+    try {
+      ;({ stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        [vitestBin, ...energyRunArgs(dir, ...(options.reporters ?? []))],
+        { cwd: root, env: projectEnv(dir, options.env), timeout: 240_000 },
+      ))
+    } catch (error) {
+      const e = error as { stdout: string; stderr: string; code: number }
+      ;({ stdout, stderr, code } = e)
+    }
+    const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
+    return { stdout, output: stdout + stderr, code, report }
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
 }

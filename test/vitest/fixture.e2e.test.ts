@@ -1,53 +1,18 @@
 // The energy fixture end to end: a real Vitest child process runs test/fixtures/energy-project
 // (imports `vitest-energy` by name, resolved to dist/ built by `npm test`'s pretest) against the
 // virtual device it starts itself, with two workers sharing one phone, then with two phones.
-import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { EnergyReport } from '../../reporter/report.js'
 import type { MeasuredEnergyResult } from '../../src/model/index.js'
-import { energyRunArgs, projectEnv } from './_project-env.js'
+import { runEnergyProject, type ProjectRun } from './_project-env.js'
 
 const root = fileURLToPath(new URL('../fixtures/energy-project/', import.meta.url))
-const vitestBin = fileURLToPath(new URL('../../node_modules/vitest/vitest.mjs', import.meta.url))
 
-interface Run {
-  readonly stdout: string
-  readonly code: number
-  readonly report: EnergyReport
-}
+type Run = ProjectRun
 
-async function runProject(env: Record<string, string>): Promise<Run> {
-  const dir = await mkdtemp(join(tmpdir(), 'vitest-energy-fixture-'))
-  const out = join(dir, 'energy.json')
-  let stdout: string
-  let code = 0
-  try {
-    const result = await promisify(execFile)(
-      process.execPath,
-      [vitestBin, ...energyRunArgs(dir, 'default')],
-      {
-        cwd: root,
-        env: projectEnv(dir, env),
-        timeout: 240_000,
-      },
-    )
-    stdout = result.stdout
-  } catch (error) {
-    const e = error as { stdout: string; code: number }
-    stdout = e.stdout
-    code = e.code
-  }
-  try {
-    return { stdout, code, report: JSON.parse(await readFile(out, 'utf8')) as EnergyReport }
-  } finally {
-    await rm(dir, { recursive: true, force: true })
-  }
-}
+const runProject = (env: Record<string, string>): Promise<Run> =>
+  runEnergyProject(root, { env, reporters: ['default'] })
 
 function windows(report: EnergyReport): MeasuredEnergyResult[] {
   return report.tests.flatMap((t) =>

@@ -163,6 +163,14 @@ export async function stopPerfetto(
       details: { serial: context.device.serial },
     })
   }
+  if (read.output.length === 0) {
+    throw new EnergyError({
+      code: CollectorErrors.RECORDER_FAILED,
+      message: `perfetto (pid ${session.pid}) handed back an empty trace at ${session.file}: it ended before writing what it recorded`,
+      hint: 'Something else stopped it (`kill`, another tool ending perfetto sessions, the phone rebooting its tracing service) or the disk is full; run `adb shell ps -A | grep perfetto` and `adb shell df /data`.',
+      details: { serial: context.device.serial },
+    })
+  }
   return read.output
 }
 

@@ -91,8 +91,7 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
   /** Host time of the window's end, once `awaitEndReading` has waited for the poll after it. */
   let endReading: number | undefined
   const extrapolate = options.endReading === 'extrapolate'
-  const awaitPoll = async (): Promise<number> => {
-    const endHostNs = hostNowNs()
+  const awaitPoll = async (endHostNs = hostNowNs()): Promise<number> => {
     if (!extrapolate)
       await delay(untilPollAfterMs(endHostNs, pollMs, options.pollPhase, options.pollSlackMs))
     return endHostNs
@@ -100,9 +99,9 @@ export function odpmCollector(options: OdpmOptions = {}): PowerCollector {
 
   return {
     name: 'odpm',
-    async awaitEndReading() {
+    async awaitEndReading(_context, endHostNs) {
       if (session === undefined) throw notStarted()
-      endReading = await awaitPoll()
+      endReading = await awaitPoll(endHostNs)
     },
     async start(context) {
       endReading = undefined
