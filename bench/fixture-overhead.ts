@@ -1,12 +1,14 @@
 /**
- * `npx tsx bench/fixture-overhead.ts [--quick] [--json]`: what the `energy` fixture costs in
- * test-level mode. Runs bench/fixtures/overhead-project (N one-second tests; 50, or 10 with
- * --quick) as a Vitest child process on the virtual device in real time: once without the fixture,
- * once with it (the plugin's defaults: measured 3 s idle baseline, ODPM + simpleperf), once with
- * `baseline: 'none'`, once more without the execution collector (power only), and once without the
- * wait for a reading past each window's end (`endReading: 'extrapolate'`). Prints the suite
- * wall-time ratio (target ≤ 1.05) and the added time per test (target ≤ 50 ms). The project
- * imports `vitest-energy` by name: run `npm run build` first.
+ * `npx tsx bench/fixture-overhead.ts [--quick] [--phones N] [--rounds N] [--lengths random|second]
+ * [--json]`: what the `energy` fixture costs in test-level mode. Runs
+ * bench/fixtures/overhead-project (N tests in two files: 40, or 10 with --quick; each a seeded
+ * random 300–1300 ms by default, not whole numbers of Perfetto's polls, or one second) as a Vitest
+ * child process on the virtual device in real time, on 1 phone (or N, one worker each), in
+ * alternating rounds (3, or 1 with --quick) of: without the fixture (the plugin configured), with
+ * it at the plugin's defaults, with `windowEnd: 'test'` (each test waits for its window's end, the
+ * default before issue 29), and with `baseline: 'none'`. Prints the medians' wall-time ratio
+ * (target ≤ 1.10) and the median test's added time (target ≤ 25 ms). The project imports
+ * `vitest-energy` by name: run `npm run build` first.
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
@@ -86,10 +88,51 @@ function median(xs: readonly number[]): number {
   return s.length % 2 === 1 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2
 }
 
+interface Variant {
+  readonly key: string
+  readonly label: string
+  readonly env: Record<string, string>
+}
+
+const VARIANTS: readonly Variant[] = [
+  {
+    key: 'plain',
+    label: 'without the fixture (plugin configured)',
+    env: { OVERHEAD_FIXTURE: '0' },
+  },
+  { key: 'A', label: '`energy` fixture, plugin defaults', env: { OVERHEAD_FIXTURE: '1' } },
+  {
+    key: 'C',
+    label: "fixture, `windowEnd: 'test'` (the test waits for its window's end)",
+    env: { OVERHEAD_FIXTURE: '1', OVERHEAD_WINDOW_END: 'test' },
+  },
+  {
+    key: 'D',
+    label: "fixture, `baseline: 'none'`",
+    env: { OVERHEAD_FIXTURE: '1', OVERHEAD_BASELINE: 'none' },
+  },
+]
+
+const TARGET_RATIO = 1.1
+const TARGET_ADDED_MS = 25
+
+function intArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(name)
+  if (i < 0) return fallback
+  const value = Number(process.argv[i + 1])
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number ≥ 1`)
+  return value
+}
+
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick')
   const json = process.argv.includes('--json')
-  const tests = quick ? 10 : 50
+  const tests = quick ? 10 : 40
+  const phones = intArg('--phones', 1)
+  const rounds = intArg('--rounds', quick ? 1 : 3)
+  const lengthsArg = process.argv.indexOf('--lengths')
+  const lengths = lengthsArg < 0 ? 'random' : process.argv[lengthsArg + 1]
+  if (lengths !== 'random' && lengths !== 'second') throw new Error('--lengths: random or second')
   if (!existsSync(dist)) {
     console.error(
       'dist/ is missing: run `npm run build` first (the project imports vitest-energy by name).',
@@ -100,57 +143,69 @@ async function main(): Promise<void> {
   const log = (m: string): void => {
     if (!json) console.log(m)
   }
-  log(`fixture overhead: ${tests} one-second tests, virtual device in real time, 1 worker`)
-  const plain = await runSuite('without fixture', tests, { OVERHEAD_FIXTURE: '0' })
-  log(`  without fixture: ${(plain.wallMs / 1000).toFixed(2)} s`)
-  const measured = await runSuite('fixture, measured baseline (default)', tests, {
-    OVERHEAD_FIXTURE: '1',
-  })
-  log(`  with fixture (default baseline): ${(measured.wallMs / 1000).toFixed(2)} s`)
-  const noBaseline = await runSuite("fixture, baseline: 'none'", tests, {
-    OVERHEAD_FIXTURE: '1',
-    OVERHEAD_BASELINE: 'none',
-  })
-  log(`  with fixture (baseline none): ${(noBaseline.wallMs / 1000).toFixed(2)} s`)
-  const powerOnly = await runSuite("fixture, baseline: 'none', execution: 'none'", tests, {
-    OVERHEAD_FIXTURE: '1',
-    OVERHEAD_BASELINE: 'none',
-    OVERHEAD_EXECUTION: 'none',
-  })
-  log(`  with fixture (baseline none, power only): ${(powerOnly.wallMs / 1000).toFixed(2)} s`)
-  const extrapolated = await runSuite(
-    "fixture, baseline: 'none', endReading: 'extrapolate'",
-    tests,
-    { OVERHEAD_FIXTURE: '1', OVERHEAD_BASELINE: 'none', OVERHEAD_END: 'extrapolate' },
+  log(`command: npx tsx bench/fixture-overhead.ts ${process.argv.slice(2).join(' ')}`.trimEnd())
+  log(
+    `fixture overhead: ${tests} tests (${lengths === 'random' ? 'random 300–1300 ms' : 'one second'} each) ` +
+      `in 2 files, ${phones} virtual phone(s) in real time, ${rounds} round(s) of ${VARIANTS.map((v) => v.key).join(' ')}`,
   )
-  log(`  with fixture (baseline none, no end wait): ${(extrapolated.wallMs / 1000).toFixed(2)} s`)
-
-  const rows = [measured, noBaseline, powerOnly, extrapolated].map((run) => {
-    const ratio = run.wallMs / plain.wallMs
-    const addedMsPerTest = (run.wallMs - plain.wallMs) / tests
-    // Steady state: the median test, so the one-off idle baseline in the first test is excluded.
-    const medianAddedMs = median(run.testMs) - median(plain.testMs)
+  const runs = new Map<string, SuiteRun[]>(VARIANTS.map((v) => [v.key, []]))
+  for (let round = 1; round <= rounds; round++) {
+    for (const v of VARIANTS) {
+      const run = await runSuite(v.label, tests, {
+        ...v.env,
+        OVERHEAD_PHONES: String(phones),
+        OVERHEAD_LENGTHS: lengths,
+      })
+      runs.get(v.key)?.push(run)
+      log(
+        `  round ${round} ${v.key}: ${(run.wallMs / 1000).toFixed(2)} s, median test ${median(run.testMs).toFixed(0)} ms`,
+      )
+    }
+  }
+  const wallMs = (key: string): number => median((runs.get(key) ?? []).map((r) => r.wallMs))
+  // Steady state: the median test over every round, so the one-off idle baseline is excluded.
+  const testMs = (key: string): number => median((runs.get(key) ?? []).flatMap((r) => r.testMs))
+  const rows = VARIANTS.filter((v) => v.key !== 'plain').map((v) => {
+    const ratio = wallMs(v.key) / wallMs('plain')
+    const medianAddedMs = testMs(v.key) - testMs('plain')
     return {
-      variant: run.variant,
-      wallS: run.wallMs / 1000,
+      key: v.key,
+      variant: v.label,
+      wallS: wallMs(v.key) / 1000,
+      runsS: (runs.get(v.key) ?? []).map((r) => r.wallMs / 1000),
       ratio,
-      addedMsPerTest,
+      addedMsPerTest: (wallMs(v.key) - wallMs('plain')) / tests,
       medianAddedMs,
-      ratioVerdict: ratio <= 1.05 ? 'PASS' : 'MISS',
-      addedVerdict: addedMsPerTest <= 50 ? 'PASS' : 'MISS',
+      ratioVerdict: ratio <= TARGET_RATIO ? 'PASS' : 'MISS',
+      addedVerdict: medianAddedMs <= TARGET_ADDED_MS ? 'PASS' : 'MISS',
     }
   })
   if (json) {
-    console.log(JSON.stringify({ mode: quick ? 'quick' : 'full', tests, plain, rows }, null, 2))
+    const plain = runs.get('plain') ?? []
+    console.log(
+      JSON.stringify(
+        { mode: quick ? 'quick' : 'full', tests, phones, rounds, lengths, plain, rows },
+        null,
+        2,
+      ),
+    )
     return
   }
+  const plainRuns = (runs.get('plain') ?? []).map((r) => (r.wallMs / 1000).toFixed(2)).join(' / ')
   log('')
-  log(`| variant | suite wall | ratio (≤ 1.05) | added per test (≤ 50 ms) | median test Δ |`)
+  log(
+    `| variant | suite wall, median (runs) | ratio (≤ ${TARGET_RATIO}) | added per test (wall Δ ÷ ${tests}) | median test Δ (≤ ${TARGET_ADDED_MS} ms) |`,
+  )
   log('|---|---|---|---|---|')
-  log(`| without fixture | ${(plain.wallMs / 1000).toFixed(2)} s | 1 | — | — |`)
+  log(
+    `| without the fixture | ${(wallMs('plain') / 1000).toFixed(2)} s (${plainRuns}) | 1 | — | — |`,
+  )
   for (const r of rows) {
+    const verdicts = r.key === 'A'
     log(
-      `| ${r.variant} | ${r.wallS.toFixed(2)} s | ${r.ratio.toFixed(3)} ${r.ratioVerdict} | ${r.addedMsPerTest.toFixed(0)} ms ${r.addedVerdict} | ${r.medianAddedMs.toFixed(0)} ms |`,
+      `| ${r.key}: ${r.variant} | ${r.wallS.toFixed(2)} s (${r.runsS.map((x) => x.toFixed(2)).join(' / ')}) | ` +
+        `${r.ratio.toFixed(3)}${verdicts ? ` ${r.ratioVerdict}` : ''} | ${r.addedMsPerTest.toFixed(0)} ms | ` +
+        `${r.medianAddedMs.toFixed(0)} ms${verdicts ? ` ${r.addedVerdict}` : ''} |`,
     )
   }
 }

@@ -37,7 +37,12 @@ import { setupFailure } from '../session/setup-failure.js'
 import type { ProvidedEnergyOptions } from '../session/target.js'
 import { PROGRESS_PORT_ENV } from '../model/progress.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
-import { TestEnergy, type EnergyApi } from '../session/test-energy.js'
+import {
+  TestEnergy,
+  windowsLostError,
+  type EnergyApi,
+  type WindowEndBehind,
+} from '../session/test-energy.js'
 import { JestErrors } from './errors.js'
 import { jestEnergyOptions, readRunTarget } from './options.js'
 
@@ -66,6 +71,14 @@ export default class EnergyEnvironment extends NodeEnvironment {
   /** Why the file's session could not start (the `driver` global throws it). */
   private driverFailure: unknown
   private current: CurrentTest | undefined
+  /** Tests whose automatic window's end is read in the background (`windowEnd`). */
+  private readonly behind: Array<{
+    readonly test: string
+    readonly behind: WindowEndBehind
+    readonly done: Promise<void>
+  }> = []
+  /** A side record that could not be written for a test left behind: fails the file. */
+  private unrecorded: unknown
 
   constructor(config: JestEnvironmentConfig, context: EnvironmentContext) {
     super(config, context)
@@ -150,6 +163,9 @@ export default class EnergyEnvironment extends NodeEnvironment {
 
   override async teardown(): Promise<void> {
     try {
+      // Normally done at `run_finish`; an error now fails the file (and drops its results).
+      const lost = await this.catchUp()
+      if (lost !== undefined) throw lost
       if (this.session !== undefined && this.browser !== undefined)
         await endDriver(this.session, this.browser)
     } finally {
@@ -158,7 +174,22 @@ export default class EnergyEnvironment extends NodeEnvironment {
     }
   }
 
-  async handleTestEvent(event: Circus.Event): Promise<void> {
+  /**
+   * At the file's end: waits for the tests whose windows' ends are read in the background and
+   * frees the phone; returns the error that fails the file when one of those windows could not
+   * be read (the test's own result stands) or its record could not be written.
+   */
+  private async catchUp(): Promise<unknown> {
+    const left = this.behind.splice(0)
+    await Promise.all(left.map(async (b) => b.done))
+    await this.session?.catchUp()
+    const lost = windowsLostError(left.map((b) => ({ test: b.test, error: b.behind.error() })))
+    const error = lost ?? this.unrecorded
+    this.unrecorded = undefined
+    return error === undefined ? undefined : expectedError(error)
+  }
+
+  async handleTestEvent(event: Circus.Event, state: Circus.State): Promise<void> {
     switch (event.name) {
       case 'setup':
         // The energy matchers on the `expect` of this file (global or from @jest/globals).
@@ -171,6 +202,13 @@ export default class EnergyEnvironment extends NodeEnvironment {
       case 'test_started':
         await this.testStarted(event.test)
         return
+      case 'run_finish': {
+        // After every test and afterAll hook: an error here fails the file and keeps its tests'
+        // results (thrown from teardown, Jest would drop them).
+        const lost = await this.catchUp()
+        if (lost !== undefined) state.unhandledErrors.push(lost)
+        return
+      }
       case 'test_fn_start':
         await this.bodyStarted(event.test)
         return
@@ -223,6 +261,8 @@ export default class EnergyEnvironment extends NodeEnvironment {
         // budgets tests ask for (not with its `updateBudgets: false`).
         budgetWriter: jestBudgetWriter(process.env),
         progress,
+        // Its side record is written when the window's data arrives (`windowEnd`).
+        lateResults: true,
       },
     )
     energy.prepare()
@@ -257,23 +297,44 @@ export default class EnergyEnvironment extends NodeEnvironment {
     if (current?.test !== test) return
     this.current = undefined
     const { energy, lease } = current
+    let behind: WindowEndBehind | undefined
     try {
       // A measurement the test left running is settled before the next test takes the phone.
       await energy.settleMeasurements()
-      if (current.bodyStarted) await energy.close({ testFailed: test.errors.length > 0 })
+      if (current.bodyStarted)
+        ({ behind } = await energy.close({ testFailed: test.errors.length > 0 }))
     } catch (error) {
       test.errors.push(expectedError(error))
     } finally {
       await energy.abort()
-      // The phone is released and the raw data settled whatever happens to the side record; a
-      // record that cannot be written fails the test (its energy would be missing from the report).
-      try {
-        this.recordForReporter(test, energy)
-      } catch (error) {
-        test.errors.push(expectedError(error))
-      }
       await lease.release()
-      await energy.settle(test.errors.length > 0)
+      if (behind === undefined) {
+        // The phone is released and the raw data settled whatever happens to the side record; a
+        // record that cannot be written fails the test (its energy would be missing).
+        try {
+          this.recordForReporter(test, energy)
+        } catch (error) {
+          test.errors.push(expectedError(error))
+        }
+        await energy.settle(test.errors.length > 0)
+      } else {
+        const testFailed = test.errors.length > 0
+        // The window's end is read while the next tests run; the file's end waits for it.
+        const windowEnd = behind
+        const name = test.name
+        this.behind.push({
+          test: name,
+          behind: windowEnd,
+          done: windowEnd.settled.then(async () => {
+            try {
+              this.recordForReporter(test, energy)
+            } catch (error) {
+              this.unrecorded ??= error
+            }
+            await energy.settle(testFailed)
+          }),
+        })
+      }
     }
   }
 

@@ -89,13 +89,13 @@ export interface EnergyOptions {
    */
   readonly endReading?: 'wait' | 'extrapolate'
   /**
-   * Where a test waits for its automatic window's end (Vitest): `background` ends the window when
+   * Where a test waits for its automatic window's end: `background` ends the window when
    * the test ends — the method recorder stops, the phone is free — and reads the power source
    * past the end, stops it and attributes the window while the next tests run; the test's energy
    * reaches the report when its file ends, and a window that cannot be read fails the file,
    * naming the test. `test` waits in the test's teardown, as `energy.measure()` always does. A
-   * test that must know its verdict waits whatever this says (`checkBudgets`). Jest always
-   * waits in the test. @default 'background'
+   * test that must know its verdict waits whatever this says (`checkBudgets`). The same in Jest
+   * (the file's end is Jest's `run_finish`). @default 'background'
    */
   readonly windowEnd?: 'test' | 'background'
   /**

@@ -16,6 +16,7 @@ import { idlePowerW, type Baseline } from '../attribution/index.js'
 import { checkTestBudget, type BudgetWriter } from '../budgets/index.js'
 import {
   EnergyError,
+  isEnergyError,
   summarize,
   type EnergyResult,
   type LimitCheck,
@@ -86,6 +87,36 @@ export interface TestEnergyOptions {
    * (option `windowEnd`). @default false
    */
   readonly lateResults?: boolean
+}
+
+/**
+ * The error that fails a test file whose tests' windows could not be read after those tests
+ * ended (their own results stand): the first, named, with what to do; undefined when none was
+ * lost. `windows`: each test left behind and why its window failed (undefined: it was measured).
+ */
+export function windowsLostError(
+  windows: ReadonlyArray<{ readonly test: string; readonly error: unknown }>,
+): EnergyError | undefined {
+  const failed = windows.filter((w) => w.error !== undefined)
+  const first = failed[0]
+  if (first === undefined) return undefined
+  const cause = isEnergyError(first.error) ? first.error : undefined
+  const more = failed.length > 1 ? ` (and ${failed.length - 1} more test(s) of this file)` : ''
+  return new EnergyError({
+    code: cause?.code ?? 'E_WINDOW_FAILED',
+    message: `the energy window of '${first.test}' could not be read after the test ended${more}: ${plainMessage(first.error)}`,
+    hint:
+      cause?.hint ??
+      "See the message; the test's own result stands. windowEnd: 'test' reads each window before its test ends, and fails that test instead.",
+    ...(cause === undefined ? { cause: first.error } : {}),
+  })
+}
+
+/** What happened, without the code and hint an `EnergyError`'s message carries around it. */
+function plainMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  if (!isEnergyError(error)) return error.message
+  return (error.message.replace(/^\[[A-Z0-9_]+\] /, '').split('\n  → ')[0] ?? '').trim()
 }
 
 /** What `close()` left running: the automatic window's end, read in the background. */
@@ -238,15 +269,24 @@ export class TestEnergy {
           if (options.testFailed !== true) throw error
           return {}
         }
+        // What the report says if the window's data never arrives (the test process died).
+        const at = this.results.length
+        this.results.push({
+          schemaVersion: 1,
+          status: 'skipped',
+          label: this.test.name,
+          reason:
+            "the window's end was still being read when its test process stopped (windowEnd: 'background')",
+        })
         let failure: unknown
         const settled = result.then(
           (measured) => {
-            this.results.push(measured)
+            this.results[at] = measured
           },
           (error: unknown) => {
             this.failed = true
             failure = error
-            this.results.push(failedResult(this.test.name, error))
+            this.results[at] = failedResult(this.test.name, error)
           },
         )
         return { behind: { settled, error: () => failure } }

@@ -6,9 +6,8 @@
  * (the test itself has passed already, and the file's error is what fails the run).
  */
 import type { RunnerTestCase, RunnerTestFile } from 'vitest'
-import { EnergyError, isEnergyError } from '../model/index.js'
 import type { DeviceSession } from '../session/device-session.js'
-import type { WindowEndBehind } from '../session/test-energy.js'
+import { windowsLostError, type WindowEndBehind } from '../session/test-energy.js'
 
 interface LeftBehind {
   readonly task: RunnerTestCase
@@ -40,25 +39,8 @@ export async function catchUpFile(file: RunnerTestFile): Promise<void> {
   const behind: Record<string, NonNullable<RunnerTestCase['meta']['energy']>> = {}
   for (const { task } of entries) if (task.meta.energy) behind[task.id] = task.meta.energy
   file.meta.energyBehind = { ...file.meta.energyBehind, ...behind }
-  const failed = entries.filter((e) => e.behind.error() !== undefined)
-  const first = failed[0]
-  if (first === undefined) return
-  const error = first.behind.error()
-  const cause = isEnergyError(error) ? error : undefined
-  const more = failed.length > 1 ? ` (and ${failed.length - 1} more test(s) of this file)` : ''
-  throw new EnergyError({
-    code: cause?.code ?? 'E_WINDOW_FAILED',
-    message: `the energy window of '${first.task.name}' could not be read after the test ended${more}: ${plainMessage(error)}`,
-    hint:
-      cause?.hint ??
-      "See the message; the test's own result stands. windowEnd: 'test' reads each window before its test ends, and fails that test instead.",
-    ...(cause === undefined ? { cause: error } : {}),
-  })
-}
-
-/** What happened, without the code and hint an `EnergyError`'s message carries around it. */
-function plainMessage(error: unknown): string {
-  if (!(error instanceof Error)) return String(error)
-  if (!isEnergyError(error)) return error.message
-  return (error.message.replace(/^\[[A-Z0-9_]+\] /, '').split('\n  → ')[0] ?? '').trim()
+  const error = windowsLostError(
+    entries.map((e) => ({ test: e.task.name, error: e.behind.error() })),
+  )
+  if (error !== undefined) throw error
 }

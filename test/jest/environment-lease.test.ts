@@ -48,7 +48,10 @@ function environmentRunning(name: string) {
     current: { test: entry, lease, energy, bodyStarted: false },
   })
   const done = (): Promise<void> =>
-    environment.handleTestEvent({ name: 'test_done', test: entry } as Circus.Event)
+    environment.handleTestEvent(
+      { name: 'test_done', test: entry } as Circus.Event,
+      { unhandledErrors: [] } as unknown as Circus.State,
+    )
   return { done, entry, lease, settle }
 }
 

@@ -231,6 +231,46 @@ describe('the docs/jest.md quick start in a fresh project', () => {
   }, 240_000)
 })
 
+describe("windowEnd: 'background' in Jest", () => {
+  test('a window lost after its test ended fails the file, naming the test; the tests keep their results and the others their energy', async () => {
+    await writeFile(
+      join(project, 'cut-short.test.js'),
+      [
+        "test('measured after it ended', async () => {",
+        '  await driver.pause(300)',
+        '})',
+        "test('kills the recorders', async () => {",
+        "  await device.shell(['sh', '-c', 'kill -9 $(pidof perfetto)'])",
+        '})',
+        "test('measured after the kill', async () => {",
+        '  await driver.pause(250)',
+        '})',
+        '',
+      ].join('\n'),
+    )
+    try {
+      const run = await jest(['cut-short.test.js'], 'cut-short')
+      expect(run.code, run.output).toBe(1)
+      const states = Object.fromEntries(run.report.tests.map((t) => [t.name, t.state]))
+      expect(states).toEqual({
+        'measured after it ended': 'passed',
+        'kills the recorders': 'passed',
+        'measured after the kill': 'passed',
+      })
+      const statuses = (name: string) =>
+        run.report.tests.find((t) => t.name === name)?.results.map((r) => r.status)
+      expect(statuses('measured after it ended')).toEqual(['failed'])
+      expect(statuses('measured after the kill')).toEqual(['measured'])
+      expect(run.output).toMatch(
+        /\[E_COLLECTOR_RECORDER_FAILED\] the energy window of 'measured after it ended' could not be read after the test ended \(and 1 more test\(s\) of this file\): .*empty trace/,
+      )
+      expect(run.leftInTmp).toEqual(LEFT_IN_TMP)
+    } finally {
+      await rm(join(project, 'cut-short.test.js'))
+    }
+  }, 240_000)
+})
+
 describe("the package's Jest typings, as a user's TypeScript sees them", () => {
   test("import 'vitest-energy/jest' types the globals and the matchers; driver is a Browser, not any", async () => {
     // As docs/jest.md says: one import of the typings, then the globals and @jest/globals.
