@@ -1040,31 +1040,38 @@ export class DeviceSession {
 
   /**
    * Adds the app's current pid, and drops remembered asynchronous origins of a process that has
-   * died since (Android released what it held: listeners, wake locks, sockets).
+   * died since (Android released what it held: listeners, wake locks, sockets). The pid is asked
+   * while the recorders start: it matters only at the window's end and attribution.
    */
   private async withAppProcess(plan: WindowPlan): Promise<WindowPlan> {
-    const result = await shell(this.device, ['pidof', this.options.app]).catch(() => undefined)
-    const pid = result?.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] : undefined
+    const pidOf = shell(this.device, ['pidof', this.options.app]).then(
+      (result) =>
+        result.exitCode === 0 ? result.stdout.trim().split(/\s+/)[0] || undefined : undefined,
+      () => undefined,
+    )
     await this.adoptAsyncState()
-    const current = (): Pick<WindowPlan, 'carriedOver' | 'railFloorsW'> => {
-      for (const [component, origin] of this.asyncOrigins) {
-        if (origin.pid !== undefined && origin.pid !== pid && !OUTLIVE_PROCESS.has(component))
-          this.asyncOrigins.delete(component)
-      }
-      return { carriedOver: new Map(this.asyncOrigins), railFloorsW: new Map(this.railFloorsW) }
-    }
     // The windows whose ends are read in the background now tell the state before this one.
     const earlier = this.behind
     return {
       ...plan,
-      ...current(),
+      carriedOver: new Map(this.asyncOrigins),
+      railFloorsW: new Map(this.railFloorsW),
       latestAsyncState: async () => {
-        await earlier
-        return current()
+        const [pid] = await Promise.all([pidOf, earlier])
+        for (const [component, origin] of this.asyncOrigins) {
+          if (origin.pid !== undefined && origin.pid !== pid && !OUTLIVE_PROCESS.has(component))
+            this.asyncOrigins.delete(component)
+        }
+        return {
+          carriedOver: new Map(this.asyncOrigins),
+          railFloorsW: new Map(this.railFloorsW),
+          ...(pid === undefined ? {} : { appPid: pid }),
+        }
       },
-      ...(pid === undefined || pid === ''
-        ? {}
-        : { appPid: pid, atEnd: async () => this.wakeLockWarnings(pid) }),
+      atEnd: async () => {
+        const pid = await pidOf
+        return pid === undefined ? [] : this.wakeLockWarnings(pid)
+      },
     }
   }
 

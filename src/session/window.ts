@@ -132,9 +132,11 @@ export interface WindowPlan {
   /**
    * `carriedOver` and `railFloorsW` as they are just before this window is attributed: an earlier
    * window whose end was read in the background (`OpenWindow.end()`) may not have told them when
-   * this one opened.
+   * this one opened; and `appPid`, asked while the recorders started.
    */
-  readonly latestAsyncState?: () => Promise<Pick<WindowPlan, 'carriedOver' | 'railFloorsW'>>
+  readonly latestAsyncState?: () => Promise<
+    Pick<WindowPlan, 'carriedOver' | 'railFloorsW' | 'appPid'>
+  >
   /** The CPUs of each cluster (little first), to match a CPU schedule to the cluster rails. */
   readonly cpuClusters?: ReadonlyArray<readonly number[]>
   /**
