@@ -140,10 +140,19 @@ export class PowerStatsHal {
     }
     const stampNs = Math.floor(t / 1e6) * 1e6
     let refreshNs = t
+    // Sessions work out their polls when they stop, so a session that overlapped another one (a
+    // window's end read in the background while the next window starts) can ask for a moment
+    // just before a refresh the other one made: this refresh must not latch past that one, or a
+    // counter would run backwards, which a real driver's never does.
+    const next =
+      this.refreshes[countAtOrBelow(this.refreshes.length, (i) => this.refreshes[i]?.atNs ?? 0, t)]
     const readings = this.meters.map((rails, m): MeterReading => {
       // Latched at some point of this PMIC's refresh, which takes 1–2 ms.
       const takesNs = 1e6 + uniform(this.seed, key, 6 + m) * 1e6
-      const latchedNs = refreshNs + uniform(this.seed, key, 8 + m) * takesNs
+      const latchedNs = Math.min(
+        refreshNs + uniform(this.seed, key, 8 + m) * takesNs,
+        next?.readings[m]?.energyAtNs ?? Infinity,
+      )
       refreshNs += takesNs
       const { rails: energy } = this.sim.energySinceBoot(latchedNs)
       const energyUws = new Map<string, number>()

@@ -114,6 +114,35 @@ describe('the power-stats HAL timing (physics: phone)', () => {
     )
   })
 
+  test('property: two overlapping sessions, the later-started one worked out last (a window read in the background), each see counters that never go back', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 50, max: 5000 }),
+        (seed, backUs) => {
+          const { sim, advance } = busyPhone(seed, false)
+          advance(4000)
+          const hal = new PowerStatsHal(sim, seed)
+          const first = hal.polls(BOOT + 500 * MS, BOOT + 1300 * MS, nextDue(100), () => true)
+          // The second starts just before the first's last Tick: its start reads the meters
+          // afresh, and its first Tick finds the refresh the first session made.
+          const lastTickNs = first.at(-1)!.tickNs
+          const startNs = lastTickNs - backUs * 1e3
+          const second = hal.polls(startNs, startNs + 400 * MS, nextDue(100), () => true)
+          for (let i = 1; i < second.length; i++) {
+            second[i]!.meters.forEach((m, k) => {
+              const before = second[i - 1]!.meters[k]!
+              expect(m.energyAtNs).toBeGreaterThanOrEqual(before.energyAtNs)
+              for (const [rail, uws] of m.energyUws)
+                expect(uws, rail).toBeGreaterThanOrEqual(before.energyUws.get(rail)!)
+            })
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   test('readings are stamped off the poll grid, by the Tick’s lateness and the HAL’s own refresh time', () => {
     const { sim, advance } = busyPhone(5, false)
     advance(3000)
