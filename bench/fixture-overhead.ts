@@ -223,9 +223,9 @@ async function main(): Promise<void> {
   log(
     `| variant | suite wall, median (runs) | ratio (≤ ${TARGET_RATIO}) | added per test (wall Δ ÷ ${tests}) | added per test, median of each test's Δ (≤ ${TARGET_ADDED_MS} ms) | median test Δ |`,
   )
-  log('|---|---|---|---|---|')
+  log('|---|---|---|---|---|---|')
   log(
-    `| without the fixture | ${(wallMs('plain') / 1000).toFixed(2)} s (${plainRuns}) | 1 | — | — |`,
+    `| without the fixture | ${(wallMs('plain') / 1000).toFixed(2)} s (${plainRuns}) | 1 | — | — | — |`,
   )
   for (const r of rows) {
     const verdicts = r.key === 'A'
