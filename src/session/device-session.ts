@@ -346,7 +346,9 @@ export class DeviceSession {
     }
     this.parked = lease
     void this.whenCaughtUp().then(async () => {
-      if (this.parked === lease) {
+      // Parked again meanwhile (a later test took it over and ended with its window behind):
+      // that park's own wait releases it.
+      if (this.parked === lease && this.behindCount === 0) {
         this.parked = undefined
         await lease.release().catch(() => undefined)
       }
