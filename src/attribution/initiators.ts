@@ -241,7 +241,9 @@ function appActivity(
   if ('samples' in execution) {
     for (const s of execution.samples) {
       const method = s.frames.find(isApp) // frames are leaf first: the innermost app frame
-      if (method !== undefined) points.push({ tNs: s.tNs, method })
+      // A sample closes the period of CPU time it stands for: code that woke a radio in its first
+      // moments is sampled up to a period after the reading that saw the radio wake.
+      if (method !== undefined) points.push({ tNs: s.tNs - (s.periodNs ?? 0), method })
     }
   } else {
     for (const c of execution.calls) {

@@ -93,6 +93,35 @@ describe('findInitiators', () => {
     expect(leaked.ongoing).toHaveLength(1)
   })
 
+  test('a method sampled just after the reading that saw its radio wake started it (a sample closes its period)', () => {
+    // The sync woke the modem at 499 ms; the reading at 500 ms saw it (1 ms at 1.1 W in 100 ms);
+    // the sync's first task-clock sample closes its first millisecond of CPU time, at 500.5 ms.
+    const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) =>
+      t === 400 ? 0.03 + 1.07 * 0.01 : t >= 500 ? 1.1 : 0.03,
+    )
+    const sampled = (periodNs?: number): StackSampleSet => ({
+      clock: 'boottime',
+      lostCount: 0,
+      samples: [
+        {
+          tNs: 500.5 * MS,
+          threadId: 2,
+          frames: ['com.example.Sync.syncAll'],
+          ...(periodNs === undefined ? {} : { periodNs }),
+        },
+      ],
+    })
+    const found = findInitiators([modem], sampled(1 * MS), window, { isAppMethod: isApp })
+    expect(found.orphans).toEqual([])
+    expect(found.invocations).toEqual([
+      expect.objectContaining({ method: 'com.example.Sync.syncAll', component: 'cellular' }),
+    ])
+    // Without the period the sample is only known to be after the reading: nobody started it.
+    const blind = findInitiators([modem], sampled(), window, { isAppMethod: isApp })
+    expect(blind.invocations).toEqual([])
+    expect(blind.orphans).toHaveLength(1)
+  })
+
   test('no app code within the lookback: an orphan, charged to nobody', () => {
     const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) => (t >= 1500 && t < 1700 ? 1 : 0.05))
     const execution = samples([[100, ['com.example.Old.work']]])
