@@ -11,8 +11,9 @@
  * 1) and never stops the other outputs. A run stopped by Ctrl-C still gets the report of the tests
  * that finished.
  */
-import { existsSync } from 'node:fs'
-import { isAbsolute, relative, resolve } from 'node:path'
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import type {
   Reporter,
   SerializedError,
@@ -31,6 +32,7 @@ import {
 } from '../src/budgets/index.js'
 import { parseTestEnergyMeta, type EnergyResult, type LimitCheck } from '../src/model/index.js'
 import { PROGRESS_PROVIDE_KEY } from '../src/model/progress.js'
+import { LATE_RESULTS_PROVIDE_KEY, readLateResults } from './late-results.js'
 import type { ClassifyReportOptions } from './classification.js'
 import { cleanMessage, failureMessage, reportedFailure } from './failures.js'
 import { renderJson } from './json.js'
@@ -115,7 +117,12 @@ export default class EnergyReporter implements Reporter {
   private readonly options: EnergyReporterOptions
   /** The run under way, until onTestRunEnd has reported it. */
   private running: ReadonlyArray<TestSpecification> | undefined
-  private readonly onExit = (): void => this.reportInterruptedRun()
+  private readonly onExit = (): void => {
+    this.reportInterruptedRun()
+    this.removeLateResults()
+  }
+  /** Where test processes write windows read in the background as they arrive (late-results.ts). */
+  private lateResultsDir: string | undefined
   /** The live status line, when this terminal gets one (reporter/progress.ts). */
   private status: LiveStatus | undefined
 
@@ -135,6 +142,12 @@ export default class EnergyReporter implements Reporter {
       BUDGET_WRITER_PROVIDE_KEY as never,
       (this.options.updateBudgets !== false) as never,
     )
+    if (!vitest.config.mergeReports) {
+      const dir = mkdtempSync(join(tmpdir(), 'vitest-energy-late-'))
+      this.lateResultsDir = dir
+      vitest.provide(LATE_RESULTS_PROVIDE_KEY as never, dir as never)
+      vitest.onClose(() => this.removeLateResults())
+    }
     if (
       !vitest.config.mergeReports &&
       this.options.write === undefined &&
@@ -155,6 +168,8 @@ export default class EnergyReporter implements Reporter {
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.running = specifications
+    // A watch-mode rerun: the last run's records are the last run's.
+    this.clearLateResults()
     this.status?.start()
   }
 
@@ -208,6 +223,25 @@ export default class EnergyReporter implements Reporter {
     }
   }
 
+  /** Empties the late results' folder (test processes were given its path: it stays). */
+  private clearLateResults(): void {
+    const dir = this.lateResultsDir
+    if (dir === undefined) return
+    let names: string[] = []
+    try {
+      names = readdirSync(dir)
+    } catch {
+      // Removed by someone else: nothing to clear.
+    }
+    for (const name of names) rmSync(join(dir, name), { force: true })
+  }
+
+  private removeLateResults(): void {
+    if (this.lateResultsDir !== undefined)
+      rmSync(this.lateResultsDir, { recursive: true, force: true })
+    this.lateResultsDir = undefined
+  }
+
   /** Everything below is local to this call: a watch-mode rerun starts from nothing. */
   private report(
     testModules: ReadonlyArray<TestModule>,
@@ -218,7 +252,9 @@ export default class EnergyReporter implements Reporter {
     this.status?.stop()
     const problems: string[] = []
     const root = this.vitest?.config.root ?? process.cwd()
-    const { entries, suiteFailures } = collectEntries(testModules, root, problems)
+    const late =
+      this.lateResultsDir === undefined ? undefined : readLateResults(this.lateResultsDir)
+    const { entries, suiteFailures } = collectEntries(testModules, root, problems, late)
     const built = this.buildReport(entries, root, problems, {
       suiteFailures,
       unhandledErrors: unhandledErrors.map((e) => reportedFailure(e)),
@@ -372,6 +408,7 @@ export function collectEntries(
   testModules: ReadonlyArray<TestModule>,
   root: string,
   problems: string[],
+  late: ReadonlyMap<string, unknown> = new Map(),
 ): { entries: ReportEntry[]; suiteFailures: ReportedSuiteFailure[] } {
   const entries: ReportEntry[] = []
   const suiteFailures: ReportedSuiteFailure[] = []
@@ -388,10 +425,15 @@ export function collectEntries(
         suiteFailures.push({ file, ...reportedFailure(error), suite: name })
       if (errors.length > 0) failedSuites.set(suite, reportedFailure(errors[0], name))
     }
-    // Tests whose windows' ends were read in the background: their energy came with the file.
+    // Tests whose windows' ends were read in the background: their energy came with the file,
+    // or (a run stopped before the file ended) as it arrived.
     const behind = module.meta().energyBehind ?? {}
     for (const test of module.children.allTests()) {
-      const raw: unknown = Object.hasOwn(behind, test.id) ? behind[test.id] : test.meta().energy
+      const raw: unknown = Object.hasOwn(behind, test.id)
+        ? behind[test.id]
+        : late.has(test.id)
+          ? late.get(test.id)
+          : test.meta().energy
       let results: readonly EnergyResult[] = []
       let limits: readonly LimitCheck[] | undefined
       let budgetRequested: boolean | undefined

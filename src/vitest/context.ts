@@ -16,6 +16,11 @@ declare module 'vitest' {
     vitestEnergyProgress?: { readonly port: number }
     /** Set by the energy reporter: it writes the budgets tests ask for (docs/budgets.md). */
     vitestEnergyBudgetWriter?: boolean
+    /**
+     * Set by the energy reporter: the folder where test processes write the energy of windows
+     * read in the background as it arrives (reporter/late-results.ts).
+     */
+    vitestEnergyLateResults?: string
   }
 }
 
@@ -23,3 +28,4 @@ export const OPTIONS_KEY = 'vitestEnergyOptions'
 export const TARGET_KEY = 'vitestEnergyTarget'
 export { BUDGET_WRITER_PROVIDE_KEY as BUDGET_WRITER_KEY } from '../budgets/load.js'
 export { PROGRESS_PROVIDE_KEY as PROGRESS_KEY } from '../model/progress.js'
+export { LATE_RESULTS_PROVIDE_KEY as LATE_RESULTS_KEY } from '../../reporter/late-results.js'

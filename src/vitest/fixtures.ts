@@ -28,7 +28,14 @@ import { DeviceSession } from '../session/device-session.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
 import { TestEnergy, type EnergyApi, type WindowEndBehind } from '../session/test-energy.js'
 import { leaveBehind } from './behind.js'
-import { BUDGET_WRITER_KEY, OPTIONS_KEY, PROGRESS_KEY, TARGET_KEY } from './context.js'
+import {
+  BUDGET_WRITER_KEY,
+  LATE_RESULTS_KEY,
+  OPTIONS_KEY,
+  PROGRESS_KEY,
+  TARGET_KEY,
+} from './context.js'
+import { appendLateResult } from '../../reporter/late-results.js'
 import { markEnergyTest } from './wrong-import.js'
 import { expectedError } from '../session/call-site.js'
 
@@ -152,7 +159,11 @@ export const test = baseTest.extend<TestFixtures & WorkerFixtures>({
           device,
           behind,
           done: settled.then(async () => {
-            task.meta.energy = energy.summary()
+            const meta = energy.summary()
+            task.meta.energy = meta
+            // To the reporter now: a run stopped before the file ends keeps this window.
+            const lateDir = inject(LATE_RESULTS_KEY)
+            if (lateDir !== undefined) appendLateResult(lateDir, task.id, meta)
             await energy.settle(testFailed)
           }),
         })

@@ -93,6 +93,25 @@ describe("windowEnd: 'test'", () => {
   })
 })
 
+describe('a run stopped (Ctrl-C) before the file ends', () => {
+  let run: Run
+  beforeAll(async () => {
+    run = await runEnergyProject(root, { env: { ONLY: 'interrupted.test.ts' }, interrupt: true })
+  }, 300_000)
+
+  test("keeps the energy of every test whose window's end was read, and says the run was stopped", () => {
+    for (const ms of [120, 200, 160]) {
+      const e = entry(run, `finished ${ms} ms`)
+      expect(e.state, run.output).toBe('passed')
+      const [w] = measured(e)
+      expect(w, `${e.name}\n${run.output}`).toBeDefined()
+      expect((w!.window.endNs - w!.window.startNs) / 1e9).toBeGreaterThanOrEqual(ms / 1000 - 0.005)
+    }
+    expect(run.output).toMatch(/Interrupted/)
+    expect(entry(run, 'still running when the run is stopped').state).not.toBe('passed')
+  })
+})
+
 afterAll(async () => {
   await rm(join(root, '.vitest-energy'), { recursive: true, force: true })
 })
