@@ -32,6 +32,11 @@ export default defineConfig({
     include: fixedBuild ? ['regression.test.ts'] : ['*.test.ts'],
     // One worker per simulated phone: files run in parallel, windows never overlap on a phone.
     maxWorkers: 2,
+    // A worker keeps its phone and its Appium session from one file to the next (Vitest's default
+    // isolation makes both again per file, ≈ 4 s each: a new process, a new session). Every test
+    // starts from a freshly launched app anyway (fresh-app.ts), and settings.test.ts puts the
+    // brightness back.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
