@@ -63,7 +63,8 @@ export const traceCommand: CliCommand = {
     }
     const summarizer = new ArtTraceSummarizer(only)
     const decoder = new ArtTraceDecoder({ onRecord: summarizer.visitor })
-    const info = decodeFile(file, decoder)
+    // Read straight into the summarizer's memory: its records are summarized without a copy.
+    const info = decodeFile(file, decoder, summarizer.readBuffer)
     const summary = summarizer.finish(info, decoder.recordClock)
     for (const warning of info.warnings) io.err(`warning: ${warning}\n`)
     if (format === 'json') {
@@ -75,7 +76,11 @@ export const traceCommand: CliCommand = {
   },
 }
 
-function decodeFile(file: string, decoder: ArtTraceDecoder): ArtTraceInfo {
+function decodeFile(
+  file: string,
+  decoder: ArtTraceDecoder,
+  buffer: Uint8Array = new Uint8Array(CHUNK_BYTES),
+): ArtTraceInfo {
   let fd: number
   try {
     fd = openSync(file, 'r')
@@ -85,9 +90,8 @@ function decodeFile(file: string, decoder: ArtTraceDecoder): ArtTraceInfo {
   try {
     // Opening a directory succeeds on Linux; only the first read would fail (EISDIR).
     if (fstatSync(fd).isDirectory()) throw unreadable(file, 'it is a directory, not a trace file')
-    const buffer = new Uint8Array(CHUNK_BYTES)
     for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null)
+      const n = readSync(fd, buffer, 0, buffer.byteLength, null)
       if (n === 0) break
       decoder.push(buffer.subarray(0, n))
     }

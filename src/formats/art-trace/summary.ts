@@ -22,18 +22,8 @@ import {
   type ArtRecordVisitorWithBlock,
 } from './decoder.js'
 import { ArtTraceErrors } from './errors.js'
+import { SUMMARY_KERNEL_WASM_BASE64 } from './_summary-kernel-wasm.js'
 import type { ArtClock, ArtMethod, ArtThread, ArtTrace, ArtTraceInfo } from './types.js'
-
-// Local copies: imported bindings can cost a getter call per use under some loaders (tsx/CJS).
-const ACTION_ENTER = 0
-const ACTION_EXIT = 1
-const ACTION_UNWIND = 2
-const LAYOUT_V1_WALL: Layout = ArtRecordLayout.V1Wall
-const LAYOUT_V1_CPU: Layout = ArtRecordLayout.V1Cpu
-const LAYOUT_DUAL: Layout = ArtRecordLayout.Dual
-const LAYOUT_SINGLE_CPU: Layout = ArtRecordLayout.SingleCpu
-/** Method ids below this (ART: index << 2) use a direct lookup table instead of hashing. */
-const DIRECT_IDS = 1 << 22
 
 /** One method's line of the summary. Times are µs; a clock the file lacks is `null`. */
 export interface ArtMethodSummary {
@@ -65,46 +55,87 @@ export interface ArtSummaryOptions {
   readonly thread?: string | number
 }
 
-const WRAP = 2 ** 32
-const HALF_WRAP = 2 ** 31
+// Local copy: imported bindings can cost a getter call per use under some loaders (tsx/CJS).
+const LAYOUT_DUAL: Layout = ArtRecordLayout.Dual
+/** Method ids below this (ART: index << 2) are in the kernel's direct table, the rest hashed. */
+const DIRECT_IDS = 1 << 22
 
-/** Per-method accumulator layout (stride 5): calls, incl cpu, excl cpu, incl wall, excl wall. */
-const ACC = 5
+// The kernel's memory (_summary-kernel.wat says what each part holds). Control block, as
+// Int32Array indices (`CTRL_*`) and a BigInt64Array index (`CTRL_BACKWARD_I64`):
+const CTRL_STATUS = 0
+const CTRL_STOP_AT_ZERO = 1
+const CTRL_KEYS = 2
+const CTRL_SLOTS = 3
+const CTRL_MASK = 4
+const CTRL_ACC = 5
+const CTRL_BACKWARD_I64 = 4
+/** Byte addresses of the fixed parts. */
+const THREAD_TABLE = 1024
+const DIRECT = THREAD_TABLE + 4 * 65536
+const RAW = DIRECT + DIRECT_IDS
+const RAW_CAPACITY_BYTES = 1 << 20
+const INPUT = RAW + RAW_CAPACITY_BYTES
+/** `readBuffer`: where a caller may read the file's next chunk. */
+const READ = INPUT + 2 * RAW_CAPACITY_BYTES
+const READ_BYTES = 1 << 20
+const HEAP = READ + READ_BYTES
+const WASM_PAGE_BYTES = 65536
+const FILTERED_OUT = -1
+/** The kernel's record: u16 tid, u32 method id | action, u32 thread-cpu µs, u32 wall µs. */
+const RECORD_BYTES = 14
+/** Records copied per slice: 1 MiB of input, so that the copy stays in the cache for the kernel. */
+const SLICE_BYTES = RAW_CAPACITY_BYTES
+/** Thread descriptor: field byte offsets and size. */
+const DESC_SP = 0
+const DESC_BASE = 4
+const DESC_LIMIT = 8
+const DESC_ON_STACK = 12
+const DESC_RAW_CPU = 16
+const DESC_RAW_WALL = 20
+const DESC_LAST_CPU = 48
+const DESC_LAST_WALL = 56
+const DESC_BYTES = 64
+/** A stack frame: i32 slot << 1 | recursive, i64 entry cpu at 16, i64 entry wall at 24. */
+const FRAME_BYTES = 32
+/** The frame below a thread's first: slot -1, whose sums (before the first slot's) are unused. */
+const SENTINEL_FRAME = -2
+/** Per-method accumulators (i64, µs): calls, unused, incl cpu, incl wall, excl cpu, excl wall. */
+const ACC = 6
+const ACC_BYTES = ACC * 8
+const ACC_CALLS = 0
+const ACC_INCL_CPU = 2
+const ACC_INCL_WALL = 3
+const ACC_EXCL_CPU = 4
+const ACC_EXCL_WALL = 5
+/** Why the kernel's `run` returned (see the .wat). */
+const STOP_END = 0
+const STOP_BAD_ACTION = 2
+const STOP_NEW_THREAD = 3
+const STOP_NEW_METHOD = 4
+const STOP_NEED_ROOM = 5
+const STOP_MISMATCH = 6
 
-/** Per-thread call stack and clocks. */
-class ThreadState {
-  top = 0
-  /** Per frame: method slot << 1 | 1 when a frame below holds the same method (recursive). */
-  frames = new Int32Array(64)
-  /** Per frame: entry cpu, entry wall (µs, unwrapped). */
-  entry = new Float64Array(128)
-  /** How many frames of each method slot are on this thread's stack. */
-  onStack = new Uint32Array(256)
-  /** [raw cpu, raw wall, cpu wrap offset, wall wrap offset, last cpu, last wall], µs. */
-  readonly clk = new Float64Array(6)
+/** The part of the WebAssembly API used here (the project's TypeScript libs do not declare it). */
+interface WasmApi {
+  readonly Module: new (bytes: Uint8Array) => object
+  readonly Instance: new (module: object, imports: object) => { readonly exports: object }
+}
 
-  constructor(rawCpu: number, rawWall: number) {
-    this.clk[0] = rawCpu
-    this.clk[1] = rawWall
-    this.clk[4] = rawCpu
-    this.clk[5] = rawWall
-  }
+/** The kernel's exports (_summary-kernel.wat). */
+interface SummaryKernel {
+  /** Shared, so that growing it does not detach views of it (`readBuffer`, a decoder's chunk). */
+  readonly memory: { readonly buffer: SharedArrayBuffer; grow(pages: number): number }
+  run(start: number, end: number): number
+  canonicalize(from: number, to: number, count: number, size: number, layout: Layout): void
+}
 
-  countSlots(n: number): void {
-    if (n <= this.onStack.length) return
-    const next = new Uint32Array(Math.max(n, this.onStack.length * 2))
-    next.set(this.onStack)
-    this.onStack = next
-  }
+let kernelModule: object | undefined
 
-  grow(): void {
-    const frames = new Int32Array(this.frames.length * 2)
-    frames.set(this.frames)
-    this.frames = frames
-    const entry = new Float64Array(this.entry.length * 2)
-    entry.set(this.entry)
-    this.entry = entry
-  }
+/** A fresh instance (its own memory) of the kernel, compiled once per process, synchronously. */
+function newKernel(): SummaryKernel {
+  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly
+  kernelModule ??= new wasm.Module(Buffer.from(SUMMARY_KERNEL_WASM_BASE64, 'base64'))
+  return new wasm.Instance(kernelModule, {}).exports as SummaryKernel
 }
 
 /**
@@ -112,24 +143,55 @@ class ThreadState {
  * threads and stack depth, never with the number of records. An `ArtTraceDecoder` given
  * `visitor` feeds it whole runs of records straight from its bytes (`records`), with the same
  * results as record by record.
+ *
+ * The work per record is done by a small WebAssembly kernel (_summary-kernel.wat) over records
+ * copied into its memory, 1 MiB at a time; this class owns that memory's layout, adds what the
+ * kernel stops for (a new thread, a new method slot, a deeper stack) and builds the result.
  */
 export class ArtTraceSummarizer {
-  private keys = new Uint32Array(1024)
-  private slots = new Int32Array(1024).fill(-1)
-  private ids: number[] = []
-  /** Slot + 1 by `id >>> 2` for small ids; 0 = not seen. */
-  private direct = new Int32Array(0)
+  private readonly kernel: SummaryKernel
+  /** Views of the kernel's memory, renewed whenever it grows. */
+  private u8!: Uint8Array
+  private i32!: Int32Array
+  private i64!: BigInt64Array
+  private dv!: DataView
+  /** Next free byte of the kernel's memory: tables move up when they grow (doubling: linear). */
+  private heapEnd = HEAP
+  /** Method id by slot. */
+  private readonly ids: number[] = []
+  private hashCapacity = 1024
   private hashed = 0
-  private acc = new Float64Array(256 * ACC)
-  private readonly threads: Array<ThreadState | undefined> = []
+  private accSlots = 256
+  /** On-stack counters per thread, the same for all: at least one per slot. */
+  private onStackSlots = 256
+  /** Thread descriptor address by tid. */
+  private readonly threads: Array<number | undefined> = []
   private readonly only: ReadonlySet<number> | undefined
-  /** Times a clock went backwards (clamped) rather than wrapping. */
-  backwardSteps = 0
   readonly visitor: ArtRecordVisitor
+  /**
+   * 1 MiB of the summarizer's own memory to read the file's next chunk into: pushed (or a
+   * subarray of it) to the decoder that feeds this summarizer, its records are summarized where
+   * they are, without a copy (what `vitest-energy trace` does). Valid as long as the summarizer;
+   * whatever the decoder keeps of it (a split record) it copies, so it can be refilled after each
+   * `push`.
+   */
+  readonly readBuffer: Uint8Array
 
   /** @param threadIds only records of these threads count. @default all */
   constructor(threadIds?: ReadonlySet<number>) {
     this.only = threadIds
+    this.kernel = newKernel()
+    this.views()
+    this.readBuffer = new Uint8Array(this.kernel.memory.buffer, READ, READ_BYTES)
+    const keys = this.alloc(this.hashCapacity * 4)
+    const slots = this.alloc(this.hashCapacity * 4)
+    this.i32.fill(-1, slots >> 2, (slots >> 2) + this.hashCapacity)
+    this.i32[CTRL_KEYS] = keys
+    this.i32[CTRL_SLOTS] = slots
+    this.i32[CTRL_MASK] = this.hashCapacity - 1
+    // Slot -1 (the sentinel frame's) comes first.
+    const acc = this.alloc((this.accSlots + 1) * ACC_BYTES) + ACC_BYTES
+    this.i32[CTRL_ACC] = acc
     const visitor: ArtRecordVisitorWithBlock =
       threadIds === undefined
         ? (tid, methodId, action, cpu, wall) =>
@@ -144,66 +206,44 @@ export class ArtTraceSummarizer {
     this.visitor = visitor
   }
 
-  private slotOf(id: number): number {
-    if (id < DIRECT_IDS) {
-      const i = id >>> 2
-      const known = i < this.direct.length ? (this.direct[i] ?? 0) : 0
-      if (known > 0) return known - 1
-      const slot = this.newSlot(id)
-      if (i >= this.direct.length) {
-        const next = new Int32Array(Math.min(DIRECT_IDS >>> 2, Math.max(1024, (i + 1) * 2)))
-        next.set(this.direct)
-        this.direct = next
-      }
-      this.direct[i] = slot + 1
-      return slot
+  /** Times a clock went backwards (clamped) rather than wrapping. */
+  get backwardSteps(): number {
+    return Number(this.i64[CTRL_BACKWARD_I64] ?? 0n)
+  }
+
+  private views(): void {
+    const buffer = this.kernel.memory.buffer
+    this.u8 = new Uint8Array(buffer)
+    this.i32 = new Int32Array(buffer)
+    this.i64 = new BigInt64Array(buffer)
+    this.dv = new DataView(buffer)
+  }
+
+  /**
+   * `bytes` of zeroed kernel memory, 16-aligned (for the kernel's v128 loads); its address. Never `this.i32[…] = this.alloc(…)`:
+   * the view on the left is read first, and growing the memory detaches it.
+   */
+  private alloc(bytes: number): number {
+    const at = this.heapEnd
+    this.heapEnd = at + Math.ceil(bytes / 16) * 16
+    const have = this.kernel.memory.buffer.byteLength
+    if (this.heapEnd > have) {
+      // At least 1 MiB more each time, so that many small tables do not grow it page by page.
+      const need = Math.max(this.heapEnd - have, RAW_CAPACITY_BYTES)
+      this.kernel.memory.grow(Math.ceil(need / WASM_PAGE_BYTES))
+      this.views()
     }
-    return this.hashedSlot(id)
+    return at
   }
 
-  private newSlot(id: number): number {
-    const slot = this.ids.length
-    this.ids.push(id)
-    if ((slot + 1) * ACC > this.acc.length) {
-      const next = new Float64Array(this.acc.length * 2)
-      next.set(this.acc)
-      this.acc = next
-    }
-    return slot
+  /** A copy of `bytes` bytes at `from` in a new, larger block (the old one is left unused). */
+  private moved(from: number, bytes: number, newBytes: number): number {
+    const to = this.alloc(newBytes)
+    this.u8.copyWithin(to, from, from + bytes)
+    return to
   }
 
-  private hashedSlot(id: number): number {
-    const mask = this.keys.length - 1
-    let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
-    for (;;) {
-      const slot = this.slots[h] ?? -1
-      if (slot < 0) break
-      if (this.keys[h] === id) return slot
-      h = (h + 1) & mask
-    }
-    const slot = this.newSlot(id)
-    this.keys[h] = id
-    this.slots[h] = slot
-    this.hashed++
-    if (this.hashed * 2 > this.keys.length) this.rehash()
-    return slot
-  }
-
-  private rehash(): void {
-    const n = this.keys.length * 2
-    this.keys = new Uint32Array(n)
-    this.slots = new Int32Array(n).fill(-1)
-    const mask = n - 1
-    this.ids.forEach((id, slot) => {
-      if (id < DIRECT_IDS) return
-      let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
-      while ((this.slots[h] ?? -1) >= 0) h = (h + 1) & mask
-      this.keys[h] = id
-      this.slots[h] = slot
-    })
-  }
-
-  /** One record (the per-record path; `records` is the same for runs of raw bytes). */
+  /** One record (the per-record path): through the kernel like a run of one. */
   private event(
     tid: number,
     methodId: number,
@@ -211,82 +251,20 @@ export class ArtTraceSummarizer {
     rawCpu: number,
     rawWall: number,
   ): void {
-    let st = this.threads[tid]
-    if (st === undefined) {
-      st = new ThreadState(rawCpu, rawWall)
-      this.threads[tid] = st
-    }
-    const clk = st.clk
-    // Monotonic unwrapping of the 32-bit µs counters, per thread.
-    const prevRawCpu = clk[0] ?? 0
-    const prevRawWall = clk[1] ?? 0
-    if (rawCpu < prevRawCpu && prevRawCpu - rawCpu > HALF_WRAP) clk[2] = (clk[2] ?? 0) + WRAP
-    if (rawWall < prevRawWall && prevRawWall - rawWall > HALF_WRAP) clk[3] = (clk[3] ?? 0) + WRAP
-    clk[0] = rawCpu
-    clk[1] = rawWall
-    const lastCpu = clk[4] ?? 0
-    const lastWall = clk[5] ?? 0
-    let cpu = rawCpu + (clk[2] ?? 0)
-    let wall = rawWall + (clk[3] ?? 0)
-    if (cpu < lastCpu) {
-      cpu = lastCpu
-      this.backwardSteps++
-    }
-    if (wall < lastWall) {
-      wall = lastWall
-      this.backwardSteps++
-    }
-    clk[4] = cpu
-    clk[5] = wall
-    const m = this.slotOf(methodId)
-    const acc = this.acc
-    if (action === ACTION_ENTER) {
-      const top = st.top
-      if (top > 0) {
-        const c = ((st.frames[top - 1] ?? 0) >> 1) * ACC
-        acc[c + 2] = (acc[c + 2] ?? 0) + (cpu - lastCpu)
-        acc[c + 4] = (acc[c + 4] ?? 0) + (wall - lastWall)
-      }
-      if (m >= st.onStack.length) st.countSlots(this.ids.length)
-      const seen = st.onStack[m] ?? 0
-      st.onStack[m] = seen + 1
-      if (top >= st.frames.length) st.grow()
-      st.frames[top] = (m << 1) | (seen > 0 ? 1 : 0)
-      st.entry[2 * top] = cpu
-      st.entry[2 * top + 1] = wall
-      st.top = top + 1
-      return
-    }
-    if (action !== ACTION_EXIT && action !== ACTION_UNWIND) return
-    let entryCpu = 0
-    let entryWall = 0
-    let rec = 0
-    if (st.top > 0) {
-      const top = st.top - 1
-      const frame = st.frames[top] ?? 0
-      if (frame >> 1 !== m) throw this.mismatch(tid, methodId, frame >> 1)
-      entryCpu = st.entry[2 * top] ?? 0
-      entryWall = st.entry[2 * top + 1] ?? 0
-      rec = frame & 1
-      st.onStack[m] = (st.onStack[m] ?? 1) - 1
-      st.top = top
-    }
-    const a = m * ACC
-    if (rec === 0) {
-      acc[a + 1] = (acc[a + 1] ?? 0) + (cpu - entryCpu)
-      acc[a + 3] = (acc[a + 3] ?? 0) + (wall - entryWall)
-    }
-    acc[a] = (acc[a] ?? 0) + 1
-    acc[a + 2] = (acc[a + 2] ?? 0) + (cpu - lastCpu)
-    acc[a + 4] = (acc[a + 4] ?? 0) + (wall - lastWall)
+    const dv = this.dv
+    dv.setUint16(INPUT, tid, true)
+    dv.setUint32(INPUT + 2, (methodId | action) >>> 0, true)
+    dv.setUint32(INPUT + 6, rawCpu, true)
+    dv.setUint32(INPUT + 10, rawWall, true)
+    this.drive(INPUT, INPUT + RECORD_BYTES, false)
   }
 
   /**
-   * `event` for every record of `bytes[start, end)`, decoding straight from the bytes (an
-   * `ArtRecordBlockVisitor`). Stops at the first incomplete record, at action bits 3 (left for the
-   * decoder to report) and, when `stopAtThreadZero`, at a tid-0 control packet; returns that
-   * position. The work is in `run`, one thread's consecutive records at a time; this loop only
-   * picks the thread and prepares what `run` leaves to it (a new method, more stack).
+   * Every record of `bytes[start, end)` (an `ArtRecordBlockVisitor`). Records in `readBuffer` are
+   * summarized where they are; others are copied into the kernel's memory 1 MiB at a time (layouts
+   * other than 14-byte dual are rewritten into it on the way). Stops at the first incomplete record,
+   * at action bits 3 (left for the decoder to report) and, when `stopAtThreadZero`, at a tid-0
+   * control packet; returns that position.
    */
   private records(
     bytes: Uint8Array,
@@ -296,192 +274,180 @@ export class ArtTraceSummarizer {
     layout: Layout,
     stopAtThreadZero: boolean,
   ): number {
-    const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    const v1 = layout === LAYOUT_V1_WALL || layout === LAYOUT_V1_CPU
-    const idAt = v1 ? 1 : 2
-    const tidMask = v1 ? 0xff : 0xffff
-    const timeAt = idAt + 4
-    const dual = layout === LAYOUT_DUAL
-    const cpuOnly = layout === LAYOUT_V1_CPU || layout === LAYOUT_SINGLE_CPU
-    const only = this.only
+    const canonical = layout === LAYOUT_DUAL && size === RECORD_BYTES
+    // The kernel's address of bytes[0], if they are in its memory (`readBuffer`).
+    const at = bytes.buffer === this.readBuffer.buffer ? bytes.byteOffset : -1
+    if (at >= 0 && canonical) {
+      const n = Math.floor((end - start) / size)
+      return this.drive(at + start, at + start + n * size, stopAtThreadZero) - at
+    }
+    const perSlice = Math.floor(SLICE_BYTES / size)
     let p = start
     while (p + size <= end) {
-      const t = dv.getUint16(p, true) & tidMask
-      if (t === 0 && stopAtThreadZero) break
-      const v = dv.getInt32(p + idAt, true)
-      const action = v & 3
-      if (action === 3) break
-      if (only !== undefined && !only.has(t)) {
-        p += size
-        continue
+      const n = Math.min(Math.floor((end - p) / size), perSlice)
+      if (canonical) {
+        this.u8.set(bytes.subarray(p, p + n * size), INPUT)
+      } else if (at >= 0) {
+        this.kernel.canonicalize(at + p, INPUT, n, size, layout)
+      } else {
+        this.u8.set(bytes.subarray(p, p + n * size), RAW)
+        this.kernel.canonicalize(RAW, INPUT, n, size, layout)
       }
-      let st = this.threads[t]
-      if (st === undefined) {
-        const time = dv.getUint32(p + timeAt, true)
-        const rawCpu = dual || cpuOnly ? time : 0
-        const rawWall = dual ? dv.getUint32(p + 10, true) : cpuOnly ? 0 : time
-        st = new ThreadState(rawCpu, rawWall)
-        this.threads[t] = st
-      }
-      // Every slot known so far fits the thread's stack counters (new slots come from below).
-      if (st.onStack.length < this.ids.length) st.countSlots(this.ids.length)
-      const next = this.run(st, dv, p, end, size, layout)
-      if (next === p) {
-        // `run` stopped before this record of its thread: it needs a new method slot (then room
-        // for it in the thread's stack counters) or a deeper stack.
-        const id = (v - action) >>> 0
-        this.slotOf(id)
-        st.countSlots(this.ids.length)
-        if (st.top >= st.frames.length) st.grow()
-        if (this.run(st, dv, p, p + size, size, layout) === p) {
-          throw new Error('ART trace summary: a record could not be processed') // unreachable
-        }
-        p += size
-        continue
-      }
-      p = next
+      const stoppedAt = this.drive(INPUT, INPUT + n * RECORD_BYTES, stopAtThreadZero)
+      p += ((stoppedAt - INPUT) / RECORD_BYTES) * size
+      if (this.i32[CTRL_STATUS] !== STOP_END) break
     }
     return p
   }
 
   /**
-   * The hot loop: `event` for the consecutive records of thread `st` from `start`, with the
-   * thread's clocks and stack top in locals and every array fixed for the whole loop (so that the
-   * compiler keeps their bounds and addresses in registers). Returns at the first record it leaves
-   * to `records`: another thread's, a control packet, action bits 3, the end, or one that needs a
-   * new method slot or more room (then nothing of it has been applied).
+   * Runs the kernel over the records at kernel addresses [start, end), adding what it stops for,
+   * until it stops at the end, a control packet or a bad record; returns that address.
    */
-  private run(
-    st: ThreadState,
-    dv: DataView,
-    start: number,
-    end: number,
-    size: number,
-    layout: Layout,
-  ): number {
-    const v1 = layout === LAYOUT_V1_WALL || layout === LAYOUT_V1_CPU
-    const idAt = v1 ? 1 : 2
-    const tidMask = v1 ? 0xff : 0xffff
-    const timeAt = idAt + 4
-    const dual = layout === LAYOUT_DUAL
-    const cpuOnly = layout === LAYOUT_V1_CPU || layout === LAYOUT_SINGLE_CPU
-    const acc = this.acc
-    const direct = this.direct
-    const directLength = direct.length
-    const frames = st.frames
-    const entry = st.entry
-    const onStack = st.onStack
-    const clk = st.clk
-    const tid = dv.getUint16(start, true) & tidMask
-    let top = st.top
-    let prevRawCpu = clk[0] ?? 0
-    let prevRawWall = clk[1] ?? 0
-    let cpuOffset = clk[2] ?? 0
-    let wallOffset = clk[3] ?? 0
-    let lastCpu = clk[4] ?? 0
-    let lastWall = clk[5] ?? 0
-    let backward = 0
+  private drive(start: number, end: number, stopAtThreadZero: boolean): number {
+    this.i32[CTRL_STOP_AT_ZERO] = stopAtThreadZero ? 1 : 0
     let p = start
-    for (; p + size <= end; p += size) {
-      // Version 1's thread id is one byte (the next is the method id's first, masked off).
-      const t = dv.getUint16(p, true) & tidMask
-      if (t !== tid) break
-      // Signed: the id stays a small integer (no float) on the direct-table path.
-      const v = dv.getInt32(p + idAt, true)
-      const action = v & 3
-      if (action === 3) break
-      const di = v >> 2
-      let m = v >= 0 && di < directLength ? (direct[di] ?? 0) - 1 : -1
-      if (m < 0 && (v < 0 || v >= DIRECT_IDS)) m = this.knownHashedSlot((v - action) >>> 0)
-      if (m < 0 || (action === ACTION_ENTER && top >= frames.length)) break
-      let rawCpu = dv.getUint32(p + timeAt, true)
-      let rawWall = 0
-      if (dual) rawWall = dv.getUint32(p + 10, true)
-      else if (!cpuOnly) {
-        rawWall = rawCpu
-        rawCpu = 0
+    let lastStop = -1
+    let lastAt = -1
+    for (;;) {
+      p = this.kernel.run(p, end)
+      const stop = this.i32[CTRL_STATUS] ?? STOP_END
+      if (stop <= STOP_BAD_ACTION) return p
+      if (stop === STOP_MISMATCH) throw this.mismatch(p)
+      // Each fix lets the kernel past this stop; the same stop twice at one record is a bug.
+      if (stop === lastStop && p === lastAt) {
+        throw new Error(`ART trace summary: stop ${stop} not resolved`) // unreachable
       }
-      // Monotonic unwrapping of the 32-bit µs counters, as in `event`.
-      if (rawCpu < prevRawCpu && prevRawCpu - rawCpu > HALF_WRAP) cpuOffset += WRAP
-      if (rawWall < prevRawWall && prevRawWall - rawWall > HALF_WRAP) wallOffset += WRAP
-      prevRawCpu = rawCpu
-      prevRawWall = rawWall
-      let cpu = rawCpu + cpuOffset
-      let wall = rawWall + wallOffset
-      if (cpu < lastCpu) {
-        cpu = lastCpu
-        backward++
-      }
-      if (wall < lastWall) {
-        wall = lastWall
-        backward++
-      }
-      if (action === ACTION_ENTER) {
-        if (top > 0) {
-          const c = ((frames[top - 1] ?? 0) >> 1) * ACC
-          acc[c + 2] = (acc[c + 2] ?? 0) + (cpu - lastCpu)
-          acc[c + 4] = (acc[c + 4] ?? 0) + (wall - lastWall)
-        }
-        const seen = onStack[m] ?? 0
-        onStack[m] = seen + 1
-        frames[top] = (m << 1) | (seen > 0 ? 1 : 0)
-        entry[2 * top] = cpu
-        entry[2 * top + 1] = wall
-        top++
-      } else {
-        let entryCpu = 0
-        let entryWall = 0
-        let rec = 0
-        if (top > 0) {
-          const frame = frames[top - 1] ?? 0
-          if (frame >> 1 !== m) {
-            st.top = top
-            throw this.mismatch(tid, (v - action) >>> 0, frame >> 1)
-          }
-          top--
-          entryCpu = entry[2 * top] ?? 0
-          entryWall = entry[2 * top + 1] ?? 0
-          rec = frame & 1
-          onStack[m] = (onStack[m] ?? 1) - 1
-        }
-        const a = m * ACC
-        if (rec === 0) {
-          acc[a + 1] = (acc[a + 1] ?? 0) + (cpu - entryCpu)
-          acc[a + 3] = (acc[a + 3] ?? 0) + (wall - entryWall)
-        }
-        acc[a] = (acc[a] ?? 0) + 1
-        acc[a + 2] = (acc[a + 2] ?? 0) + (cpu - lastCpu)
-        acc[a + 4] = (acc[a + 4] ?? 0) + (wall - lastWall)
-      }
-      lastCpu = cpu
-      lastWall = wall
+      lastStop = stop
+      lastAt = p
+      const tid = this.dv.getUint16(p, true)
+      if (stop === STOP_NEW_THREAD) this.newThread(tid, p)
+      else if (stop === STOP_NEW_METHOD) this.slotOf((this.dv.getUint32(p + 2, true) & ~3) >>> 0)
+      else if (stop === STOP_NEED_ROOM) this.deeper(this.threads[tid] ?? 0)
     }
-    st.top = top
-    clk[0] = prevRawCpu
-    clk[1] = prevRawWall
-    clk[2] = cpuOffset
-    clk[3] = wallOffset
-    clk[4] = lastCpu
-    clk[5] = lastWall
-    this.backwardSteps += backward
-    return p
   }
 
-  /** The slot of a method id above the direct table's range, or -1 if it has none yet. */
-  private knownHashedSlot(id: number): number {
-    const keys = this.keys
-    const slots = this.slots
-    const mask = keys.length - 1
+  /** A descriptor for `tid`, its clocks starting at the record at `p` (or marks it filtered out). */
+  private newThread(tid: number, p: number): void {
+    if (this.only !== undefined && !this.only.has(tid)) {
+      this.i32[(THREAD_TABLE >> 2) + tid] = FILTERED_OUT
+      return
+    }
+    const rawCpu = this.dv.getUint32(p + 6, true)
+    const rawWall = this.dv.getUint32(p + 10, true)
+    const frames = 64
+    const d = this.alloc(DESC_BYTES)
+    const base = this.alloc(frames * FRAME_BYTES)
+    const onStack = this.alloc(this.onStackSlots * 4)
+    const dv = this.dv
+    dv.setInt32(base, SENTINEL_FRAME, true)
+    dv.setInt32(d + DESC_SP, base, true)
+    dv.setInt32(d + DESC_BASE, base, true)
+    dv.setInt32(d + DESC_LIMIT, base + (frames - 1) * FRAME_BYTES, true)
+    dv.setInt32(d + DESC_ON_STACK, onStack, true)
+    dv.setUint32(d + DESC_RAW_CPU, rawCpu, true)
+    dv.setUint32(d + DESC_RAW_WALL, rawWall, true)
+    dv.setBigInt64(d + DESC_LAST_CPU, BigInt(rawCpu), true)
+    dv.setBigInt64(d + DESC_LAST_WALL, BigInt(rawWall), true)
+    this.threads[tid] = d
+    this.i32[(THREAD_TABLE >> 2) + tid] = d
+  }
+
+  /** Twice the stack for the thread whose descriptor is at `d`. */
+  private deeper(d: number): void {
+    const base = this.dv.getInt32(d + DESC_BASE, true)
+    const used = this.dv.getInt32(d + DESC_SP, true) - base
+    const bytes = this.dv.getInt32(d + DESC_LIMIT, true) - base + FRAME_BYTES
+    const to = this.moved(base, bytes, bytes * 2)
+    this.dv.setInt32(d + DESC_BASE, to, true)
+    this.dv.setInt32(d + DESC_SP, to + used, true)
+    this.dv.setInt32(d + DESC_LIMIT, to + bytes * 2 - FRAME_BYTES, true)
+  }
+
+  private slotOf(id: number): number {
+    if (id < DIRECT_IDS) {
+      const known = this.i32[(DIRECT >> 2) + (id >>> 2)] ?? 0
+      if (known > 0) return known - 1
+      const slot = this.newSlot(id)
+      this.i32[(DIRECT >> 2) + (id >>> 2)] = slot + 1
+      return slot
+    }
+    return this.hashedSlot(id)
+  }
+
+  private newSlot(id: number): number {
+    const slot = this.ids.length
+    this.ids.push(id)
+    if (slot + 1 > this.accSlots) {
+      const bytes = (this.accSlots + 1) * ACC_BYTES
+      const at = this.moved((this.i32[CTRL_ACC] ?? 0) - ACC_BYTES, bytes, bytes * 2) + ACC_BYTES
+      this.i32[CTRL_ACC] = at
+      this.accSlots = this.accSlots * 2 + 1
+    }
+    if (slot + 1 > this.onStackSlots) {
+      // Every thread's counters grow at once, so the kernel never checks their length.
+      const n = Math.max(slot + 1, this.onStackSlots * 2)
+      for (const d of this.threads) {
+        if (d === undefined) continue
+        const at = this.moved(
+          this.dv.getInt32(d + DESC_ON_STACK, true),
+          this.onStackSlots * 4,
+          n * 4,
+        )
+        this.dv.setInt32(d + DESC_ON_STACK, at, true)
+      }
+      this.onStackSlots = n
+    }
+    return slot
+  }
+
+  private hashedSlot(id: number): number {
+    const keys = (this.i32[CTRL_KEYS] ?? 0) >> 2
+    const slots = (this.i32[CTRL_SLOTS] ?? 0) >> 2
+    const mask = this.hashCapacity - 1
     let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
     for (;;) {
-      const slot = slots[h] ?? -1
-      if (slot < 0 || keys[h] === id) return slot
+      const slot = this.i32[slots + h] ?? -1
+      if (slot < 0) break
+      if (this.i32[keys + h] === (id | 0)) return slot
       h = (h + 1) & mask
     }
+    const slot = this.newSlot(id)
+    this.i32[((this.i32[CTRL_KEYS] ?? 0) >> 2) + h] = id
+    this.i32[((this.i32[CTRL_SLOTS] ?? 0) >> 2) + h] = slot
+    this.hashed++
+    if (this.hashed * 2 > this.hashCapacity) this.rehash()
+    return slot
   }
 
-  private mismatch(tid: number, methodId: number, onStackSlot: number): EnergyError {
-    const onStack = this.ids[onStackSlot] ?? 0
+  private rehash(): void {
+    const n = this.hashCapacity * 2
+    const keysAt = this.alloc(n * 4)
+    const slotsAt = this.alloc(n * 4)
+    const keys = keysAt >> 2
+    const slots = slotsAt >> 2
+    this.i32.fill(-1, slots, slots + n)
+    const mask = n - 1
+    this.ids.forEach((id, slot) => {
+      if (id < DIRECT_IDS) return
+      let h = (Math.imul(id >>> 2, 0x9e3779b1) >>> 0) & mask
+      while ((this.i32[slots + h] ?? -1) >= 0) h = (h + 1) & mask
+      this.i32[keys + h] = id
+      this.i32[slots + h] = slot
+    })
+    this.i32[CTRL_KEYS] = keysAt
+    this.i32[CTRL_SLOTS] = slotsAt
+    this.i32[CTRL_MASK] = mask
+    this.hashCapacity = n
+  }
+
+  /** The error for the exit at `p` that does not match the top of its thread's stack. */
+  private mismatch(p: number): EnergyError {
+    const dv = this.dv
+    const tid = dv.getUint16(p, true)
+    const methodId = (dv.getUint32(p + 2, true) & ~3) >>> 0
+    const frame = dv.getInt32(dv.getInt32((this.threads[tid] ?? 0) + DESC_SP, true), true)
+    const onStack = this.ids[frame >> 1] ?? 0
     return new EnergyError({
       code: ArtTraceErrors.MISMATCHED_EXIT,
       message: `thread ${tid}: exit from method 0x${methodId.toString(16)} while 0x${onStack.toString(16)} is on top of the stack (dmtracedump aborts here too)`,
@@ -495,20 +461,30 @@ export class ArtTraceSummarizer {
    * @param recordClock the clock the decoder mapped records with, if it differs from `info.clock`
    */
   finish(info: ArtTraceInfo, recordClock: ArtClock = info.clock): ArtTraceSummary {
-    const acc = this.acc
-    for (const st of this.threads) {
-      if (st === undefined) continue
-      for (let i = 0; i < st.top; i++) {
-        const frame = st.frames[i] ?? 0
-        const a = (frame >> 1) * ACC
+    const i32 = this.i32
+    const i64 = this.i64
+    const acc = (i32[CTRL_ACC] ?? 0) >> 3
+    // In tid order, bottom frame first (the order of the sums is part of the result).
+    for (const d of this.threads) {
+      if (d === undefined) continue
+      const base = i32[(d + DESC_BASE) >> 2] ?? 0
+      const sp = i32[(d + DESC_SP) >> 2] ?? 0
+      const onStack = (i32[(d + DESC_ON_STACK) >> 2] ?? 0) >> 2
+      const lastCpu = i64[(d + DESC_LAST_CPU) >> 3] ?? 0n
+      const lastWall = i64[(d + DESC_LAST_WALL) >> 3] ?? 0n
+      for (let at = base + FRAME_BYTES; at <= sp; at += FRAME_BYTES) {
+        const frame = i32[at >> 2] ?? 0
+        const a = acc + (frame >> 1) * ACC
         if ((frame & 1) === 0) {
-          acc[a + 1] = (acc[a + 1] ?? 0) + ((st.clk[4] ?? 0) - (st.entry[2 * i] ?? 0))
-          acc[a + 3] = (acc[a + 3] ?? 0) + ((st.clk[5] ?? 0) - (st.entry[2 * i + 1] ?? 0))
+          const cpu = a + ACC_INCL_CPU
+          const wall = a + ACC_INCL_WALL
+          i64[cpu] = (i64[cpu] ?? 0n) + (lastCpu - (i64[(at + 16) >> 3] ?? 0n))
+          i64[wall] = (i64[wall] ?? 0n) + (lastWall - (i64[(at + 24) >> 3] ?? 0n))
         }
-        acc[a] = (acc[a] ?? 0) + 1
-        st.onStack[frame >> 1] = 0
+        i64[a + ACC_CALLS] = (i64[a + ACC_CALLS] ?? 0n) + 1n
+        i32[onStack + (frame >> 1)] = 0
       }
-      st.top = 0
+      i32[(d + DESC_SP) >> 2] = base
     }
     const swap = clockInOtherSlot(recordClock, info.clock)
     const hasCpu = info.clock !== 'wall'
@@ -516,17 +492,18 @@ export class ArtTraceSummarizer {
     const byId = new Map<number, ArtMethod>(info.methods.map((m) => [m.id, m]))
     const methods = this.ids.map((id, slot): ArtMethodSummary => {
       const known = byId.get(id)
-      const a = slot * ACC
-      const cpuIncl = acc[a + (swap ? 3 : 1)] ?? 0
-      const cpuExcl = acc[a + (swap ? 4 : 2)] ?? 0
-      const wallIncl = acc[a + (swap ? 1 : 3)] ?? 0
-      const wallExcl = acc[a + (swap ? 2 : 4)] ?? 0
+      const a = acc + slot * ACC
+      const sum = (at: number): number => Number(i64[a + at] ?? 0n)
+      const cpuIncl = sum(swap ? ACC_INCL_WALL : ACC_INCL_CPU)
+      const cpuExcl = sum(swap ? ACC_EXCL_WALL : ACC_EXCL_CPU)
+      const wallIncl = sum(swap ? ACC_INCL_CPU : ACC_INCL_WALL)
+      const wallExcl = sum(swap ? ACC_EXCL_CPU : ACC_EXCL_WALL)
       return {
         id: `0x${id.toString(16)}`,
         className: known?.className ?? '(unknown)',
         name: known?.name ?? '',
         signature: known?.signature ?? '',
-        calls: acc[a] ?? 0,
+        calls: sum(ACC_CALLS),
         inclusiveCpuUs: hasCpu ? cpuIncl : null,
         exclusiveCpuUs: hasCpu ? cpuExcl : null,
         inclusiveWallUs: hasWall ? wallIncl : null,
@@ -566,7 +543,7 @@ export function selectThreads(
   return new Set(ids)
 }
 
-const ACTION_CODE = { enter: ACTION_ENTER, exit: ACTION_EXIT, unwind: ACTION_UNWIND } as const
+const ACTION_CODE = { enter: 0, exit: 1, unwind: 2 } as const
 
 /** dmtracedump-style per-method profile of a parsed trace. */
 export function summarizeArtTrace(
