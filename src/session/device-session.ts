@@ -150,6 +150,11 @@ export class DeviceSession {
   artifactSink: ((window: string, name: string, data: Uint8Array | string) => void) | undefined
   /** The lease this worker holds right now (a test's, or the driver's start or end). */
   private held: Lease | undefined
+  /**
+   * Whom `held` is held for now: the test that took it, or the one that took it over parked (the
+   * lease itself still names the test that acquired it). Windows are labelled with it.
+   */
+  private heldFor: string | undefined
   /** Run each time this worker takes the phone, before its test (see `onLease`). */
   private readonly leaseHooks = new Set<() => Promise<void>>()
   /** The window open on this phone now, if any: windows never overlap (E_WINDOW_ALREADY_OPEN). */
@@ -287,6 +292,7 @@ export class DeviceSession {
       // The phone never left this process since the last test: nothing to wait for or repair.
       progress?.step('running')
       this.held = parked
+      this.heldFor = owner
       return this.releasable(parked, progress)
     }
     let holder: LeaseHolder | undefined
@@ -309,6 +315,7 @@ export class DeviceSession {
     }
     progress?.step('running')
     this.held = lease
+    this.heldFor = owner
     try {
       // A phone without rails is calibrated (with its idle baseline) by its first test's lease:
       // that takes a minute or more, which must not count against the test's timeout.
@@ -1118,7 +1125,9 @@ export class DeviceSession {
                 nominalCalibration(this.cpuModel.model, 'the phone has not been calibrated yet'),
             },
           }),
-      ...(this.held === undefined || this.held.released ? {} : { test: this.held.holder.owner }),
+      ...(this.held === undefined || this.held.released || this.heldFor === undefined
+        ? {}
+        : { test: this.heldFor }),
       onAsyncState: (stillOn, ended, lowestW) => {
         for (const component of ended) this.asyncOrigins.delete(component)
         for (const [component, origin] of stillOn) this.asyncOrigins.set(component, origin)

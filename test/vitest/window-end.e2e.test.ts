@@ -55,6 +55,17 @@ describe("windowEnd: 'background' (the default)", () => {
     }
   })
 
+  test("a radio one test left on is the next test's carried-over energy, though the phone never left the file", () => {
+    const [w] = measured(entry(run, 'waits after the sync'))
+    const carried = w?.timeline?.carriedIn?.find((c) => c.component === 'cellular')
+    expect(carried, run.output).toMatchObject({
+      method: 'com.example.trails.SyncManager.syncAll',
+      test: 'carried.test.ts › syncs over cellular',
+    })
+    expect(w!.carriedOverJ).toBeCloseTo(carried!.energyJ, 9)
+    expect(w!.carriedOverJ).toBeGreaterThan(0)
+  })
+
   test('a window lost after its test ended fails the run, naming the test, and nothing else is lost', () => {
     expect(run.code).toBe(1)
     const lost = entry(run, 'measured after it ended')
