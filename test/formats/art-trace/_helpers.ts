@@ -279,3 +279,18 @@ export function labelOf(methodId: number, methods: readonly ArtMethodInput[] = M
   if (m === undefined) throw new Error(`no method ${methodId}`)
   return dmLabel(m)
 }
+
+/** Every record layout a writer can produce: version, clock, and the streaming format or not. */
+export const LAYOUTS: ReadonlyArray<{
+  readonly version: 1 | 2 | 3
+  readonly clock: ArtClock
+  readonly streaming: boolean
+}> = [
+  { version: 1, clock: 'wall', streaming: false },
+  { version: 1, clock: 'thread-cpu', streaming: false },
+  { version: 2, clock: 'wall', streaming: false },
+  { version: 2, clock: 'thread-cpu', streaming: true },
+  { version: 3, clock: 'dual', streaming: false },
+  { version: 3, clock: 'dual', streaming: true },
+  { version: 3, clock: 'wall', streaming: true },
+]

@@ -19,6 +19,7 @@ import {
   chunksOf,
   dmtracedump,
   hasDmtracedump,
+  LAYOUTS,
   parseDmtraceListing,
   scenario,
 } from './_helpers.js'
@@ -225,15 +226,6 @@ describe('records and packets split across chunk boundaries', () => {
   // from the next chunk, and the rest of that chunk is decoded in place (the summary reads whole
   // runs of records straight from it): every cut position must give the one-piece results, with
   // the caller reusing (and scribbling over) one buffer as a file reader does.
-  const layouts = [
-    { version: 1, clock: 'wall', streaming: false },
-    { version: 1, clock: 'thread-cpu', streaming: false },
-    { version: 2, clock: 'wall', streaming: false },
-    { version: 2, clock: 'thread-cpu', streaming: true },
-    { version: 3, clock: 'dual', streaming: false },
-    { version: 3, clock: 'dual', streaming: true },
-    { version: 3, clock: 'wall', streaming: true },
-  ] as const
 
   function reusedBuffer(bytes: Uint8Array, sizes: readonly number[]): Iterable<Uint8Array> {
     return {
@@ -251,7 +243,7 @@ describe('records and packets split across chunk boundaries', () => {
     }
   }
 
-  test.each(layouts)('v$version $clock streaming=$streaming', ({ version, clock, streaming }) => {
+  test.each(LAYOUTS)('v$version $clock streaming=$streaming', ({ version, clock, streaming }) => {
     const bytes = writeArtTrace(scenario(clock, { version, streaming }))
     const trace = parseArtTrace(bytes)
     const summary = summarizeArtTrace(trace)

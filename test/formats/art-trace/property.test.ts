@@ -11,11 +11,10 @@ import {
   summarizeArtTrace,
   summarizeArtTraceChunks,
   writeArtTrace,
-  type ArtClock,
   type ArtMethodInput,
   type ArtTraceRecord,
 } from '../../../src/formats/art-trace/index.js'
-import { chunksOf } from './_helpers.js'
+import { chunksOf, LAYOUTS } from './_helpers.js'
 
 interface Node {
   readonly m: number
@@ -47,16 +46,6 @@ const METHODS: ArtMethodInput[] = [0, 1, 2, 3, 4].map((i) => ({
   file: `C${i}.java`,
   line: i + 1,
 }))
-
-const layouts: Array<{ version: 1 | 2 | 3; clock: ArtClock; streaming: boolean }> = [
-  { version: 1, clock: 'wall', streaming: false },
-  { version: 1, clock: 'thread-cpu', streaming: false },
-  { version: 2, clock: 'wall', streaming: false },
-  { version: 2, clock: 'thread-cpu', streaming: true },
-  { version: 3, clock: 'dual', streaming: false },
-  { version: 3, clock: 'dual', streaming: true },
-  { version: 3, clock: 'wall', streaming: true },
-]
 
 interface Oracle {
   calls: number
@@ -125,7 +114,7 @@ function flatten(
 }
 
 const arbitrary = fc.record({
-  layout: fc.constantFrom(...layouts),
+  layout: fc.constantFrom(...LAYOUTS),
   threads: fc.array(fc.array(node, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
   merge: fc.array(fc.nat(), { maxLength: 400 }),
   wallStart: fc.integer({ min: 0, max: 2 ** 31 }),

@@ -26,7 +26,7 @@ import {
   type ArtTraceRecord,
 } from '../../../src/formats/art-trace/index.js'
 import { EnergyError } from '../../../src/model/index.js'
-import { chunksOf } from './_helpers.js'
+import { chunksOf, LAYOUTS } from './_helpers.js'
 
 const ROOT = join(import.meta.dirname, '../../..')
 
@@ -186,16 +186,6 @@ function summarizeInPlace(bytes: Uint8Array, size: number, only?: ReadonlySet<nu
   return Object.assign(summary, { backwardSteps: summarizer.backwardSteps })
 }
 
-const layouts: Array<{ version: 1 | 2 | 3; clock: ArtClock; streaming: boolean }> = [
-  { version: 1, clock: 'wall', streaming: false },
-  { version: 1, clock: 'thread-cpu', streaming: false },
-  { version: 2, clock: 'wall', streaming: false },
-  { version: 2, clock: 'thread-cpu', streaming: true },
-  { version: 3, clock: 'dual', streaming: false },
-  { version: 3, clock: 'dual', streaming: true },
-  { version: 3, clock: 'wall', streaming: true },
-]
-
 /** 300 method ids: below the direct table's 2^22, above it, above 2^31. */
 const IDS = Array.from({ length: 300 }, (_, i) =>
   i % 3 === 0 ? (i + 1) << 2 : i % 3 === 1 ? 0x00500000 + (i << 2) : 0x80000000 + (i << 6),
@@ -215,7 +205,7 @@ interface Step {
 }
 
 const stream = fc.record({
-  layout: fc.constantFrom(...layouts),
+  layout: fc.constantFrom(...LAYOUTS),
   steps: fc.array(
     fc.record({
       thread: fc.integer({ min: 1, max: 3 }),
