@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { mkdir, open, readFile, rm, rmdir, stat, utimes } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises'
 import { hostname as osHostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -82,6 +82,12 @@ export interface Lease {
    * lives (not of memory): checked before a window starts and before its result is accepted.
    */
   assertHeld(doing: string): Promise<void>
+  /**
+   * Names whom the phone is held for from now on, as waiters see it (`owner`): a lease kept
+   * between tests is taken over by the next test of the same process. Only while this acquisition
+   * still holds the phone; never throws (a label is not worth failing a test for).
+   */
+  relabel(owner: string): Promise<void>
   release(): Promise<void>
 }
 
@@ -127,7 +133,8 @@ export async function acquireLease(serial: string, options: LeaseOptions = {}): 
     if (current === 'missing') continue
     const reason = staleReason(current, path, staleMs)
     if (reason !== undefined && (await takeOver(path, current, reason, log))) continue
-    const seen = current === 'corrupt' ? 'corrupt' : current.token
+    // The owner too: a holder keeps its lease from one test to the next and relabels it.
+    const seen = current === 'corrupt' ? 'corrupt' : `${current.token} ${current.owner}`
     if (!waited || seen !== lastSeen) {
       waited = true
       lastSeen = seen
@@ -332,6 +339,9 @@ function startLease(
   installExitHook()
   held.set(holder.token, { token: holder.token, path })
   let released = false
+  // Relabels and the release run one after the other: a relabel that wrote after the release
+  // removed the lock would bring it back.
+  let relabelled: Promise<void> = Promise.resolve()
   const timer = setInterval(() => {
     void (async () => {
       const current = await readHolder(path).catch(() => 'missing' as const)
@@ -361,11 +371,27 @@ function startLease(
       if (current !== 'missing' && current !== 'corrupt' && current.token === holder.token) return
       throw leaseLost(serial, path, doing)
     },
+    relabel(owner) {
+      relabelled = relabelled
+        .then(async () => {
+          if (released) return
+          const current = await readHolder(path).catch(() => 'missing' as const)
+          if (current === 'missing' || current === 'corrupt' || current.token !== holder.token)
+            return
+          // Written whole, then renamed over the lock: a waiter never reads half of it.
+          const partial = `${path}.${holder.token}.tmp`
+          await writeFile(partial, `${JSON.stringify({ ...current, owner })}\n`)
+          await rename(partial, path)
+        })
+        .catch(() => undefined)
+      return relabelled
+    },
     async release() {
       if (released) return
       released = true
       clearInterval(timer)
       held.delete(holder.token)
+      await relabelled
       const current = await readHolder(path).catch(() => 'missing' as const)
       if (current !== 'missing' && current !== 'corrupt' && current.token === holder.token) {
         await rm(path, { force: true })

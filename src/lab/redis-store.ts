@@ -61,6 +61,21 @@ if current and string.sub(current, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. '|'
 end
 return 0`
 
+/**
+ * `KEYS[1]` lease; `ARGV[1]` fence, `ARGV[2]` holder JSON. Replaces the holder (its time-to-live
+ * kept) only if the lease is still ours.
+ */
+const RELABEL = `
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, string.len(ARGV[1]) + 1) == ARGV[1] .. '|' then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then
+    redis.call('SET', KEYS[1], ARGV[1] .. '|' .. ARGV[2], 'PX', ttl)
+    return 1
+  end
+end
+return 0`
+
 /** `KEYS[1]` lease; `ARGV[1]` fence. Deletes the lease only if it is still ours. */
 const RELEASE = `
 local current = redis.call('GET', KEYS[1])
@@ -329,8 +344,10 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       )) as [number, string]
       if (answer[0] === 1) return startLease(phone, leaseKey, { ...holder, token: answer[1] })
       const current = parseHolder(answer[1])
-      if (current?.token !== lastSeen || lastSeen === undefined) {
-        lastSeen = current?.token ?? ''
+      // The owner too: a holder keeps its lease from one test to the next and relabels it.
+      const seen = current === undefined ? '' : `${current.token} ${current.owner}`
+      if (seen !== lastSeen || lastSeen === undefined) {
+        lastSeen = seen
         o.onWait?.(current)
       }
       if (o.signal?.aborted === true) {
@@ -400,6 +417,19 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
           lost = true
         }
         throw leaseLost(phoneName(phone, false), `key ${leaseKey} in ${where}`, doing)
+      },
+      async relabel(owner) {
+        if (released || lost) return
+        const { token: _, ...stored } = holder
+        // One script: it writes only while the lease is still this acquisition's, so a relabel
+        // that arrives after the release (or a takeover) changes nothing.
+        await withTimeout(
+          client.eval(RELABEL, {
+            keys: [leaseKey],
+            arguments: [fence, JSON.stringify({ ...stored, owner })],
+          }),
+          timeoutMs,
+        ).catch(() => undefined)
       },
       async release() {
         if (released) return

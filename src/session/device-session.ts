@@ -293,6 +293,9 @@ export class DeviceSession {
       progress?.step('running')
       this.held = parked
       this.heldFor = owner
+      // Waiters name the test that holds the phone now; not awaited (the lease orders it before
+      // its release).
+      void parked.relabel(owner)
       return this.releasable(parked, progress)
     }
     let holder: LeaseHolder | undefined
@@ -1184,6 +1187,7 @@ function releasedWith(
       return lease.released
     },
     assertHeld: (doing) => lease.assertHeld(doing),
+    relabel: (owner) => lease.relabel(owner),
     release: () =>
       (releasing ??= before()
         .catch(() => undefined)

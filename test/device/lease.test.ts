@@ -160,6 +160,37 @@ describe('acquireLease in one process', () => {
     await a.release()
   })
 
+  test('a relabelled lease names its new owner to waiters; a relabel never outlives the release', async () => {
+    const a = await acquireLease('s9', { dir, owner: 'file › first test' })
+    const waits: Array<string | undefined> = []
+    const waiting = acquireLease('s9', {
+      dir,
+      owner: 'other worker',
+      timeoutMs: 5_000,
+      pollMs: 10,
+      onWait: (h) => waits.push(h?.owner),
+    })
+    while (waits.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    await a.relabel('file › second test')
+    while (waits.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(waits).toEqual(['file › first test', 'file › second test'])
+    const path = join(dir, leaseFileName('s9'))
+    const holder = (): LeaseHolder | undefined => readLeaseHolderSync('s9', dir)
+    expect(holder()).toMatchObject({
+      owner: 'file › second test',
+      token: a.holder.token,
+    })
+    // Not awaited, then released at once: the lock must not come back after the release.
+    void a.relabel('file › third test')
+    await a.release()
+    const b = await waiting
+    expect(holder()).toMatchObject({ owner: 'other worker' })
+    await a.relabel('too late')
+    expect(holder()).toMatchObject({ owner: 'other worker' })
+    await b.release()
+    expect(existsSync(path)).toBe(false)
+  })
+
   test('an aborted wait → E_ABORTED', async () => {
     const a = await acquireLease('s7', { dir, owner: 'a' })
     const controller = new AbortController()

@@ -78,6 +78,29 @@ describe.skipIf(!hasRedis)('leases in Redis', () => {
     await taken.release()
   })
 
+  test('a relabelled lease names its new owner to waiters, and only while it is held', async () => {
+    const [a, b] = [await store(), await store()]
+    const first = await a.acquire(phone('p9'), { owner: 'file › first test' })
+    const waits: (string | undefined)[] = []
+    const second = b.acquire(phone('p9'), { owner: 'test B', onWait: (h) => waits.push(h?.owner) })
+    await sleep(200)
+    await first.relabel('file › second test')
+    await sleep(300)
+    expect(waits).toEqual(['file › first test', 'file › second test'])
+    await first.release()
+    const taken = await second
+    // A late relabel of the released lease changes nothing: the waiters of the new holder see it.
+    await first.relabel('too late')
+    const third = b.acquire(phone('p9'), {
+      owner: 'test C',
+      timeoutMs: 300,
+      onWait: (h) => waits.push(h?.owner),
+    })
+    expect(isEnergyError(await third.catch((e: unknown) => e))).toBe(true)
+    expect(waits.at(-1)).toBe('test B')
+    await taken.release()
+  })
+
   test('the same serial on two lab hosts is two phones', async () => {
     const s = await store()
     const one = await s.acquire(phone('emulator-5554', '127.0.0.2'), { owner: 'x' })
