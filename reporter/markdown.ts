@@ -1,10 +1,12 @@
 /** A GitHub step-summary table. Everything printed from test data is escaped. */
-import { formatJoules, formatSeconds, formatWatts } from '../src/model/index.js'
+import { formatJoules, formatSeconds, formatWatts, workWindows } from '../src/model/index.js'
 import { measuredWindows, type EnergyReport, type ReportedTest } from './report.js'
 import { describeLimit, limitVerdictWord, primaryLimit } from './limits.js'
 import {
+  carriedOverJ,
   foldMethods,
   formatBudgetFigure,
+  leftOnText,
   shortName,
   unchangedBecause,
   warningTally,
@@ -64,7 +66,7 @@ export function renderMarkdown(report: EnergyReport): string {
             ].join(', '),
           ]
         : [
-            formatJoules(t.netEnergyJ),
+            netCell(t),
             formatJoules(t.grossEnergyJ),
             formatWatts(t.durationS > 0 ? t.grossEnergyJ / t.durationS : 0),
             formatSeconds(t.durationS),
@@ -159,6 +161,17 @@ function budgetCell(t: ReportedTest): string {
   }
   const mark = b.verdict === 'within' ? '✅' : b.verdict === 'over' ? '❌ over' : '❔ inconclusive'
   return `${formatJoules(b.energyJ)} ${mark}`
+}
+
+/**
+ * The net energy; when another test left a radio or the GPS on in the test's windows, with that
+ * part and the test's own energy, which matchers and budgets judge:
+ * `1.62 J incl. 1.58 J another test left on (44.0 mJ own)`.
+ */
+function netCell(t: ReportedTest): string {
+  const carriedJ = carriedOverJ(workWindows(t.results))
+  const net = formatJoules(t.netEnergyJ)
+  return carriedJ > 0 ? `${net} ${leftOnText(carriedJ)} (${formatJoules(t.ownEnergyJ)} own)` : net
 }
 
 function deltaCell(t: ReportedTest): string {

@@ -5,6 +5,7 @@
  */
 import {
   describeMethodEnergy,
+  ownNetEnergy,
   workWindows,
   type CpuModelRunFit,
   type EnergyResult,
@@ -140,6 +141,13 @@ export interface ReportedTest extends ReportEntry {
    * reference `energy.baseline()` measured (`idleBaseline`), which is not the test's work.
    */
   readonly netEnergyJ: number
+  /**
+   * The test's own energy: `netEnergyJ` without what a radio or the GPS another test left on drew
+   * in these windows (their `carriedOverJ`), as matchers and budgets judge it; equal to
+   * `netEnergyJ` when nothing was carried over. The report ranks tests by it. Added within schema
+   * version 4: reports written before it lack it.
+   */
+  readonly ownEnergyJ: number
   /** The same windows' gross energy and duration. */
   readonly grossEnergyJ: number
   readonly durationS: number
@@ -180,11 +188,16 @@ export interface EnergyReport {
     /** Sums over the tests (`netEnergyJ`, `grossEnergyJ`: `energy.baseline()` windows left out). */
     readonly totalNetEnergyJ: number
     readonly totalGrossEnergyJ: number
-    /** Highest net energy first (at most 5). */
+    /**
+     * Highest own energy first (`ownEnergyJ`: what another test left on is not this test's; at
+     * most 5).
+     */
     readonly worst: ReadonlyArray<{
       readonly file: string
       readonly name: string
       readonly netEnergyJ: number
+      /** The test's `ownEnergyJ`. Added within schema version 4. */
+      readonly ownEnergyJ: number
     }>
     /** Power sources seen across the run (`odpm`, `fuel-gauge`, …). */
     readonly sources: readonly string[]
@@ -318,6 +331,7 @@ export function buildEnergyReport(
       ...(reason === undefined ? {} : { noEnergyReason: reason }),
       results,
       netEnergyJ,
+      ownEnergyJ: sum(work.map((w) => ownNetEnergy(w).valueJ)),
       grossEnergyJ: sum(work.map((w) => w.grossEnergyJ)),
       durationS: sum(work.map((w) => w.durationS)),
     }
@@ -403,9 +417,15 @@ export function buildEnergyReport(
       worst: [...tests]
         // A test that only measured the idle phone (energy.baseline()) did no work to rank.
         .filter((t) => workWindows(t.results).length > 0)
-        .sort((a, b) => b.netEnergyJ - a.netEnergyJ)
+        // By what the test is judged by: a radio another test left on is not its own energy.
+        .sort((a, b) => b.ownEnergyJ - a.ownEnergyJ)
         .slice(0, 5)
-        .map((t) => ({ file: t.file, name: t.name, netEnergyJ: t.netEnergyJ })),
+        .map((t) => ({
+          file: t.file,
+          name: t.name,
+          netEnergyJ: t.netEnergyJ,
+          ownEnergyJ: t.ownEnergyJ,
+        })),
       sources: [...new Set(measured.map((r) => r.sources.power))].sort(),
       ...methodEnergyOf(measured),
       ...cpuModelOf(measured),

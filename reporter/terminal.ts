@@ -12,6 +12,7 @@ import {
   formatWatts,
   appMethodsFirst,
   methodOrigin,
+  ownNetEnergy,
   workWindows,
   type EnergyWarning,
   type MeasuredEnergyResult,
@@ -194,14 +195,19 @@ function renderTest(test: ReportedTest, context: RenderContext, nameWidth: numbe
       `${head}  ${c.dim('·')} idle ${c.bold(formatWatts(energyJ / Math.max(durationS, Number.MIN_VALUE)))} ${c.dim(`over ${formatSeconds(durationS)} (energy.baseline())`)}${limitTag(test, context.screen)}`,
     )
   } else {
+    // The headline is the figure the test is judged by, its own energy: its net energy, unless
+    // another test left a radio or the GPS on in its windows; then the net energy follows.
+    const carriedJ = carriedOverJ(workWindows(test.results))
+    const headline = `${c.bold(formatJoules(test.ownEnergyJ).padStart(9))} ${carriedJ > 0 ? 'own' : 'net'}`
     const figures = context.verbose
       ? [
-          c.bold(formatJoules(test.netEnergyJ).padStart(9)) + ' net',
+          headline,
+          ...(carriedJ > 0 ? [netLeftOn(formatJoules(test.netEnergyJ), carriedJ)] : []),
           formatJoules(test.grossEnergyJ).padStart(9) + ' gross',
           formatWatts(test.grossEnergyJ / Math.max(test.durationS, Number.MIN_VALUE)).padStart(9),
           formatSeconds(test.durationS).padStart(8),
         ].join('  ')
-      : `${c.bold(formatJoules(test.netEnergyJ).padStart(9))} net ${c.dim(`(${formatJoules(test.grossEnergyJ)} gross${carriedOver(windows)})`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
+      : `${headline} ${c.dim(`(${carriedJ > 0 ? `${netLeftOn(formatJoules(test.netEnergyJ), carriedJ)}; ` : ''}${formatJoules(test.grossEnergyJ)} gross)`)}${test.netEnergyJ < 0 && belowIdle(windows) ? c.dim(' below idle') : ''}`
     lines.push(
       `${head}  ${c.dim('·')} ${figures}${figureTag(test)}${budgetTag(test, context.screen)}${limitTag(test, context.screen)}${deltaTag(test, context.screen)}`,
     )
@@ -282,10 +288,15 @@ function renderWindow(
   const lines: string[] = []
   if (labelled) {
     lines.push(
-      `${indent}${c.dim('window')} ${r.label}: ${formatJoulesWithInterval(r.netEnergyJ, r.netIntervalJ)} net, ${formatSeconds(r.durationS)}`,
+      `${indent}${c.dim('window')} ${r.label}: ${windowFigure(r)}, ${formatSeconds(r.durationS)}`,
     )
   } else if (r.netIntervalJ && context.verbose) {
-    lines.push(`${indent}${c.dim(`net ${formatJoulesWithInterval(r.netEnergyJ, r.netIntervalJ)}`)}`)
+    // The interval of the figure the row leads with.
+    const own = ownNetEnergy(r)
+    const word = (r.carriedOverJ ?? 0) > 0 ? 'own' : 'net'
+    lines.push(
+      `${indent}${c.dim(`${word} ${formatJoulesWithInterval(own.valueJ, own.intervalJ)}`)}`,
+    )
   }
   lines.push(...methodsLine(r.methods, context), ...railsLine(r.rails, context.screen))
   if (r.battery && context.verbose) {
@@ -311,10 +322,13 @@ function renderRepetitions(
   const n = group.length
   const first = group[0] as MeasuredEnergyResult
   const last = group[n - 1] as MeasuredEnergyResult
-  const nets = group.map((w) => w.netEnergyJ)
+  // Each repetition's own energy, as the budget figure and matchers judge them.
+  const owns = group.map((w) => ownNetEnergy(w).valueJ)
   const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / n
+  const carriedJ = carriedOverJ(group) / n
+  const range = `${formatJoules(Math.min(...owns))} – ${formatJoules(Math.max(...owns))}`
   const lines = [
-    `${indent}${c.dim('window')} ${first.label}–#${/#(\d+)$/.exec(last.label)?.[1] ?? n}: ${formatJoules(mean(nets))} net on average (${formatJoules(Math.min(...nets))} – ${formatJoules(Math.max(...nets))}), ${formatSeconds(mean(group.map((w) => w.durationS)))} each`,
+    `${indent}${c.dim('window')} ${first.label}–#${/#(\d+)$/.exec(last.label)?.[1] ?? n}: ${formatJoules(mean(owns))} ${carriedJ > 0 ? `own on average (${range}; ${netLeftOn(formatJoules(mean(group.map((w) => w.netEnergyJ))), carriedJ)})` : `net on average (${range})`}, ${formatSeconds(mean(group.map((w) => w.durationS)))} each`,
   ]
   const methods = new Map<string, { inclusive: number; async: number; color?: MethodColor }>()
   for (const w of group) {
@@ -659,7 +673,7 @@ function renderSummary(report: EnergyReport, screen: Screen, notesWhere: string)
     lines.push(
       ` ${c.bold('Hungriest')} ${s.worst
         .slice(0, 3)
-        .map((w) => `${w.name} ${c.dim(`(${formatJoules(w.netEnergyJ)})`)}`)
+        .map((w) => `${w.name} ${c.dim(`(${formatJoules(w.ownEnergyJ)})`)}`)
         .join(c.dim(' · '))}`,
     )
   }
@@ -814,8 +828,34 @@ function colorTag(color: MethodColor | undefined, screen: Screen): string {
   return ''
 }
 
-/** `; 806 mJ another test left on`: part of the figures, judged apart by matchers and budgets. */
-function carriedOver(windows: readonly MeasuredEnergyResult[]): string {
-  const carriedJ = windows.reduce((sum, w) => sum + (w.carriedOverJ ?? 0), 0)
-  return carriedJ > 0 ? `; ${formatJoules(carriedJ)} another test left on` : ''
+/** What a radio or the GPS another test left on drew in these windows (`carriedOverJ`), joules. */
+export function carriedOverJ(windows: readonly MeasuredEnergyResult[]): number {
+  return windows.reduce((sum, w) => sum + (w.carriedOverJ ?? 0), 0)
+}
+
+/**
+ * `incl. 1.58 J another test left on`: the part of a net energy that matchers and budgets leave
+ * out of the test's own.
+ */
+export function leftOnText(carriedJ: number): string {
+  return `incl. ${formatJoules(carriedJ)} another test left on`
+}
+
+/** `1.62 J net incl. 1.58 J another test left on`, beside the own energy a test is judged by. */
+function netLeftOn(net: string, carriedJ: number): string {
+  return `${net} net ${leftOnText(carriedJ)}`
+}
+
+/**
+ * A window's energy as it is judged (its own), with its 95% interval when it has one:
+ * `1.62 J ± 3.0 mJ net`, or, when another test left a radio or the GPS on in it,
+ * `44.0 mJ ± 3.0 mJ own (1.62 J net incl. 1.58 J another test left on)`.
+ */
+function windowFigure(r: MeasuredEnergyResult): string {
+  const carriedJ = r.carriedOverJ ?? 0
+  const own = ownNetEnergy(r)
+  const figure = formatJoulesWithInterval(own.valueJ, own.intervalJ)
+  return carriedJ > 0
+    ? `${figure} own (${netLeftOn(formatJoules(r.netEnergyJ), carriedJ)})`
+    : `${figure} net`
 }

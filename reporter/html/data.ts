@@ -63,6 +63,11 @@ export interface HtmlTest {
   readonly errors?: readonly string[]
   readonly noEnergyReason?: string
   readonly netEnergyJ: number
+  /**
+   * `ReportedTest.ownEnergyJ`, the figure the test is judged by (and ranked by), when it is not
+   * `netEnergyJ`: another test left a radio or the GPS on in the test's windows.
+   */
+  readonly ownEnergyJ?: number
   readonly grossEnergyJ: number
   readonly durationS: number
   /** `ReportedTest.budgetFigure`: value, its 95% interval when known, repetitions. */
@@ -409,6 +414,7 @@ function htmlTest(
     ...(t.errors.length === 0 ? {} : { errors: t.errors }),
     ...(t.noEnergyReason === undefined ? {} : { noEnergyReason: t.noEnergyReason }),
     netEnergyJ: round(t.netEnergyJ),
+    ...(t.ownEnergyJ === t.netEnergyJ ? {} : { ownEnergyJ: round(t.ownEnergyJ) }),
     grossEnergyJ: round(t.grossEnergyJ),
     durationS: round(t.durationS),
     ...(f === undefined
@@ -557,7 +563,7 @@ function detailedTests(
     .sort((a, b) => {
       const x = report.tests[a] as ReportedTest
       const y = report.tests[b] as ReportedTest
-      return rank(x) - rank(y) || y.netEnergyJ - x.netEnergyJ || a - b
+      return rank(x) - rank(y) || y.ownEnergyJ - x.ownEnergyJ || a - b
     })
   const out = new Map<number, Map<EnergyResult, WindowDetail>>()
   let usedBytes = 0

@@ -8,7 +8,7 @@ import {
   testBudgetFigure,
   type BudgetFile,
 } from '../../src/budgets/index.js'
-import { measuredResult, type EnergyResult } from '../../src/model/index.js'
+import { measuredResult, workWindows, type EnergyResult } from '../../src/model/index.js'
 
 const windowArb = fc
   .record({
@@ -17,8 +17,10 @@ const windowArb = fc
     failed: fc.boolean(),
     // energy.baseline()'s window: listed, not summed.
     idle: fc.boolean(),
+    // What a radio or the GPS another test left on drew in the window: not the test's own.
+    carriedOverJ: fc.option(fc.double({ min: 0, max: 50, noNaN: true }), { nil: undefined }),
   })
-  .map(({ label, grossEnergyJ, failed, idle }): EnergyResult =>
+  .map(({ label, grossEnergyJ, failed, idle, carriedOverJ }): EnergyResult =>
     failed
       ? {
           schemaVersion: 1,
@@ -38,6 +40,7 @@ const windowArb = fc
           sources: { power: 'odpm', sampleCount: 10 },
           warnings: [],
           ...(idle ? { label: 'idle baseline', idleBaseline: true as const } : {}),
+          ...(carriedOverJ === undefined ? {} : { carriedOverJ }),
         }),
   )
 
@@ -95,6 +98,32 @@ test('totals are the sums of the tests; budget verdicts account for every measur
         if (t.budget?.verdict === 'within') expect(t.budget.valueJ).toBeLessThanOrEqual(budgetJ)
         if (t.budget?.verdict === 'over') expect(t.budget.valueJ).toBeGreaterThan(budgetJ)
       }
+    }),
+  )
+})
+
+test('the hungriest tests are those with the most energy of their own, not of another test', () => {
+  fc.assert(
+    fc.property(entriesArb, (entries) => {
+      const report = buildEnergyReport(entries as ReportEntry[])
+      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0)
+      for (const t of report.tests)
+        expect(t.ownEnergyJ, 'net without what another test left on').toBeCloseTo(
+          t.netEnergyJ - sum(workWindows(t.results).map((w) => w.carriedOverJ ?? 0)),
+          9,
+        )
+      const worst = report.summary.worst
+      worst.forEach((w, i) => {
+        const t = report.tests.find((x) => x.file === w.file && x.name === w.name)
+        expect(w.ownEnergyJ).toBe(t?.ownEnergyJ)
+        expect(w.netEnergyJ).toBe(t?.netEnergyJ)
+        if (i > 0) expect(w.ownEnergyJ).toBeLessThanOrEqual(worst[i - 1]?.ownEnergyJ ?? Infinity)
+      })
+      // Every test left out, with work to rank, has no more energy of its own than the last listed.
+      const listed = new Set(worst.map((w) => `${w.file}\u0000${w.name}`))
+      for (const t of report.tests)
+        if (!listed.has(`${t.file}\u0000${t.name}`) && workWindows(t.results).length > 0)
+          expect(t.ownEnergyJ).toBeLessThanOrEqual(worst.at(-1)?.ownEnergyJ ?? -Infinity)
     }),
   )
 })

@@ -161,6 +161,72 @@ describe('compact by default', () => {
   })
 })
 
+describe('energy another test left on', () => {
+  // A sync's cellular tail drew 1.58 J in the next test's window: its own energy is 40 mJ, which
+  // matchers and budgets judge (test/matchers/matchers.test.ts), so the report ranks and heads its
+  // row with that, and says what the net energy includes.
+  const afterSync = entry('after the sync', [
+    { ...window('after the sync', 2.12), carriedOverJ: 1.58 },
+  ])
+  const busy = entry('a busy test', [window('a busy test', 1)])
+  const carried = buildEnergyReport([afterSync, busy])
+  const out = renderTerminal(carried, plainScreen)
+
+  test('the hungriest tests are ranked by their own energy, not by what another test left on', () => {
+    expect(carried.summary.worst.map((w) => w.name)).toEqual(['a busy test', 'after the sync'])
+    expect(carried.summary.worst[1]?.netEnergyJ).toBeCloseTo(1.62, 12)
+    expect(carried.summary.worst[1]?.ownEnergyJ).toBeCloseTo(0.04, 12)
+    expect(carried.tests[0]?.ownEnergyJ).toBeCloseTo(0.04, 12)
+    expect(carried.tests[1]?.ownEnergyJ, 'nothing carried over: own is net').toBe(0.5)
+    expect(out).toContain(' Hungriest a busy test (500 mJ) · after the sync (40.0 mJ)\n')
+  })
+
+  test('the row heads with the own energy; the net energy says what it includes', () => {
+    expect(out).toContain(
+      '   ✓ after the sync  ·   40.0 mJ own (1.62 J net incl. 1.58 J another test left on; 2.12 J gross)\n',
+    )
+    expect(out, 'nothing carried over: as before').toContain(
+      '   ✓ a busy test     ·    500 mJ net (1.00 J gross)\n',
+    )
+    const verbose = renderTerminal(carried, plainScreen, { verbose: true })
+    expect(verbose).toMatch(
+      / after the sync +· +40\.0 mJ own +1\.62 J net incl\. 1\.58 J another test left on +2\.12 J gross +2\.12 W +1\.00 s/,
+    )
+  })
+
+  test("a test's windows and repetitions in detail: each one's own energy first", () => {
+    const windows = buildEnergyReport([
+      entry(
+        'map after the sync',
+        [{ ...window('opening the map', 2.12), carriedOverJ: 1.58 }, window('panning', 0.7)],
+        { state: 'failed', failure: { message: 'over' } },
+      ),
+      entry(
+        'scrolling after the sync',
+        [1, 2, 3].map((i) => ({ ...window(`scroll #${i}`, 0.6 + i / 100), carriedOverJ: 0.05 })),
+        { state: 'failed', failure: { message: 'over' } },
+      ),
+    ])
+    const detail = renderTerminal(windows, plainScreen)
+    expect(detail).toContain(
+      '       window opening the map: 40.0 mJ own (1.62 J net incl. 1.58 J another test left on), 1.00 s\n',
+    )
+    expect(detail).toContain('       window panning: 200 mJ net, 1.00 s\n')
+    expect(detail).toContain(
+      '       window scroll #1–#3: 70.0 mJ own on average (60.0 mJ – 80.0 mJ; 120 mJ net incl. 50.0 mJ another test left on), 1.00 s each\n',
+    )
+  })
+
+  test('the markdown says what the net energy includes, and the own energy', () => {
+    expect(renderMarkdown(carried)).toContain(
+      '| ✅ | feed.test.ts › after the sync | 1.62 J incl. 1.58 J another test left on (40.0 mJ own) | 2.12 J |',
+    )
+    expect(renderMarkdown(carried)).toContain(
+      '| ✅ | feed.test.ts › a busy test | 500 mJ | 1.00 J |',
+    )
+  })
+})
+
 describe('warnings once per run, by code', () => {
   test('each code with the windows that raised it and one actionable sentence', () => {
     const at = lines.findIndex((l) => l.startsWith(' Warnings'))

@@ -74,6 +74,16 @@ const idleOnly = (t: HtmlTest): boolean =>
   measured(t).length > 0 && measured(t).every((w) => w.idleBaseline === true)
 const rowGrossJ = (t: HtmlTest): number =>
   idleOnly(t) ? measured(t).reduce((sum, w) => sum + w.grossEnergyJ, 0) : t.grossEnergyJ
+/**
+ * What the test is judged by, and ranked by: its net energy without what a radio or the GPS
+ * another test left on drew in its windows.
+ */
+const ownJ = (t: HtmlTest): number => t.ownEnergyJ ?? t.netEnergyJ
+/** `incl. 1.58 J another test left on`, the terminal's words; '' when nothing was carried over. */
+const leftOn = (t: HtmlTest): string =>
+  t.ownEnergyJ === undefined
+    ? ''
+    : `incl. ${joules(t.netEnergyJ - t.ownEnergyJ)} another test left on`
 const rowDurationS = (t: HtmlTest): number =>
   idleOnly(t) ? measured(t).reduce((sum, w) => sum + w.durationS, 0) : t.durationS
 const averagePowerW = (t: HtmlTest): number | undefined =>
@@ -209,7 +219,7 @@ const TABS: ReadonlyArray<readonly [View, string]> = [
 ]
 const hungriest = [...tests.keys()]
   .filter((i) => measured(tests[i] as HtmlTest).length > 0)
-  .sort((a, b) => (tests[b]?.netEnergyJ ?? 0) - (tests[a]?.netEnergyJ ?? 0))
+  .sort((a, b) => ownJ(tests[b] as HtmlTest) - ownJ(tests[a] as HtmlTest))
 let currentTest = hungriest[0] ?? (tests.length > 0 ? 0 : -1)
 let disposers: Array<() => void> = []
 const main = h('main', { id: 'panel', role: 'tabpanel', tabindex: -1 })
@@ -706,9 +716,19 @@ function overview(root: HTMLElement): void {
   }
 
   const top = hungriest.slice(0, 10)
-  const max = tests[top[0] ?? -1]?.netEnergyJ ?? 0
+  const max = top[0] === undefined ? 0 : ownJ(tests[top[0]] as HtmlTest)
   root.append(
     h('h2', null, 'Hungriest tests'),
+    // Said only where it changes something: a test with energy another test left on.
+    ...(top.some((i) => tests[i]?.ownEnergyJ !== undefined)
+      ? [
+          h(
+            'p',
+            { class: 'muted', id: 'hungriest-note' },
+            'By their own energy, the figure matchers and budgets judge: what a radio or the GPS another test left on drew in a test’s windows is not its own.',
+          ),
+        ]
+      : []),
     top.length === 0
       ? empty('No test measured energy.')
       : h(
@@ -722,10 +742,20 @@ function overview(root: HTMLElement): void {
                 'div',
                 { class: 'bar' },
                 h('span', {
-                  style: `width:${max > 0 ? Math.max(0, (100 * t.netEnergyJ) / max) : 0}%`,
+                  style: `width:${max > 0 ? Math.max(0, (100 * ownJ(t)) / max) : 0}%`,
                 }),
               ),
-              h('div', { class: 'num' }, joules(t.netEnergyJ)),
+              h(
+                'div',
+                {
+                  class: 'num',
+                  title:
+                    t.ownEnergyJ === undefined
+                      ? undefined
+                      : `${joules(t.ownEnergyJ)} own; ${joules(t.netEnergyJ)} net ${leftOn(t)}`,
+                },
+                joules(ownJ(t)),
+              ),
             ]
           }),
         ),
@@ -930,6 +960,16 @@ function netCell(t: HtmlTest): Child {
   const single = t.windows.length === 1 ? measured(t)[0]?.netIntervalJ : undefined
   return [
     single === undefined ? joules(t.netEnergyJ) : withInterval(t.netEnergyJ, single[0], single[1]),
+    t.ownEnergyJ === undefined
+      ? null
+      : h(
+          'div',
+          {
+            class: 'small muted own',
+            title: 'what the test is judged by: its net energy without what another test left on',
+          },
+          `${leftOn(t)}; ${joules(t.ownEnergyJ)} own`,
+        ),
     f === undefined || f.n < 2
       ? null
       : h(
@@ -1271,7 +1311,8 @@ function testView(root: HTMLElement): void {
         'div',
         { id: 'test-facts' },
         facts([
-          ['Net energy', joules(t.netEnergyJ)],
+          t.ownEnergyJ === undefined ? null : ['Own energy', joules(t.ownEnergyJ)],
+          ['Net energy', `${joules(t.netEnergyJ)} ${leftOn(t)}`.trim()],
           ['Gross energy', joules(t.grossEnergyJ)],
           ['Duration', seconds(t.durationS)],
           ['Average power', watts(averagePowerW(t) ?? 0)],

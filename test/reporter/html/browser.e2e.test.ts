@@ -135,6 +135,18 @@ function reportChecks(engine: Engine): void {
     )
     const hungriest = await page.locator('#hungriest .name').allInnerTexts()
     expect(hungriest.slice(0, 5)).toEqual(r.summary.worst.map((w) => w.name))
+    // Ranked by what a test is judged by: 600 mJ of the quiet test's 2.50 J net is the cellular
+    // tail the sync left on, so it ranks below 'opening the feed' (2.00 J), and shows its own.
+    const rank = (name: string): number => r.summary.worst.findIndex((w) => w.name === name)
+    const QUIET = 'sync > the radio is quiet after a sync (fails: polling)'
+    const quiet = r.summary.worst[rank(QUIET)]
+    const opening = r.summary.worst[rank('feed > opening the feed')]
+    expect(quiet?.netEnergyJ).toBeGreaterThan(opening?.netEnergyJ ?? Infinity)
+    expect(quiet?.ownEnergyJ).toBeLessThan(opening?.ownEnergyJ ?? -Infinity)
+    expect(rank(QUIET)).toBeGreaterThan(rank('feed > opening the feed'))
+    const figures = await page.locator('#hungriest .num').allInnerTexts()
+    expect(figures.slice(0, 5)).toEqual(r.summary.worst.map((w) => formatJoules(w.ownEnergyJ)))
+    expect(await page.locator('#hungriest-note').innerText()).toContain('another test left on')
     const warnings = await page.locator('#warnings tbody tr').allInnerTexts()
     expect(warnings.map((row) => row.split('\t')[0]).sort()).toEqual([
       'W_HOSTILE',
@@ -242,6 +254,11 @@ function reportChecks(engine: Engine): void {
         expect(cells[2]?.startsWith(formatJoules(t.netEnergyJ)), `${t.name}: ${cells[2]}`).toBe(
           true,
         )
+        // The part another test left on, and the test's own energy, which it is judged by.
+        if (t.ownEnergyJ !== t.netEnergyJ)
+          expect(cells[2]).toContain(
+            `incl. ${formatJoules(t.netEnergyJ - t.ownEnergyJ)} another test left on; ${formatJoules(t.ownEnergyJ)} own`,
+          )
         if ((t.budgetFigure?.n ?? 1) >= 2)
           expect(cells[2]).toContain(`(mean of ${t.budgetFigure?.n})`)
         expect(cells[3]).toBe(formatJoules(t.grossEnergyJ))
@@ -413,6 +430,29 @@ function reportChecks(engine: Engine): void {
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-tests')
     await page.keyboard.press('End')
     await expect.poll(() => page.evaluate(() => location.hash)).toBe('#budgets')
+    await done()
+  })
+
+  test('one test: energy another test left on is apart from the own energy the test is judged by', async () => {
+    const r = check.report
+    const index = indexOf(r, 'sync > the radio is quiet after a sync (fails: polling)')
+    const t = r.tests[index] as ReportedTest
+    expect(t.ownEnergyJ).toBeLessThan(t.netEnergyJ)
+    const { page, done } = await open(check, testAt(r, index))
+    const facts = (await page
+      .locator('#test-facts')
+      .evaluate((dl) =>
+        Object.fromEntries(
+          Array.from(dl.querySelectorAll('dt')).map((dt) => [
+            dt.textContent ?? '',
+            dt.nextElementSibling?.textContent ?? '',
+          ]),
+        ),
+      )) as Record<string, string>
+    expect(facts['Own energy']).toBe(formatJoules(t.ownEnergyJ))
+    expect(facts['Net energy']).toBe(
+      `${formatJoules(t.netEnergyJ)} incl. ${formatJoules(t.netEnergyJ - t.ownEnergyJ)} another test left on`,
+    )
     await done()
   })
 

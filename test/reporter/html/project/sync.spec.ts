@@ -64,11 +64,14 @@ describe('sync', () => {
     )
   })
 
-  // The energy bug it is written to catch: Vitest counts it as passed, the report as ⚑.
+  // The energy bug it is written to catch: Vitest counts it as passed, the report as ⚑. Of its
+  // 2.50 J net, 600 mJ is the cellular tail the sync left on: not its own, so it ranks below
+  // 'opening the feed' (2.00 J) among the hungriest tests.
   test.fails('the radio is quiet after a sync (fails: polling)', ({ task }) => {
-    task.meta.energy = meta(
-      window({ label: 'after the sync', at: 40, durationS: 2, grossEnergyJ: 3, methods: [] }),
-    )
+    task.meta.energy = meta({
+      ...window({ label: 'after the sync', at: 40, durationS: 2, grossEnergyJ: 3, methods: [] }),
+      carriedOverJ: 0.6,
+    })
     expect(3 - 1, 'net energy').toBeLessThan(0.1)
   })
 
