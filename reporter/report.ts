@@ -298,6 +298,40 @@ export interface BaselineReport {
   readonly tests: ReadonlyArray<Pick<ReportedTest, 'file' | 'name' | 'netEnergyJ' | 'results'>>
 }
 
+/**
+ * Warnings on how precisely a window's energy is known: its edges fell inside sensor intervals
+ * too long for it (`W_SLOW_SENSOR`). They ask for action (a longer window, repetitions) only where
+ * a verdict depends on that energy.
+ */
+const FIGURE_PRECISION_WARNINGS: ReadonlySet<string> = new Set(['W_SLOW_SENSOR'])
+
+/**
+ * The windows of a test that no matcher or budget judges, with their figure-precision warnings as
+ * notes (severity `info`): a suite of short UI steps measured for the record would otherwise raise
+ * one in nearly every window, for a figure nobody judges. A matcher or a budget on the test makes
+ * them warnings again.
+ */
+function precisionAsNotes(results: readonly EnergyResult[]): EnergyResult[] {
+  const demote = (w: EnergyWarning): boolean =>
+    w.severity === 'warning' && FIGURE_PRECISION_WARNINGS.has(w.code)
+  return results.map((r) =>
+    r.status === 'skipped' || !r.warnings.some(demote)
+      ? r
+      : {
+          ...r,
+          warnings: r.warnings.map((w) =>
+            demote(w)
+              ? {
+                  ...w,
+                  severity: 'info' as const,
+                  message: `${w.message} (A note: no matcher or budget judges this test's energy.)`,
+                }
+              : w,
+          ),
+        },
+  )
+}
+
 export function measuredWindows(test: Pick<ReportEntry, 'results'>): MeasuredEnergyResult[] {
   return test.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured')
 }
@@ -380,8 +414,10 @@ export function buildEnergyReport(
             n: figure.n,
           }
         : undefined
+    const judged = budget !== undefined || e.budgetRequested === true || (e.limits ?? []).length > 0
     return {
       ...test,
+      results: judged ? test.results : precisionAsNotes(test.results),
       ...(shownFigure === undefined ? {} : { budgetFigure: shownFigure }),
       ...(budget === undefined ? {} : { budget }),
       ...(delta === undefined ? {} : { baseline: delta }),

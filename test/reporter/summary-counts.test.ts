@@ -3,12 +3,12 @@
  * list (notes counted apart).
  */
 import fc from 'fast-check'
-import { expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { renderMarkdown } from '../../reporter/markdown.js'
 import { buildEnergyReport, type ReportEntry } from '../../reporter/report.js'
 import { plainScreen } from '../../reporter/screen.js'
 import { renderTerminal } from '../../reporter/terminal.js'
-import { measuredResult, type EnergyWarning } from '../../src/model/index.js'
+import { measuredResult, type EnergyWarning, type LimitCheck } from '../../src/model/index.js'
 
 const CODES = [
   { code: 'W_SLOW_SENSOR', severity: 'warning' },
@@ -17,11 +17,13 @@ const CODES = [
   { code: 'W_NEGATIVE_NET', severity: 'info' },
 ] as const
 
-function entry(name: string, warnings: readonly EnergyWarning[][]): ReportEntry {
+/** A test's windows with these warnings; `judged`: it asked for a budget (a verdict on it). */
+function entry(name: string, warnings: readonly EnergyWarning[][], judged = true): ReportEntry {
   return {
     file: 'a.test.ts',
     name,
     state: 'passed',
+    ...(judged ? { budgetRequested: true } : {}),
     errors: [],
     results: warnings.map((w, i) =>
       measuredResult({
@@ -75,21 +77,30 @@ test('the warning count is the sum of the listed codes, in the terminal and in m
   const warning = fc.constantFrom(...CODES).map((c) => ({ ...c, message: `${c.code}.` }))
   fc.assert(
     fc.property(
-      fc.array(fc.array(fc.array(warning, { maxLength: 4 }), { minLength: 1, maxLength: 3 }), {
-        minLength: 1,
-        maxLength: 4,
-      }),
+      fc.array(
+        fc.record({
+          windows: fc.array(fc.array(warning, { maxLength: 4 }), { minLength: 1, maxLength: 3 }),
+          judged: fc.boolean(),
+        }),
+        { minLength: 1, maxLength: 4 },
+      ),
       (tests) => {
-        const report = buildEnergyReport(tests.map((w, i) => entry(`test ${i}`, w)))
+        const report = buildEnergyReport(
+          tests.map((t, i) => entry(`test ${i}`, t.windows, t.judged)),
+        )
         const { said, listed, notes } = counts(renderTerminal(report, plainScreen))
         expect(said).toBe(listed)
+        // W_SLOW_SENSOR is a note in a test that nothing judges.
+        const isWarning = (x: EnergyWarning, judged: boolean): boolean =>
+          x.severity !== 'info' && (judged || x.code !== 'W_SLOW_SENSOR')
         const perWindow = (severe: boolean) =>
           tests
-            .flat()
-            .map(
-              (w) =>
-                new Set(w.filter((x) => (x.severity !== 'info') === severe).map((x) => x.code))
-                  .size,
+            .flatMap((t) =>
+              t.windows.map(
+                (w) =>
+                  new Set(w.filter((x) => isWarning(x, t.judged) === severe).map((x) => x.code))
+                    .size,
+              ),
             )
             .reduce((a, b) => a + b, 0)
         expect(listed).toBe(perWindow(true))
@@ -100,4 +111,50 @@ test('the warning count is the sum of the listed codes, in the terminal and in m
       },
     ),
   )
+})
+
+describe('W_SLOW_SENSOR asks for action only where a verdict depends on the window', () => {
+  const slow = {
+    code: 'W_SLOW_SENSOR',
+    severity: 'warning',
+    message: '30% of this 400 ms window lies in the sensor intervals its edges cut.',
+  } as const
+  const limit: LimitCheck = {
+    matcher: 'toConsumeLessThan',
+    negated: false,
+    comparison: '<',
+    limit: 2,
+    unit: 'J',
+    scope: 'net',
+    value: 1,
+    n: 1,
+    verdict: 'within',
+    passed: true,
+  }
+
+  test('in a test nothing judges: a note, listed in the JSON and HTML, not among the warnings', () => {
+    const report = buildEnergyReport([entry('a click', [[slow], [slow]], false)])
+    const out = renderTerminal(report, plainScreen)
+    expect(out).not.toMatch(/· \d+ warning/)
+    expect(out).not.toContain('⚠ W_SLOW_SENSOR')
+    expect(out).toContain('· 2 notes')
+    const [first] = report.tests[0]?.results ?? []
+    expect(first?.status === 'measured' && first.warnings).toEqual([
+      {
+        code: 'W_SLOW_SENSOR',
+        severity: 'info',
+        message: `${slow.message} (A note: no matcher or budget judges this test's energy.)`,
+      },
+    ])
+  })
+
+  test('with a matcher or a budget on the test: a warning, as raised', () => {
+    const limited = { ...entry('judged by a matcher', [[slow]], false), limits: [limit] }
+    const budgeted = entry('asks for its budget', [[slow]], true)
+    const report = buildEnergyReport([limited, budgeted])
+    const out = renderTerminal(report, plainScreen)
+    expect(out).toMatch(/⚠ W_SLOW_SENSOR ×2/)
+    for (const t of report.tests)
+      expect(t.results[0]?.status === 'measured' && t.results[0].warnings).toEqual([slow])
+  })
 })
