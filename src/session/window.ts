@@ -922,7 +922,7 @@ function asyncTails(
       warnings.push({
         code: 'W_ASYNC_UNKNOWN_ORIGIN',
         severity: 'info',
-        message: `${burst.component} was already active when the window opened (${burst.energyJ.toFixed(3)} J above idle here); whoever started it ran before this window`,
+        message: `${burst.component} was already active when the window opened (${burst.energyJ.toFixed(3)} J above idle here); whoever started it ran before this window (a hook such as \`beforeEach\`, code outside any window, or another app)`,
       })
       continue
     }
