@@ -120,9 +120,12 @@ export type ReportedBudgetFigure = Pick<BudgetFigure, 'valueJ' | 'intervalJ' | '
 
 /** A test compared with the same test in the baseline report. */
 export interface ReportedDelta {
-  /** Net energy in the baseline, joules. */
+  /**
+   * The test's own energy in the baseline (its net energy without what another test left on, as
+   * `ownEnergyJ`; a report from before `carriedOverJ` has none to leave out), joules.
+   */
   readonly baselineNetEnergyJ: number
-  /** Current − baseline net energy, joules. */
+  /** Current − baseline own energy, joules: which test ran before is not a regression. */
   readonly deltaJ: number
   /** 100 · deltaJ / baseline; null when the baseline is 0. */
   readonly deltaPct: number | null
@@ -365,7 +368,7 @@ export function buildEnergyReport(
       ...(reason === undefined ? {} : { noEnergyReason: reason }),
       results,
       netEnergyJ,
-      ownEnergyJ: sum(work.map((w) => ownNetEnergy(w).valueJ)),
+      ownEnergyJ: ownEnergyOf({ results }),
       grossEnergyJ: sum(work.map((w) => w.grossEnergyJ)),
       durationS: sum(work.map((w) => w.durationS)),
     }
@@ -559,11 +562,29 @@ export function testsWithoutBudget(
   )
 }
 
-/** Net energies of the repetitions of one `energy.repeat` call, when the test has only those (≥ 2). */
+/**
+ * Own energies of the repetitions of one `energy.repeat` call, when the test has only those (≥ 2):
+ * their net energy without what another test left on, as `toNotRegressFrom` judges them.
+ */
 function repetitionsOf(test: Pick<ReportEntry, 'results'>): number[] | undefined {
   const windows = workWindows(test.results)
   if (windows.length < 2) return undefined
-  return repetitionGroups(windows).length === 1 ? windows.map((w) => w.netEnergyJ) : undefined
+  return repetitionGroups(windows).length === 1
+    ? windows.map((w) => ownNetEnergy(w).valueJ)
+    : undefined
+}
+
+/** A test's own energy over its work windows. */
+function ownEnergyOf(test: Pick<ReportEntry, 'results'>): number {
+  return sum(workWindows(test.results).map((w) => ownNetEnergy(w).valueJ))
+}
+
+/**
+ * A baseline test's own energy: its net energy without what its windows' `carriedOverJ` says
+ * another test left on (a baseline report may predate `ownEnergyJ`).
+ */
+function baselineOwnEnergyJ(test: BaselineReport['tests'][number]): number {
+  return test.netEnergyJ - sum(workWindows(test.results).map((w) => w.carriedOverJ ?? 0))
 }
 
 function compareWithBaseline(
@@ -572,14 +593,16 @@ function compareWithBaseline(
   maxPct: number,
   alpha: number,
 ): ReportedDelta {
-  const deltaJ = current.netEnergyJ - base.netEnergyJ
-  const deltaPct = base.netEnergyJ === 0 ? null : (100 * deltaJ) / Math.abs(base.netEnergyJ)
+  // Own energies on both sides: which test ran before (and left a radio on) is not a regression.
+  const baseJ = baselineOwnEnergyJ(base)
+  const deltaJ = current.ownEnergyJ - baseJ
+  const deltaPct = baseJ === 0 ? null : (100 * deltaJ) / Math.abs(baseJ)
   const currentRuns = repetitionsOf(current)
   const baseRuns = repetitionsOf(base)
   if (currentRuns && baseRuns) {
     const c = compare(baseRuns, currentRuns, { minEffectPct: maxPct, alpha })
     return {
-      baselineNetEnergyJ: base.netEnergyJ,
+      baselineNetEnergyJ: baseJ,
       deltaJ: c.deltaJ,
       deltaPct: Number.isFinite(c.deltaPct) ? c.deltaPct : null,
       method: 'mann-whitney',
@@ -597,7 +620,7 @@ function compareWithBaseline(
         : deltaPct <= -maxPct
           ? 'better'
           : 'same'
-  return { baselineNetEnergyJ: base.netEnergyJ, deltaJ, deltaPct, method: 'point', verdict }
+  return { baselineNetEnergyJ: baseJ, deltaJ, deltaPct, method: 'point', verdict }
 }
 
 function recolor(result: EnergyResult, colors: ReadonlyMap<string, MethodColor>): EnergyResult {

@@ -217,6 +217,23 @@ describe('energy another test left on', () => {
     )
   })
 
+  test('the baseline comparison compares own energies: a radio left on is no regression', () => {
+    // The baseline run had the same test without the sync before it: 40 mJ net, all its own.
+    const base = buildEnergyReport([entry('after the sync', [window('after the sync', 0.54)])])
+    const compared = buildEnergyReport([afterSync], {
+      baseline: { report: base, path: 'main.json' },
+    })
+    const delta = compared.tests[0]?.baseline
+    expect(delta?.baselineNetEnergyJ).toBeCloseTo(0.04, 12)
+    expect(delta?.deltaJ).toBeCloseTo(0, 12)
+    expect(delta?.verdict).toBe('same')
+    // And the other way round: the baseline's carried-over energy is not an improvement now.
+    const back = buildEnergyReport([entry('after the sync', [window('after the sync', 0.54)])], {
+      baseline: { report: carried, path: 'main.json' },
+    })
+    expect(back.tests[0]?.baseline?.verdict).toBe('same')
+  })
+
   test('the markdown says what the net energy includes, and the own energy', () => {
     expect(renderMarkdown(carried)).toContain(
       '| ✅ | feed.test.ts › after the sync | 1.62 J incl. 1.58 J another test left on (40.0 mJ own) | 2.12 J |',

@@ -693,7 +693,7 @@ function overview(root: HTMLElement): void {
         label: 'baseline → now',
         num: true,
         cell: (i) =>
-          `${joules(tests[i]?.baseline?.baselineNetEnergyJ ?? 0)} → ${joules(tests[i]?.netEnergyJ ?? 0)}`,
+          `${joules(tests[i]?.baseline?.baselineNetEnergyJ ?? 0)} → ${joules(tests[i]?.ownEnergyJ ?? tests[i]?.netEnergyJ ?? 0)}`,
       },
     ]
     const two = h('div', { class: 'columns' })
