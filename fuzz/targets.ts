@@ -26,7 +26,7 @@ import {
   parseOverlayLookup,
 } from '../src/formats/dumpsys/index.js'
 import { parseMeterText } from '../src/formats/meter/index.js'
-import { decodePowerTrace } from '../src/formats/perfetto/trace.js'
+import { decodePowerTrace, PowerTraceDecoder } from '../src/formats/perfetto/trace.js'
 import { parsePerfettoTextConfig, parseTextProto } from '../src/formats/perfetto/config.js'
 import { parsePowerProfile } from '../src/formats/power-profile/index.js'
 import { parseSimpleperf } from '../src/formats/simpleperf/sniff.js'
@@ -189,6 +189,12 @@ export const TARGETS: readonly FuzzTarget[] = [
       { dir: `${SHARED}/5_power_monitor`, match: /trace$/ },
     ],
     oneShot: (b) => digest(decodePowerTrace(b)),
+    chunked: (chunks) => {
+      const d = new PowerTraceDecoder()
+      for (const c of chunks) d.push(c)
+      return digest(d.end())
+    },
+    agree: true,
   },
   {
     name: 'perfetto-config',

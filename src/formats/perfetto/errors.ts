@@ -33,7 +33,7 @@ export const PerfettoErrors = {
   CONFIG_TOO_DEEP: 'E_PERFETTO_CONFIG_TOO_DEEP',
   /**
    * Inflating the trace (gzip, `compressed_packets`) would exceed the limit on inflated bytes
-   * (`maxInflatedBytes`; default the larger of 256 MiB and 64× the input).
+   * (`maxInflatedBytes`; default the larger of 256 MiB and 64× the input read so far).
    */
   INFLATE_LIMIT: 'E_PERFETTO_INFLATE_LIMIT',
 } as const satisfies Record<string, `E_${string}`>

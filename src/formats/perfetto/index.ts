@@ -19,7 +19,13 @@ export {
 export { PerfettoErrors } from './errors.js'
 export type { PowerTraceSchedule } from './sched.js'
 export type { DecodePowerTraceOptions, PowerTraceInput, PowerTraceRail } from './trace.js'
-export { decodePowerTrace, encodePowerTrace, encodeTraceConfig, isPerfettoTrace } from './trace.js'
+export {
+  decodePowerTrace,
+  encodePowerTrace,
+  encodeTraceConfig,
+  isPerfettoTrace,
+  PowerTraceDecoder,
+} from './trace.js'
 export type {
   BatteryCounterReading,
   BatteryCounterSeries,

@@ -112,12 +112,13 @@ function isGzip(bytes: Uint8Array): boolean {
   return bytes[0] === 0x1f && bytes[1] === 0x8b
 }
 
-/** Options of {@link decodePowerTrace}. */
+/** Options of {@link decodePowerTrace} and {@link PowerTraceDecoder}. */
 export interface DecodePowerTraceOptions {
   /**
    * Most bytes that inflating may produce over the whole trace (a gzip file, every
-   * `compressed_packets`), counted together. Default: the larger of 256 MiB and 64× the input's
-   * size, far above what Perfetto's deflate produces (about 5–10×) and far below what a
+   * `compressed_packets`), counted together. Default: the larger of 256 MiB and 64× the bytes read
+   * up to the end of what is inflated (the gzip input's size; where a compressed packet ends), far
+   * above what Perfetto's deflate produces (about 5–10×) and far below what a
    * zip bomb asks for (deflate reaches about 1000×).
    */
   readonly maxInflatedBytes?: number
@@ -126,13 +127,25 @@ export interface DecodePowerTraceOptions {
 const DEFAULT_MIN_INFLATE_LIMIT = 256 * 1024 * 1024
 const DEFAULT_INFLATE_RATIO = 64
 
-/** What inflating may still produce in this decode; each inflation takes its share. */
+/**
+ * What inflating may still produce in this decode; each inflation takes its share. The limit is
+ * `maxInflatedBytes` when given, else the larger of 256 MiB and 64× the bytes read up to the end
+ * of what is inflated: a point in the input, so the same whether the trace came whole or in
+ * chunks.
+ */
 class InflateBudget {
   private used = 0
-  constructor(readonly limit: number) {}
+  constructor(private readonly explicitLimit: number | undefined) {}
 
-  inflate(data: Uint8Array, kind: 'gzip' | 'compressed_packets', offset: number): Uint8Array {
-    const remaining = this.limit - this.used
+  inflate(
+    data: Uint8Array,
+    kind: 'gzip' | 'compressed_packets',
+    offset: number,
+    readBytes: number,
+  ): Uint8Array {
+    const limit =
+      this.explicitLimit ?? Math.max(DEFAULT_MIN_INFLATE_LIMIT, DEFAULT_INFLATE_RATIO * readBytes)
+    const remaining = limit - this.used
     let out: Uint8Array
     try {
       if (remaining < 1)
@@ -144,9 +157,9 @@ class InflateBudget {
       if ((cause as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
         throw new EnergyError({
           code: PerfettoErrors.INFLATE_LIMIT,
-          message: `inflating ${kind === 'gzip' ? 'the gzip input' : `compressed_packets of ${data.length} bytes`} would pass the limit of ${this.limit} inflated bytes (${this.used} used before)`,
+          message: `inflating ${kind === 'gzip' ? 'the gzip input' : `compressed_packets of ${data.length} bytes`} would pass the limit of ${limit} inflated bytes (${this.used} used before)`,
           hint: 'A real trace inflates about 5–10×; this looks like a zip bomb or a damaged file. If the trace is genuine, pass a larger maxInflatedBytes.',
-          details: { format: FORMAT, offset, limit: this.limit },
+          details: { format: FORMAT, offset, limit },
           cause,
         })
       }
@@ -266,7 +279,7 @@ function* packets(
       if (inflated) {
         throw corrupt(at, 'compressed_packets inside compressed_packets (Perfetto compresses once)')
       }
-      const inner = budget.inflate(compressed, 'compressed_packets', at)
+      const inner = budget.inflate(compressed, 'compressed_packets', at, base + start + length)
       yield* packets(inner, at, budget, true)
       continue
     }
@@ -281,27 +294,214 @@ function* packets(
  * Traces without power data decode fine and report `hasPowerData: false`. A gzip-compressed
  * trace (as trace processor and ui.perfetto.dev open them) is gunzipped first; byte offsets in
  * errors are then offsets into the gunzipped trace. All inflating together stays within
- * `options.maxInflatedBytes`, else `E_PERFETTO_INFLATE_LIMIT`.
+ * `options.maxInflatedBytes`, else `E_PERFETTO_INFLATE_LIMIT`. The same as
+ * {@link PowerTraceDecoder} given the whole input at once.
  */
 export function decodePowerTrace(
   input: Uint8Array,
   options: DecodePowerTraceOptions = {},
 ): PerfettoPowerTrace {
-  const limit =
-    options.maxInflatedBytes ??
-    Math.max(DEFAULT_MIN_INFLATE_LIMIT, DEFAULT_INFLATE_RATIO * input.length)
-  if (!(Number.isSafeInteger(limit) && limit >= 0)) {
-    throw new EnergyError({
-      code: CommonErrors.INVALID_OPTION,
-      message: `maxInflatedBytes must be a non-negative whole number of bytes, got ${limit}`,
-      hint: 'Pass a byte count such as 1024 * 1024 * 1024, or leave it out for the default.',
-      details: { format: FORMAT },
-    })
+  const decoder = new PowerTraceDecoder(options)
+  decoder.push(input)
+  return decoder.end()
+}
+
+/** The longest a top-level field's header can be: a 10-byte tag varint and a 10-byte length. */
+const MAX_HEADER_BYTES = 20
+/** What the format sniff looks at before the first packet (`checkMagic`). */
+const SNIFF_BYTES = 32
+
+/**
+ * A binary Perfetto trace decoded as its bytes arrive — a trace read while perfetto still writes
+ * it, or piped from the phone — with {@link decodePowerTrace}'s result: `push` each chunk, then
+ * `end`. The result and any error (its code, message and byte offset) do not depend on where the
+ * input is split (property-tested, and fuzzed with random splits). Time is linear in the input;
+ * besides what the result holds, memory is the packet being received. A gzip-compressed trace
+ * (a file a user passes, never what perfetto writes) is kept whole and gunzipped at `end`. After
+ * an error the decoder is spent.
+ */
+export class PowerTraceDecoder {
+  private readonly budget: InflateBudget
+  private readonly accumulator = traceAccumulator()
+  /** Bytes received and not yet decoded: the start of the input, or a field still arriving. */
+  private pending: Uint8Array[] = []
+  private pendingBytes = 0
+  /** Where `pending` starts in the input. */
+  private offset = 0
+  /**
+   * `sniff` until the input's first bytes tell a gzip from a plain trace; `gzip` and `rest` (after
+   * a field only a walk to its end can skip) keep what arrives for `end`.
+   */
+  private mode: 'sniff' | 'gzip' | 'plain' | 'rest' = 'sniff'
+  /** Bytes `pending` must reach before the field at its start is complete (0: not yet known). */
+  private needBytes = 0
+  private ended = false
+
+  constructor(options: DecodePowerTraceOptions = {}) {
+    const limit = options.maxInflatedBytes
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 0)) {
+      throw new EnergyError({
+        code: CommonErrors.INVALID_OPTION,
+        message: `maxInflatedBytes must be a non-negative whole number of bytes, got ${limit}`,
+        hint: 'Pass a byte count such as 1024 * 1024 * 1024, or leave it out for the default.',
+        details: { format: FORMAT },
+      })
+    }
+    this.budget = new InflateBudget(limit)
   }
-  const budget = new InflateBudget(limit)
-  if (input.length === 0) throw notATrace('input is empty')
-  const bytes = isGzip(input) ? budget.inflate(input, 'gzip', 0) : input
-  checkMagic(bytes)
+
+  /**
+   * The next bytes of the trace. The decoder keeps `chunk` (not a copy) until its packets are
+   * decoded: do not overwrite it meanwhile.
+   */
+  push(chunk: Uint8Array): void {
+    if (this.ended) throw new Error('PowerTraceDecoder: push() after end()')
+    if (chunk.length === 0) return
+    this.pending.push(chunk)
+    this.pendingBytes += chunk.length
+    if (this.mode === 'sniff') {
+      if (this.pendingBytes < SNIFF_BYTES) return
+      this.sniff()
+    }
+    if (this.mode === 'plain') this.decodeComplete()
+  }
+
+  /** The whole trace's power data; throws when the input ended inside a packet. */
+  end(): PerfettoPowerTrace {
+    if (this.ended) throw new Error('PowerTraceDecoder: end() called twice')
+    this.ended = true
+    if (this.mode === 'sniff') {
+      if (this.pendingBytes === 0) throw notATrace('input is empty')
+      this.sniff()
+    }
+    if (this.mode === 'gzip') {
+      const input = this.take()
+      const bytes = this.budget.inflate(input, 'gzip', 0, input.length)
+      checkMagic(bytes)
+      this.decode(bytes, 0)
+    } else if (this.pendingBytes > 0) {
+      // What is left is cut short (or a field this reader leaves to the end): the whole-buffer
+      // walk says where, as it would have on the whole input.
+      this.decode(this.take(), this.offset)
+    }
+    return this.accumulator.finish()
+  }
+
+  private sniff(): void {
+    const head = this.peek(SNIFF_BYTES)
+    if (isGzip(head)) {
+      this.mode = 'gzip'
+      return
+    }
+    checkMagic(head)
+    this.mode = 'plain'
+  }
+
+  /** Decodes every complete top-level field in `pending`, keeping the one still arriving. */
+  private decodeComplete(): void {
+    for (;;) {
+      if (this.needBytes === 0) {
+        const need = fieldBytes(this.peek(MAX_HEADER_BYTES), this.pendingBytes)
+        if (need === 'later') return
+        if (need === 'rest') {
+          // A group at the top level: the whole-buffer walk skips it at the end.
+          this.mode = 'rest'
+          return
+        }
+        // 'now': a header that cannot decode; the walk reports it as it would on the whole input.
+        this.needBytes = need === 'now' ? this.pendingBytes : need
+      }
+      if (this.pendingBytes < this.needBytes) return
+      // One copy of what has arrived, then every complete field in it at once.
+      const bytes = this.take()
+      let end = this.needBytes
+      for (;;) {
+        const need = fieldBytes(bytes.subarray(end, end + MAX_HEADER_BYTES), bytes.length - end)
+        if (typeof need !== 'number' || end + need > bytes.length) break
+        end += need
+      }
+      this.decode(bytes.subarray(0, end), this.offset)
+      this.offset += end
+      this.needBytes = 0
+      if (end < bytes.length) {
+        this.pending = [bytes.subarray(end)]
+        this.pendingBytes = bytes.length - end
+      }
+    }
+  }
+
+  private decode(bytes: Uint8Array, base: number): void {
+    for (const { offset, packet } of packets(bytes, base, this.budget, false))
+      this.accumulator.packet(offset, packet)
+  }
+
+  /** The first `n` pending bytes (fewer when fewer arrived), without consuming them. */
+  private peek(n: number): Uint8Array {
+    const first = this.pending[0]
+    if (first !== undefined && first.length >= Math.min(n, this.pendingBytes))
+      return first.subarray(0, n)
+    const out = new Uint8Array(Math.min(n, this.pendingBytes))
+    let at = 0
+    for (const c of this.pending) {
+      if (at >= out.length) break
+      const part = c.subarray(0, out.length - at)
+      out.set(part, at)
+      at += part.length
+    }
+    return out
+  }
+
+  /** Every pending byte as one array; `pending` is then empty. */
+  private take(): Uint8Array {
+    const parts = this.pending
+    this.pending = []
+    const total = this.pendingBytes
+    this.pendingBytes = 0
+    if (parts.length === 1) return parts[0] as Uint8Array
+    const out = new Uint8Array(total)
+    let at = 0
+    for (const p of parts) {
+      out.set(p, at)
+      at += p.length
+    }
+    return out
+  }
+}
+
+/**
+ * How many bytes the top-level field starting at `head` (its first ≤ 20 bytes; `available` arrived
+ * in all) takes, header included, read as the walk reads it (protobufjs' Reader): `later` when its
+ * header has not all arrived; `now` when the header cannot decode (field 0, wire types 4, 6 and 7:
+ * the walk reports it); `rest` when only a walk through the field finds its end (a group, a varint
+ * longer than the header window): such input is decoded whole at the end.
+ */
+function fieldBytes(head: Uint8Array, available: number): number | 'later' | 'now' | 'rest' {
+  const reader = Reader.create(head)
+  try {
+    const tag = reader.uint32()
+    const wireType = tag & 7
+    if (tag >>> 3 === 0 || wireType === 4 || wireType > 5) return 'now'
+    if (wireType === 3) return 'rest'
+    if (wireType === 2) {
+      const length = reader.uint32()
+      return reader.pos + length
+    }
+    if (wireType === 1) return reader.pos + 8
+    if (wireType === 5) return reader.pos + 4
+    reader.skip()
+    return reader.pos
+  } catch (error) {
+    if (!(error instanceof RangeError && error.message.startsWith('index out of range')))
+      return 'now'
+    return head.length === available && available < MAX_HEADER_BYTES ? 'later' : 'rest'
+  }
+}
+
+/** What a trace's packets add up to, packet by packet (the decoders' shared state). */
+function traceAccumulator(): {
+  packet(offset: number, packet: Obj): void
+  finish(): PerfettoPowerTrace
+} {
   const kinds: Record<string, number> = {}
   const count = (kind: string): void => {
     kinds[kind] = (kinds[kind] ?? 0) + 1
@@ -323,213 +523,222 @@ export function decodePowerTrace(
   const sched = new SchedCollector()
   let schedRequested = false
   let packetCount = 0
-  for (const { offset, packet } of packets(bytes, 0, budget, false)) {
-    packetCount++
-    const sequence =
-      int(packet.trusted_packet_sequence_id, 'trusted_packet_sequence_id', offset) ?? 0
-    if (isObj(packet.trace_packet_defaults)) {
-      const id = int(packet.trace_packet_defaults.timestamp_clock_id, 'timestamp_clock_id', offset)
-      if (id !== undefined) sequenceClock.set(sequence, id)
-    }
-    // The service flags the first packet of every sequence as "previous dropped"; a later flag
-    // means packets of that producer were lost (ring buffer overwritten, shared memory full).
-    const dropped = packet.previous_packet_dropped
-    if (seenSequences.has(sequence) && typeof dropped === 'number' && dropped !== 0) {
-      droppedOn.add(sequence)
-    }
-    seenSequences.add(sequence)
-    const timestampNs = int(packet.timestamp, 'timestamp', offset)
-    const clockId =
-      int(packet.timestamp_clock_id, 'timestamp_clock_id', offset) ??
-      sequenceClock.get(sequence) ??
-      6
-    if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime') sched.noteTime(timestampNs)
-    let kind = 'other'
-    if (isObj(packet.ftrace_events)) {
-      kind = 'ftrace_events'
-      sched.bundle(packet.ftrace_events, offset, sequence)
-    } else if (isObj(packet.power_rails)) {
-      kind = 'power_rails'
-      for (const d of arr(packet.power_rails.rail_descriptor)) {
-        if (!isObj(d)) continue
-        const index = int(d.index, 'rail_descriptor.index', offset) ?? 0
-        const rate = int(d.sampling_rate, 'sampling_rate', offset)
-        descriptors.set(index, {
-          index,
-          railName: typeof d.rail_name === 'string' ? d.rail_name : '',
-          subsystem: typeof d.subsys_name === 'string' ? d.subsys_name : '',
-          ...(rate === undefined ? {} : { samplingRateHz: rate }),
-        })
-      }
-      for (const e of arr(packet.power_rails.energy_data)) {
-        if (!isObj(e)) continue
-        const index = int(e.index, 'energy_data.index', offset) ?? 0
-        const ms = int(e.timestamp_ms, 'timestamp_ms', offset)
-        const uws = int(e.energy, 'energy', offset) ?? 0
-        let tNs: number
-        if (ms !== undefined) {
-          tNs = ms * 1e6
-        } else if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime') {
-          tNs = timestampNs
-        } else {
-          warnings.push(
-            `energy_data for rail index ${index} at byte ${offset} has no timestamp_ms and no boottime packet timestamp; reading dropped`,
-          )
-          continue
-        }
-        energy.push({ index, tNs, energyJ: uws / 1e6, offset })
-        sched.noteTime(tNs)
-      }
-    } else if (isObj(packet.battery)) {
-      kind = 'battery'
-      const clock = CLOCK_IDS[clockId]
-      if (clock === undefined) {
-        throw new EnergyError({
-          code: PerfettoErrors.UNSUPPORTED_CLOCK,
-          message: `battery packet uses clock id ${clockId}, which is not a builtin clock`,
-          hint: 'Record battery counters with the default (BOOTTIME) packet clock.',
-          details: { format: FORMAT, offset },
-        })
-      }
-      if (timestampNs === undefined) {
-        warnings.push(`battery packet at byte ${offset} has no timestamp; reading dropped`)
-      } else {
-        const b = packet.battery
-        const name = typeof b.name === 'string' ? b.name : undefined
-        const key = `${name ?? ''}\u0000${clock}`
-        let series = battery.get(key)
-        if (series === undefined) {
-          series = { ...(name === undefined ? {} : { name }), clock, readings: [] }
-          battery.set(key, series)
-        }
-        const charge = int(b.charge_counter_uah, 'charge_counter_uah', offset)
-        const current = int(b.current_ua, 'current_ua', offset)
-        const currentAvg = int(b.current_avg_ua, 'current_avg_ua', offset)
-        const energyUwh = int(b.energy_counter_uwh, 'energy_counter_uwh', offset)
-        const voltage = int(b.voltage_uv, 'voltage_uv', offset)
-        const capacity = typeof b.capacity_percent === 'number' ? b.capacity_percent : undefined
-        series.readings.push({
-          tNs: timestampNs,
-          ...(charge === undefined ? {} : { chargeC: (charge * 3600) / 1e6 }),
-          ...(capacity === undefined ? {} : { capacityPercent: capacity }),
-          ...(current === undefined ? {} : { currentA: current / 1e6 }),
-          ...(currentAvg === undefined ? {} : { currentAvgA: currentAvg / 1e6 }),
-          ...(energyUwh === undefined ? {} : { energyJ: (energyUwh * 3600) / 1e6 }),
-          ...(voltage === undefined ? {} : { voltageV: voltage / 1e6 }),
-        })
-      }
-    } else if (isObj(packet.clock_snapshot)) {
-      kind = 'clock_snapshot'
-      snapshots.push(
-        arr(packet.clock_snapshot.clocks)
-          .filter(isObj)
-          .map((c): PerfettoClockReading => {
-            const id = typeof c.clock_id === 'number' ? c.clock_id : 0
-            const timestamp = typeof c.timestamp === 'string' ? c.timestamp : '0'
-            const asNumber = Number(timestamp)
-            const clock = CLOCK_IDS[id]
-            if (clock === 'boottime' && Number.isSafeInteger(asNumber)) sched.noteTime(asNumber)
-            return {
-              clockId: id,
-              ...(clock === undefined ? {} : { clock }),
-              timestamp,
-              ...(Number.isSafeInteger(asNumber) ? { timestampNs: asNumber } : {}),
-            }
-          }),
-      )
-    } else if (isObj(packet.trace_config)) {
-      kind = 'trace_config'
-      for (const ds of arr(packet.trace_config.data_sources)) {
-        if (isObj(ds) && isObj(ds.config) && typeof ds.config.name === 'string') {
-          dataSources.push(ds.config.name)
-          const ftrace = ds.config.ftrace_config
-          if (ds.config.name === 'linux.ftrace' && isObj(ftrace)) {
-            const asked = requestsSchedSwitch({
-              ftraceEvents: arr(ftrace.ftrace_events).map(String),
-              atraceCategories: arr(ftrace.atrace_categories).map(String),
-              unknownFields: [],
-            })
-            schedRequested ||= asked
-          }
-          // Old services echo every config sub-message, also for other data sources: only the
-          // android.power source's config means anything.
-          if (ds.config.name === 'android.power' && isObj(ds.config.android_power_config)) {
-            const p = ds.config.android_power_config
-            powerConfig = {
-              ...(typeof p.battery_poll_ms === 'number'
-                ? { batteryPollMs: p.battery_poll_ms }
-                : {}),
-              batteryCounters: arr(p.battery_counters).map((c) => String(c)),
-              ...(typeof p.collect_power_rails === 'boolean'
-                ? { collectPowerRails: p.collect_power_rails }
-                : {}),
-              unknownFields: [],
-            }
-          }
-        }
-      }
-    }
-    if (kind === 'power_rails' || kind === 'battery') powerSequences.add(sequence)
-    count(kind)
-  }
-  for (const sequence of droppedOn) {
-    if (powerSequences.has(sequence)) {
-      warnings.push(
-        `packets were lost on the power data sequence ${sequence} (previous_packet_dropped): readings may be missing`,
-      )
-    }
-  }
-  const { schedule, warnings: schedWarnings } = sched.finish(schedRequested, droppedOn)
-  warnings.push(...schedWarnings)
-  const byRail = new Map<number, RailReading[]>()
-  const lastEnergy = new Map<number, number>()
-  for (const e of energy) {
-    if (!descriptors.has(e.index) && !byRail.has(e.index)) {
-      warnings.push(
-        `energy_data refers to rail index ${e.index}, which no rail_descriptor describes`,
-      )
-    }
-    const previous = lastEnergy.get(e.index)
-    if (previous !== undefined && e.energyJ < previous) {
-      warnings.push(
-        `rail index ${e.index}: cumulative energy went backwards (${previous} J → ${e.energyJ} J) at byte ${e.offset}`,
-      )
-    }
-    lastEnergy.set(e.index, e.energyJ)
-    let list = byRail.get(e.index)
-    if (list === undefined) {
-      list = []
-      byRail.set(e.index, list)
-    }
-    list.push({ tNs: e.tNs, energyJ: e.energyJ })
-  }
-  const rails: RailSeries[] = [...byRail.entries()]
-    .sort((a, b) => a[0] - b[0])
-    .map(([index, readings]) => {
-      const d = descriptors.get(index)
-      return {
-        kind: 'cumulative',
-        rail: d?.railName ?? `rail#${index}`,
-        ...(d === undefined || d.subsystem === '' ? {} : { subsystem: d.subsystem }),
-        source: 'perfetto.power_rails',
-        clock: 'boottime',
-        // Stable sort: readings at equal times keep trace order.
-        readings: [...readings].sort((a, b) => a.tNs - b.tNs),
-      }
-    })
-  const batterySeries: BatteryCounterSeries[] = [...battery.values()]
   return {
-    packetCount,
-    packetKinds: kinds,
-    rails,
-    railDescriptors: [...descriptors.values()].sort((a, b) => a.index - b.index),
-    battery: batterySeries,
-    clockSnapshots: snapshots,
-    hasPowerData: rails.length > 0 || batterySeries.some((s) => s.readings.length > 0),
-    configuredDataSources: dataSources,
-    ...(powerConfig === undefined ? {} : { androidPowerConfig: powerConfig }),
-    ...(schedule === undefined ? {} : { schedule }),
-    warnings,
+    packet(offset, packet) {
+      packetCount++
+      const sequence =
+        int(packet.trusted_packet_sequence_id, 'trusted_packet_sequence_id', offset) ?? 0
+      if (isObj(packet.trace_packet_defaults)) {
+        const id = int(
+          packet.trace_packet_defaults.timestamp_clock_id,
+          'timestamp_clock_id',
+          offset,
+        )
+        if (id !== undefined) sequenceClock.set(sequence, id)
+      }
+      // The service flags the first packet of every sequence as "previous dropped"; a later flag
+      // means packets of that producer were lost (ring buffer overwritten, shared memory full).
+      const dropped = packet.previous_packet_dropped
+      if (seenSequences.has(sequence) && typeof dropped === 'number' && dropped !== 0) {
+        droppedOn.add(sequence)
+      }
+      seenSequences.add(sequence)
+      const timestampNs = int(packet.timestamp, 'timestamp', offset)
+      const clockId =
+        int(packet.timestamp_clock_id, 'timestamp_clock_id', offset) ??
+        sequenceClock.get(sequence) ??
+        6
+      if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime')
+        sched.noteTime(timestampNs)
+      let kind = 'other'
+      if (isObj(packet.ftrace_events)) {
+        kind = 'ftrace_events'
+        sched.bundle(packet.ftrace_events, offset, sequence)
+      } else if (isObj(packet.power_rails)) {
+        kind = 'power_rails'
+        for (const d of arr(packet.power_rails.rail_descriptor)) {
+          if (!isObj(d)) continue
+          const index = int(d.index, 'rail_descriptor.index', offset) ?? 0
+          const rate = int(d.sampling_rate, 'sampling_rate', offset)
+          descriptors.set(index, {
+            index,
+            railName: typeof d.rail_name === 'string' ? d.rail_name : '',
+            subsystem: typeof d.subsys_name === 'string' ? d.subsys_name : '',
+            ...(rate === undefined ? {} : { samplingRateHz: rate }),
+          })
+        }
+        for (const e of arr(packet.power_rails.energy_data)) {
+          if (!isObj(e)) continue
+          const index = int(e.index, 'energy_data.index', offset) ?? 0
+          const ms = int(e.timestamp_ms, 'timestamp_ms', offset)
+          const uws = int(e.energy, 'energy', offset) ?? 0
+          let tNs: number
+          if (ms !== undefined) {
+            tNs = ms * 1e6
+          } else if (timestampNs !== undefined && CLOCK_IDS[clockId] === 'boottime') {
+            tNs = timestampNs
+          } else {
+            warnings.push(
+              `energy_data for rail index ${index} at byte ${offset} has no timestamp_ms and no boottime packet timestamp; reading dropped`,
+            )
+            continue
+          }
+          energy.push({ index, tNs, energyJ: uws / 1e6, offset })
+          sched.noteTime(tNs)
+        }
+      } else if (isObj(packet.battery)) {
+        kind = 'battery'
+        const clock = CLOCK_IDS[clockId]
+        if (clock === undefined) {
+          throw new EnergyError({
+            code: PerfettoErrors.UNSUPPORTED_CLOCK,
+            message: `battery packet uses clock id ${clockId}, which is not a builtin clock`,
+            hint: 'Record battery counters with the default (BOOTTIME) packet clock.',
+            details: { format: FORMAT, offset },
+          })
+        }
+        if (timestampNs === undefined) {
+          warnings.push(`battery packet at byte ${offset} has no timestamp; reading dropped`)
+        } else {
+          const b = packet.battery
+          const name = typeof b.name === 'string' ? b.name : undefined
+          const key = `${name ?? ''}\u0000${clock}`
+          let series = battery.get(key)
+          if (series === undefined) {
+            series = { ...(name === undefined ? {} : { name }), clock, readings: [] }
+            battery.set(key, series)
+          }
+          const charge = int(b.charge_counter_uah, 'charge_counter_uah', offset)
+          const current = int(b.current_ua, 'current_ua', offset)
+          const currentAvg = int(b.current_avg_ua, 'current_avg_ua', offset)
+          const energyUwh = int(b.energy_counter_uwh, 'energy_counter_uwh', offset)
+          const voltage = int(b.voltage_uv, 'voltage_uv', offset)
+          const capacity = typeof b.capacity_percent === 'number' ? b.capacity_percent : undefined
+          series.readings.push({
+            tNs: timestampNs,
+            ...(charge === undefined ? {} : { chargeC: (charge * 3600) / 1e6 }),
+            ...(capacity === undefined ? {} : { capacityPercent: capacity }),
+            ...(current === undefined ? {} : { currentA: current / 1e6 }),
+            ...(currentAvg === undefined ? {} : { currentAvgA: currentAvg / 1e6 }),
+            ...(energyUwh === undefined ? {} : { energyJ: (energyUwh * 3600) / 1e6 }),
+            ...(voltage === undefined ? {} : { voltageV: voltage / 1e6 }),
+          })
+        }
+      } else if (isObj(packet.clock_snapshot)) {
+        kind = 'clock_snapshot'
+        snapshots.push(
+          arr(packet.clock_snapshot.clocks)
+            .filter(isObj)
+            .map((c): PerfettoClockReading => {
+              const id = typeof c.clock_id === 'number' ? c.clock_id : 0
+              const timestamp = typeof c.timestamp === 'string' ? c.timestamp : '0'
+              const asNumber = Number(timestamp)
+              const clock = CLOCK_IDS[id]
+              if (clock === 'boottime' && Number.isSafeInteger(asNumber)) sched.noteTime(asNumber)
+              return {
+                clockId: id,
+                ...(clock === undefined ? {} : { clock }),
+                timestamp,
+                ...(Number.isSafeInteger(asNumber) ? { timestampNs: asNumber } : {}),
+              }
+            }),
+        )
+      } else if (isObj(packet.trace_config)) {
+        kind = 'trace_config'
+        for (const ds of arr(packet.trace_config.data_sources)) {
+          if (isObj(ds) && isObj(ds.config) && typeof ds.config.name === 'string') {
+            dataSources.push(ds.config.name)
+            const ftrace = ds.config.ftrace_config
+            if (ds.config.name === 'linux.ftrace' && isObj(ftrace)) {
+              const asked = requestsSchedSwitch({
+                ftraceEvents: arr(ftrace.ftrace_events).map(String),
+                atraceCategories: arr(ftrace.atrace_categories).map(String),
+                unknownFields: [],
+              })
+              schedRequested ||= asked
+            }
+            // Old services echo every config sub-message, also for other data sources: only the
+            // android.power source's config means anything.
+            if (ds.config.name === 'android.power' && isObj(ds.config.android_power_config)) {
+              const p = ds.config.android_power_config
+              powerConfig = {
+                ...(typeof p.battery_poll_ms === 'number'
+                  ? { batteryPollMs: p.battery_poll_ms }
+                  : {}),
+                batteryCounters: arr(p.battery_counters).map((c) => String(c)),
+                ...(typeof p.collect_power_rails === 'boolean'
+                  ? { collectPowerRails: p.collect_power_rails }
+                  : {}),
+                unknownFields: [],
+              }
+            }
+          }
+        }
+      }
+      if (kind === 'power_rails' || kind === 'battery') powerSequences.add(sequence)
+      count(kind)
+    },
+    finish() {
+      for (const sequence of droppedOn) {
+        if (powerSequences.has(sequence)) {
+          warnings.push(
+            `packets were lost on the power data sequence ${sequence} (previous_packet_dropped): readings may be missing`,
+          )
+        }
+      }
+      const { schedule, warnings: schedWarnings } = sched.finish(schedRequested, droppedOn)
+      warnings.push(...schedWarnings)
+      const byRail = new Map<number, RailReading[]>()
+      const lastEnergy = new Map<number, number>()
+      for (const e of energy) {
+        if (!descriptors.has(e.index) && !byRail.has(e.index)) {
+          warnings.push(
+            `energy_data refers to rail index ${e.index}, which no rail_descriptor describes`,
+          )
+        }
+        const previous = lastEnergy.get(e.index)
+        if (previous !== undefined && e.energyJ < previous) {
+          warnings.push(
+            `rail index ${e.index}: cumulative energy went backwards (${previous} J → ${e.energyJ} J) at byte ${e.offset}`,
+          )
+        }
+        lastEnergy.set(e.index, e.energyJ)
+        let list = byRail.get(e.index)
+        if (list === undefined) {
+          list = []
+          byRail.set(e.index, list)
+        }
+        list.push({ tNs: e.tNs, energyJ: e.energyJ })
+      }
+      const rails: RailSeries[] = [...byRail.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([index, readings]) => {
+          const d = descriptors.get(index)
+          return {
+            kind: 'cumulative',
+            rail: d?.railName ?? `rail#${index}`,
+            ...(d === undefined || d.subsystem === '' ? {} : { subsystem: d.subsystem }),
+            source: 'perfetto.power_rails',
+            clock: 'boottime',
+            // Stable sort: readings at equal times keep trace order.
+            readings: [...readings].sort((a, b) => a.tNs - b.tNs),
+          }
+        })
+      const batterySeries: BatteryCounterSeries[] = [...battery.values()]
+      return {
+        packetCount,
+        packetKinds: kinds,
+        rails,
+        railDescriptors: [...descriptors.values()].sort((a, b) => a.index - b.index),
+        battery: batterySeries,
+        clockSnapshots: snapshots,
+        hasPowerData: rails.length > 0 || batterySeries.some((s) => s.readings.length > 0),
+        configuredDataSources: dataSources,
+        ...(powerConfig === undefined ? {} : { androidPowerConfig: powerConfig }),
+        ...(schedule === undefined ? {} : { schedule }),
+        warnings,
+      }
+    },
   }
 }
 
