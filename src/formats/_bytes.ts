@@ -110,3 +110,17 @@ export class ByteReader {
     return Number(value)
   }
 }
+
+/** The chunks as one array (the chunk itself when there is one). */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
+  let length = 0
+  for (const c of chunks) length += c.length
+  const out = new Uint8Array(length)
+  let offset = 0
+  for (const c of chunks) {
+    out.set(c, offset)
+    offset += c.length
+  }
+  return out
+}

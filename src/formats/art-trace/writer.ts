@@ -12,6 +12,7 @@ import { ART_TRACE_HEADER_BYTES, ART_TRACE_MAGIC, STREAMING_VERSION_MASK } from 
 import { ArtTraceErrors } from './errors.js'
 import type { ArtAction, ArtClock, ArtThread, ArtTraceRecord } from './types.js'
 import { ACTION_ENTER, ACTION_EXIT, ACTION_UNWIND } from './types.js'
+import { concatBytes } from '../_bytes.js'
 
 /** A method to declare in the trace. */
 export interface ArtMethodInput {
@@ -314,14 +315,7 @@ export function writeArtTrace(input: ArtTraceWriteInput): Uint8Array {
   })
   for (const record of records) enc.add(record)
   enc.finish()
-  const total = chunks.reduce((sum, c) => sum + c.byteLength, 0)
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const chunk of chunks) {
-    out.set(chunk, at)
-    at += chunk.byteLength
-  }
-  return out
+  return concatBytes(chunks)
 }
 
 function methodLine(m: ArtMethodInput): string {

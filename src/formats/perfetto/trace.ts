@@ -32,6 +32,7 @@ import type {
   PerfettoPowerTrace,
   PerfettoRailDescriptor,
 } from './types.js'
+import { concatBytes } from '../_bytes.js'
 
 /** Perfetto BuiltinClock ids → model clocks (coarse clocks share their base clock's timeline). */
 const CLOCK_IDS: Readonly<Record<number, ClockName>> = {
@@ -455,16 +456,8 @@ export class PowerTraceDecoder {
   private take(): Uint8Array {
     const parts = this.pending
     this.pending = []
-    const total = this.pendingBytes
     this.pendingBytes = 0
-    if (parts.length === 1) return parts[0] as Uint8Array
-    const out = new Uint8Array(total)
-    let at = 0
-    for (const p of parts) {
-      out.set(p, at)
-      at += p.length
-    }
-    return out
+    return concatBytes(parts)
   }
 }
 

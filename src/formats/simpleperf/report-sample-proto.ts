@@ -22,6 +22,7 @@ import type {
   SimpleperfSample,
   SimpleperfThread,
 } from './types.js'
+import { concatBytes } from '../_bytes.js'
 
 const FORMAT = 'simpleperf report-sample protobuf'
 const MAGIC = 'SIMPLEPERF'
@@ -510,15 +511,7 @@ export function encodeReportSampleProtobuf(
     })
   }
   chunks.push(new Uint8Array(4))
-  let total = 0
-  for (const c of chunks) total += c.length
-  const out = new Uint8Array(total)
-  let at = 0
-  for (const c of chunks) {
-    out.set(c, at)
-    at += c.length
-  }
-  return out
+  return concatBytes(chunks)
 }
 
 type TimedEvent =

@@ -26,13 +26,13 @@ import {
   shellMayWrite,
   SHELL_UMASK,
 } from './vfs.js'
+import { concatBytes } from '../../formats/_bytes.js'
 import { ArithError, evaluateArithmetic } from './arith.js'
 import { ERRNO_TEXT } from './errors.js'
 import type { SpawnOptions } from './processes.js'
 import {
   bytesSource,
   collect,
-  concatBytes,
   discardSink,
   emptySource,
   Pipe,

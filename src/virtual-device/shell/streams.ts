@@ -6,6 +6,7 @@
  * `STDIN_COLLECT_MAX`.
  */
 import type { ShellCommand, ShellInvocation, ShellIo } from '../contract.js'
+import { concatBytes } from '../../formats/_bytes.js'
 
 /** Bytes a pipe holds before its writer waits (Linux's default pipe size). */
 export const PIPE_CAPACITY = 64 * 1024
@@ -276,17 +277,4 @@ export function streamingIo(
     read: () => commandRead(source, signal),
     drained: () => untilAborted(Promise.all(sinks.map((s) => s.ready())), signal),
   }
-}
-
-export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0]
-  let length = 0
-  for (const c of chunks) length += c.length
-  const out = new Uint8Array(length)
-  let offset = 0
-  for (const c of chunks) {
-    out.set(c, offset)
-    offset += c.length
-  }
-  return out
 }
