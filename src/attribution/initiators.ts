@@ -117,7 +117,25 @@ export function findInitiators(
         burst.fromWindowStart &&
         (options.knownOn?.has(component) === true || method === undefined)
       ) {
-        ongoing.push(base)
+        // What was left on draws its own level; app code of this window can start more on the
+        // same rail (Wi-Fi over a Bluetooth link on WLAN-BT): that rise is this window's.
+        let carriedJ = burst.energyJ
+        for (const rise of risesOnTop(segments, burst, floorW)) {
+          const by = initiatorOf(activity, rise.startNs, rise.causeByNs, rise.startNs - lookbackNs)
+          if (by === undefined) continue
+          carriedJ -= rise.energyJ
+          invocations.push({
+            method: by,
+            component,
+            rail: rail.rail,
+            startNs: rise.startNs,
+            endNs: rise.startNs,
+            tailEnergyJ: rise.energyJ,
+            tailDurationNs: Math.max(1, rise.endNs - rise.startNs),
+            stillActiveAtEnd: rise.open,
+          })
+        }
+        ongoing.push({ ...base, energyJ: carriedJ })
         continue
       }
       if (method === undefined) {
@@ -153,6 +171,28 @@ interface Segment {
   readonly startNs: number
   readonly endNs: number
   readonly powerW: number
+}
+
+/**
+ * A rise counts as new activity on top of what was left on when the rail's power above its floor
+ * more than doubles the level it was left at, and by at least this much, W: a radio or GPS left on
+ * holds its state's power or decays from it (a cellular tail), it does not climb.
+ */
+const RISE_MIN_W = 0.05
+
+/**
+ * Runs inside `burst` (already on when the window opened) where the rail rose far above the
+ * level it had at the window's start (its first interval): with that level as their floor, so
+ * their energy is what came on top of it.
+ */
+function risesOnTop(segments: readonly Segment[], burst: Burst, floorW: number): Burst[] {
+  const inside = segments.filter((s) => s.startNs >= burst.startNs && s.endNs <= burst.endNs)
+  const first = inside[0]
+  if (first === undefined) return []
+  const leftW = Math.max(0, first.powerW - floorW)
+  return bursts(inside, floorW + leftW, Math.max(leftW, RISE_MIN_W)).filter(
+    (b) => !b.fromWindowStart,
+  )
 }
 
 /** The lowest average power over the rail's counter intervals inside the window, W (its idle level there). */

@@ -50,6 +50,57 @@ describe('findInitiators', () => {
     expect(burst!.tailEnergyJ).toBeCloseTo(0.15, 12)
   })
 
+  test('app code that starts more on a rail something left on is charged for the rise, not the earlier test', () => {
+    // A Bluetooth link left on by an earlier test holds WLAN-BT 10 mW above idle; this window's
+    // refresh brings Wi-Fi up to 810 mW over [1000, 1300) ms on the same rail.
+    const wlan = rail('VSYS_PWR_WLAN_BT', 'WLAN-BT', (t) => (t >= 1000 && t < 1300 ? 0.81 : 0.02))
+    const execution = samples([
+      [400, ['com.example.Settings.onResume']],
+      [950, ['okhttp3.Call.execute', 'com.example.FeedRepository.refresh']],
+    ])
+    const { invocations, ongoing } = findInitiators([wlan], execution, window, {
+      isAppMethod: isApp,
+      knownOn: new Set(['wifi']),
+      floorsW: new Map([['VSYS_PWR_WLAN_BT', 0.01]]),
+    })
+    expect(invocations).toEqual([
+      expect.objectContaining({
+        method: 'com.example.FeedRepository.refresh',
+        component: 'wifi',
+        startNs: 1000 * MS,
+        tailEnergyJ: expect.closeTo(0.79 * 0.3, 12),
+        stillActiveAtEnd: false,
+      }),
+    ])
+    // What was left on keeps only its own level: 10 mW over the whole window.
+    expect(ongoing).toEqual([expect.objectContaining({ component: 'wifi' })])
+    expect(ongoing[0]?.energyJ).toBeCloseTo(0.01 * 2, 12)
+  })
+
+  test('a tail left on that decays, or rises with no app code before it, stays the earlier test’s', () => {
+    // A cellular tail from an earlier window: DCH, then FACH, then idle; app code runs meanwhile.
+    const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) => (t < 500 ? 0.61 : t < 1200 ? 0.31 : 0.01))
+    // GPS left on, climbing once with no app code in the second before it.
+    const gps = rail('L9S_GNSS_CORE', 'GPS', (t) => (t >= 1800 ? 0.4 : 0.05))
+    const execution = samples([
+      [100, ['com.example.Map.onResume']],
+      [300, ['com.example.Feed.bind']],
+      [700, ['com.example.Feed.bind']],
+    ])
+    const { invocations, ongoing } = findInitiators([modem, gps], execution, window, {
+      isAppMethod: isApp,
+      knownOn: new Set(['cellular', 'gps']),
+      floorsW: new Map([
+        ['VSYS_PWR_MODEM', 0.01],
+        ['L9S_GNSS_CORE', 0],
+      ]),
+    })
+    expect(invocations).toEqual([])
+    expect(ongoing.map((o) => o.component)).toEqual(['cellular', 'gps'])
+    expect(ongoing[0]?.energyJ).toBeCloseTo(0.6 * 0.5 + 0.3 * 0.7, 12)
+    expect(ongoing[1]?.energyJ).toBeCloseTo(0.05 * 1.8 + 0.4 * 0.2, 12)
+  })
+
   test('a burst running from the window start is ongoing (started before), and one still on at the end says so', () => {
     const gps = rail('L9S_GNSS_CORE', 'GPS', (t) => (t < 400 || t >= 1500 ? 0.3 : 0))
     const execution = samples([[1450, ['com.example.Map.onResume']]])
