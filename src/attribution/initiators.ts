@@ -34,6 +34,12 @@ export interface InitiatorOptions {
    * otherwise app code running in that interval started it. @default none
    */
   readonly knownOn?: ReadonlySet<string>
+  /**
+   * Of those, the power above idle each drew when the window that left it on ended, W: more than
+   * that at this window's start (past {@link RISE_MIN_W} and twice it) is this window's, started by
+   * app code in its first interval. @default none (the first interval's level is taken as left on)
+   */
+  readonly knownLevelsW?: ReadonlyMap<string, number>
 }
 
 /** A burst already running at the window's start: who started it is not in this window's data. */
@@ -45,12 +51,16 @@ export interface OngoingBurst {
   /** When the burst ended inside the window, or the window's end if it outlived it, ns. */
   readonly endNs: number
   readonly stillActiveAtEnd: boolean
+  /** Its power above the rail's floor over the window's last reading interval, W. */
+  readonly endLevelW: number
 }
 
 export interface InitiatedBurst extends TailInvocation {
   readonly rail: string
   /** The burst was still running when the window closed. */
   readonly stillActiveAtEnd: boolean
+  /** Its power above the rail's floor over its last reading interval in the window, W. */
+  readonly endLevelW: number
 }
 
 export interface Initiators {
@@ -104,6 +114,7 @@ export function findInitiators(
         energyJ: burst.energyJ,
         endNs: burst.endNs,
         stillActiveAtEnd: burst.open,
+        endLevelW: burst.endLevelW,
       }
       const method = initiatorOf(
         activity,
@@ -120,7 +131,8 @@ export function findInitiators(
         // What was left on draws its own level; app code of this window can start more on the
         // same rail (Wi-Fi over a Bluetooth link on WLAN-BT): that rise is this window's.
         let carriedJ = burst.energyJ
-        for (const rise of risesOnTop(segments, burst, floorW)) {
+        const knownW = options.knownLevelsW?.get(component)
+        for (const rise of risesOnTop(segments, burst, floorW, knownW)) {
           const by = initiatorOf(activity, rise.startNs, rise.causeByNs, rise.startNs - lookbackNs)
           if (by === undefined) continue
           carriedJ -= rise.energyJ
@@ -133,6 +145,8 @@ export function findInitiators(
             tailEnergyJ: rise.energyJ,
             tailDurationNs: Math.max(1, rise.endNs - rise.startNs),
             stillActiveAtEnd: rise.open,
+            endLevelW: rise.endLevelW,
+            onTop: true,
           })
         }
         ongoing.push({ ...base, energyJ: carriedJ })
@@ -151,6 +165,7 @@ export function findInitiators(
         tailEnergyJ: burst.energyJ,
         tailDurationNs: Math.max(1, burst.endNs - burst.startNs),
         stillActiveAtEnd: burst.open,
+        endLevelW: burst.endLevelW,
       })
     }
   }
@@ -165,6 +180,8 @@ interface Burst {
   readonly energyJ: number
   readonly fromWindowStart: boolean
   readonly open: boolean
+  /** Power above the floor over its last interval, W. */
+  readonly endLevelW: number
 }
 
 interface Segment {
@@ -181,18 +198,25 @@ interface Segment {
 const RISE_MIN_W = 0.05
 
 /**
- * Runs inside `burst` (already on when the window opened) where the rail rose far above the
- * level it had at the window's start (its first interval): with that level as their floor, so
+ * Runs inside `burst` (already on when the window opened) where the rail rose far above the level
+ * it was left at: `knownW` when the window that left it on said (a rise may then come in the first
+ * interval), else the level of the window's first interval. With that level as their floor, so
  * their energy is what came on top of it.
  */
-function risesOnTop(segments: readonly Segment[], burst: Burst, floorW: number): Burst[] {
+function risesOnTop(
+  segments: readonly Segment[],
+  burst: Burst,
+  floorW: number,
+  knownW: number | undefined,
+): Burst[] {
   const inside = segments.filter((s) => s.startNs >= burst.startNs && s.endNs <= burst.endNs)
   const first = inside[0]
   if (first === undefined) return []
-  const leftW = Math.max(0, first.powerW - floorW)
-  return bursts(inside, floorW + leftW, Math.max(leftW, RISE_MIN_W)).filter(
-    (b) => !b.fromWindowStart,
-  )
+  const firstW = Math.max(0, first.powerW - floorW)
+  const leftW = knownW === undefined ? firstW : Math.min(firstW, Math.max(0, knownW))
+  return bursts(inside, floorW + leftW, Math.max(leftW, RISE_MIN_W))
+    .filter((b) => knownW !== undefined || !b.fromWindowStart)
+    .map((b) => ({ ...b, endLevelW: b.endLevelW + leftW }))
 }
 
 /** The lowest average power over the rail's counter intervals inside the window, W (its idle level there). */
@@ -220,9 +244,7 @@ function railSegments(rail: RailSeries, window: EnergyWindow): Segment[] {
 /** Runs of intervals whose average power is above the floor by more than the threshold. */
 function bursts(segments: readonly Segment[], floorW: number, thresholdW: number): Burst[] {
   const found: Burst[] = []
-  let current:
-    | { startNs: number; causeByNs: number; endNs: number; energyJ: number; first: boolean }
-    | undefined
+  let current: { -readonly [K in keyof Burst]: Burst[K] } | undefined
   segments.forEach((s, index) => {
     const above = s.powerW - floorW
     if (above > thresholdW) {
@@ -233,41 +255,21 @@ function bursts(segments: readonly Segment[], floorW: number, thresholdW: number
           causeByNs: s.endNs,
           endNs: s.endNs,
           energyJ,
-          first: index === 0,
+          fromWindowStart: index === 0,
+          open: false,
+          endLevelW: above,
         }
       else {
         current.endNs = s.endNs
         current.energyJ += energyJ
+        current.endLevelW = above
       }
     } else if (current !== undefined) {
-      found.push({
-        startNs: current.startNs,
-        causeByNs: current.causeByNs,
-        endNs: current.endNs,
-        energyJ: current.energyJ,
-        fromWindowStart: current.first,
-        open: false,
-      })
+      found.push(current)
       current = undefined
     }
   })
-  if (current !== undefined) {
-    const c: {
-      startNs: number
-      causeByNs: number
-      endNs: number
-      energyJ: number
-      first: boolean
-    } = current
-    found.push({
-      startNs: c.startNs,
-      causeByNs: c.causeByNs,
-      endNs: c.endNs,
-      energyJ: c.energyJ,
-      fromWindowStart: c.first,
-      open: true,
-    })
-  }
+  if (current !== undefined) found.push({ ...(current as Burst), open: true })
   return found
 }
 

@@ -20,6 +20,11 @@ export interface TailInvocation {
   readonly tailEnergyJ: number
   /** Tail model: how long the component stays up after the invocation, ns (`T_tail`). */
   readonly tailDurationNs: number
+  /**
+   * Drawn on top of what the component was already left drawing (a rise on a rail an earlier
+   * window left on): charged beside that tail, which it does not cut, nor does it cut this.
+   */
+  readonly onTop?: boolean
 }
 
 /**
@@ -78,14 +83,17 @@ export function chargeTails(
     )
   }
   invocations.forEach(checkInvocation)
+  // Tails cut each other per component; one drawn on top of another is a layer of its own.
   const byComponent = new Map<string, TailInvocation[]>()
   for (const inv of invocations) {
-    const list = byComponent.get(inv.component) ?? []
+    const key = `${inv.component}${inv.onTop === true ? '\u0000on top' : ''}`
+    const list = byComponent.get(key) ?? []
     list.push(inv)
-    byComponent.set(inv.component, list)
+    byComponent.set(key, list)
   }
   const charges: TailCharge[] = []
-  for (const [component, list] of byComponent) {
+  for (const list of byComponent.values()) {
+    const component = (list[0] as TailInvocation).component
     list.sort((a, b) => a.startNs - b.startNs || a.endNs - b.endNs)
     let initiator: string | undefined
     for (let i = 0; i < list.length; i++) {

@@ -175,6 +175,11 @@ export interface AsyncOrigin {
    * and sockets when it dies, so an origin from another process is stale.
    */
   readonly pid?: string
+  /**
+   * What it drew above the rail's idle level when that window ended, W: a later window that sees
+   * far more on the rail from its start knows the rest is new (findInitiators' `knownLevelsW`).
+   */
+  readonly levelW?: number
 }
 
 export interface WindowOutcome<T> {
@@ -899,6 +904,11 @@ function asyncTails(
     {
       isAppMethod: (m) => m.startsWith(prefix),
       knownOn: new Set(plan.carriedOver?.keys() ?? []),
+      knownLevelsW: new Map(
+        [...(plan.carriedOver ?? [])].flatMap(([component, origin]) =>
+          origin.levelW === undefined ? [] : [[component, origin.levelW] as const],
+        ),
+      ),
       ...(plan.railFloorsW ? { floorsW: plan.railFloorsW } : {}),
     },
   )
@@ -916,7 +926,8 @@ function asyncTails(
       ...(origin === undefined ? {} : { method: origin.method, window: origin.label }),
       ...(origin?.test === undefined ? {} : { test: origin.test }),
     })
-    if (burst.stillActiveAtEnd && origin !== undefined) stillOn.set(burst.component, origin)
+    if (burst.stillActiveAtEnd && origin !== undefined)
+      stillOn.set(burst.component, { ...origin, levelW: burst.endLevelW })
     if (!burst.stillActiveAtEnd) ended.push(burst.component)
     if (origin === undefined) {
       warnings.push({
@@ -947,6 +958,7 @@ function asyncTails(
         label,
         ...(plan.test === undefined ? {} : { test: plan.test }),
         ...(plan.appPid === undefined ? {} : { pid: plan.appPid }),
+        levelW: burst.endLevelW,
       })
     else if (!stillOn.has(burst.component)) ended.push(burst.component)
   }

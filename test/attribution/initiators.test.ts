@@ -77,6 +77,34 @@ describe('findInitiators', () => {
     expect(ongoing[0]?.energyJ).toBeCloseTo(0.01 * 2, 12)
   })
 
+  test('a rise already in the first interval is this window’s when the earlier one said what it left on', () => {
+    // The Bluetooth link drew 2 mW when its window ended; this window's refresh wakes Wi-Fi in its
+    // first 100 ms (the real case: the click right after the window opens).
+    const wlan = rail('VSYS_PWR_WLAN_BT', 'WLAN-BT', (t) => (t < 600 ? 1.81 : 0.012))
+    const execution = samples([[30, ['com.example.FeedRepository.refresh']]])
+    const options = {
+      isAppMethod: isApp,
+      knownOn: new Set(['wifi']),
+      floorsW: new Map([['VSYS_PWR_WLAN_BT', 0.01]]),
+    }
+    const told = findInitiators([wlan], execution, window, {
+      ...options,
+      knownLevelsW: new Map([['wifi', 0.002]]),
+    })
+    expect(told.invocations).toEqual([
+      expect.objectContaining({
+        method: 'com.example.FeedRepository.refresh',
+        startNs: 0,
+        tailEnergyJ: expect.closeTo((1.81 - 0.012) * 0.6, 12),
+      }),
+    ])
+    expect(told.ongoing[0]?.energyJ).toBeCloseTo(0.002 * 0.6, 12)
+    // Without the level it was left at, the first interval's level is what was left on.
+    const untold = findInitiators([wlan], execution, window, options)
+    expect(untold.invocations).toEqual([])
+    expect(untold.ongoing[0]?.energyJ).toBeCloseTo(1.8 * 0.6, 12)
+  })
+
   test('a tail left on that decays, or rises with no app code before it, stays the earlier test’s', () => {
     // A cellular tail from an earlier window: DCH, then FACH, then idle; app code runs meanwhile.
     const modem = rail('VSYS_PWR_MODEM', 'Modem', (t) => (t < 500 ? 0.61 : t < 1200 ? 0.31 : 0.01))
@@ -114,6 +142,7 @@ describe('findInitiators', () => {
         energyJ: expect.closeTo(0.12, 12),
         endNs: 400 * MS,
         stillActiveAtEnd: false,
+        endLevelW: expect.closeTo(0.3, 12),
       },
     ])
     expect(invocations).toEqual([
@@ -201,6 +230,7 @@ describe('findInitiators', () => {
         energyJ: expect.closeTo(0.6, 12),
         endNs: 2000 * MS,
         stillActiveAtEnd: true,
+        endLevelW: expect.closeTo(0.3, 12),
       },
     ])
   })

@@ -56,6 +56,18 @@ describe('tail energy (vLens Eq. 2)', () => {
     expect(charges.map((c) => c.energyJ)).toEqual([1, 1])
   })
 
+  test('a tail drawn on top of one left on is charged beside it: neither cuts the other', () => {
+    const left = inv('WatchLink.pair', 0, 0)
+    const rise = { ...inv('FeedRepository.refresh', 0, 0), tailEnergyJ: 0.8, onTop: true }
+    const charges = chargeTails([rise, left])
+    expect(charges.map((c) => [c.method, c.energyJ])).toEqual([
+      ['FeedRepository.refresh', 0.8],
+      ['WatchLink.pair', 1],
+    ])
+    // Without it, the two cut each other as Eq. 2 says: the one listed first gets nothing.
+    expect(chargeTails([{ ...rise, onTop: false }, left]).map((c) => c.energyJ)).toEqual([0, 1])
+  })
+
   test('tail power is flat over each charge, and its integral is the charge', () => {
     const charges = chargeTails(api)
     expect(tailPowerW(charges, 1.2 * S), '0.25 J over 0.5 s').toBeCloseTo(0.5, 12)
