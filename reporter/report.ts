@@ -309,29 +309,38 @@ export interface BaselineReport {
 const FIGURE_PRECISION_WARNINGS: ReadonlySet<string> = new Set(['W_SLOW_SENSOR'])
 
 /**
- * The windows of a test that no matcher or budget judges, with their figure-precision warnings as
- * notes (severity `info`): a suite of short UI steps measured for the record would otherwise raise
- * one in nearly every window, for a figure nobody judges. A matcher or a budget on the test makes
- * them warnings again.
+ * A test's windows with the severities of what depends on whether the test is judged:
+ * - figure-precision warnings (`W_SLOW_SENSOR`) become notes (severity `info`) in a test that no
+ *   matcher or budget judges: a suite of short UI steps measured for the record would otherwise
+ *   raise one in nearly every window, for a figure nobody judges;
+ * - a net energy below idle (`W_NEGATIVE_NET`, a note) becomes a warning where a budget or a
+ *   limit on the net judges it: that verdict was made on a figure the phone's state (a dimmer
+ *   screen, a radio off) pushed below idle, and means little.
  */
-function precisionAsNotes(results: readonly EnergyResult[]): EnergyResult[] {
-  const demote = (w: EnergyWarning): boolean =>
-    w.severity === 'warning' && FIGURE_PRECISION_WARNINGS.has(w.code)
+function asJudged(
+  results: readonly EnergyResult[],
+  judged: boolean,
+  judgesNet: boolean,
+): readonly EnergyResult[] {
+  const change = (w: EnergyWarning): EnergyWarning | undefined => {
+    if (!judged && w.severity === 'warning' && FIGURE_PRECISION_WARNINGS.has(w.code))
+      return {
+        ...w,
+        severity: 'info',
+        message: `${w.message} (A note: no matcher or budget judges this test's energy.)`,
+      }
+    if (judgesNet && w.severity === 'info' && w.code === 'W_NEGATIVE_NET')
+      return {
+        ...w,
+        severity: 'warning',
+        message: `${w.message} (A warning here: this test's verdict is on its net energy.)`,
+      }
+    return undefined
+  }
   return results.map((r) =>
-    r.status === 'skipped' || !r.warnings.some(demote)
+    r.status === 'skipped' || !r.warnings.some((w) => change(w) !== undefined)
       ? r
-      : {
-          ...r,
-          warnings: r.warnings.map((w) =>
-            demote(w)
-              ? {
-                  ...w,
-                  severity: 'info' as const,
-                  message: `${w.message} (A note: no matcher or budget judges this test's energy.)`,
-                }
-              : w,
-          ),
-        },
+      : { ...r, warnings: r.warnings.map((w) => change(w) ?? w) },
   )
 }
 
@@ -417,10 +426,12 @@ export function buildEnergyReport(
             n: figure.n,
           }
         : undefined
-    const judged = budget !== undefined || e.budgetRequested === true || (e.limits ?? []).length > 0
+    const budgeted = budget !== undefined || e.budgetRequested === true
+    const judged = budgeted || (e.limits ?? []).length > 0
+    const judgesNet = budgeted || (e.limits ?? []).some((l) => l.scope === 'net')
     return {
       ...test,
-      results: judged ? test.results : precisionAsNotes(test.results),
+      results: asJudged(test.results, judged, judgesNet),
       ...(shownFigure === undefined ? {} : { budgetFigure: shownFigure }),
       ...(budget === undefined ? {} : { budget }),
       ...(delta === undefined ? {} : { baseline: delta }),

@@ -51,7 +51,7 @@ function counts(out: string): { said: number; listed: number; notes: number } {
 
 test('two notes and no warning: no warning count, "2 notes"', () => {
   const note = { code: 'W_NEGATIVE_NET', severity: 'info', message: 'Below idle.' } as const
-  const out = renderTerminal(buildEnergyReport([entry('t', [[note], [note]])]), plainScreen)
+  const out = renderTerminal(buildEnergyReport([entry('t', [[note], [note]], false)]), plainScreen)
   expect(out).not.toMatch(/· \d+ warning/)
   expect(out).toContain('· 2 notes')
   expect(out).not.toContain(' Warnings ')
@@ -59,7 +59,7 @@ test('two notes and no warning: no warning count, "2 notes"', () => {
 
 test('the note count says where the notes are listed', () => {
   const note = { code: 'W_NEGATIVE_NET', severity: 'info', message: 'Below idle.' } as const
-  const report = buildEnergyReport([entry('t', [[note]])])
+  const report = buildEnergyReport([entry('t', [[note]], false)])
   expect(renderTerminal(report, plainScreen)).toContain(
     "· 1 note (facts, in the HTML report's Warnings)",
   )
@@ -90,9 +90,12 @@ test('the warning count is the sum of the listed codes, in the terminal and in m
         )
         const { said, listed, notes } = counts(renderTerminal(report, plainScreen))
         expect(said).toBe(listed)
-        // W_SLOW_SENSOR is a note in a test that nothing judges.
+        // W_SLOW_SENSOR is a note in a test that nothing judges; W_NEGATIVE_NET a warning in one
+        // whose budget judges its net.
         const isWarning = (x: EnergyWarning, judged: boolean): boolean =>
-          x.severity !== 'info' && (judged || x.code !== 'W_SLOW_SENSOR')
+          judged
+            ? x.severity !== 'info' || x.code === 'W_NEGATIVE_NET'
+            : x.severity !== 'info' && x.code !== 'W_SLOW_SENSOR'
         const perWindow = (severe: boolean) =>
           tests
             .flatMap((t) =>
@@ -156,5 +159,48 @@ describe('W_SLOW_SENSOR asks for action only where a verdict depends on the wind
     expect(out).toMatch(/⚠ W_SLOW_SENSOR ×2/)
     for (const t of report.tests)
       expect(t.results[0]?.status === 'measured' && t.results[0].warnings).toEqual([slow])
+  })
+})
+
+describe('W_NEGATIVE_NET is a warning where a verdict is on the net', () => {
+  const below = {
+    code: 'W_NEGATIVE_NET',
+    severity: 'info',
+    message: 'Below idle: net energy is negative (-424 mJ).',
+  } as const
+  const limit = (scope: string): LimitCheck => ({
+    matcher: 'toConsumeLessThan',
+    negated: false,
+    comparison: '<',
+    limit: 0.5,
+    unit: 'J',
+    scope,
+    value: -0.424,
+    n: 1,
+    verdict: 'within',
+    passed: true,
+  })
+
+  test('a limit on the net or a budget: a warning the summary lists', () => {
+    const onNet = { ...entry('judged on its net', [[below]], false), limits: [limit('net')] }
+    const budgeted = entry('asks for its budget', [[below]], true)
+    const report = buildEnergyReport([onNet, budgeted])
+    expect(renderTerminal(report, plainScreen)).toMatch(/⚠ W_NEGATIVE_NET ×2/)
+    const [w] = report.tests[0]?.results[0]?.warnings ?? []
+    expect(w).toEqual({
+      code: 'W_NEGATIVE_NET',
+      severity: 'warning',
+      message: `${below.message} (A warning here: this test's verdict is on its net energy.)`,
+    })
+  })
+
+  test('judged on the gross or not at all: a note, as raised', () => {
+    const onGross = { ...entry('judged on its gross', [[below]], false), limits: [limit('gross')] }
+    const free = entry('not judged', [[below]], false)
+    const report = buildEnergyReport([onGross, free])
+    const out = renderTerminal(report, plainScreen)
+    expect(out).not.toContain('⚠ W_NEGATIVE_NET')
+    expect(out).toContain('· 2 notes')
+    for (const t of report.tests) expect(t.results[0]?.warnings).toEqual([below])
   })
 })
