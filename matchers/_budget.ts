@@ -19,6 +19,7 @@ import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
   resolveSubject,
+  scopeMistake,
   type Figure,
   type Subject,
   type Unjudgeable,
@@ -87,6 +88,9 @@ export function checkLimit(
     record('unjudgeable', false, undefined, subject.reason)
     return failBothWays(context, () => `${hint}\n\n${subject.reason}`)
   }
+  // A scope the subject does not have is a mistake in the test, as a negative limit is.
+  const mistake = scopeMistake(spec.options?.scope, subject)
+  if (mistake !== undefined) return failBothWays(context, () => `${hint}\n\n${mistake.message}`)
   const figure = spec.figure(subject)
   if (isUnjudgeable(figure)) {
     record('unjudgeable', false, undefined, figure.reason)

@@ -4,6 +4,9 @@
  * windows (`energyRuns`), a method's `MethodEnergy`, or a method across repetitions (`methodRuns`).
  */
 import {
+  closestName,
+  CommonErrors,
+  EnergyError,
   formatJoules,
   ownNetEnergy,
   type Interval,
@@ -52,7 +55,10 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
   const value = unwrap(received)
   if (isEnergyFixture(value)) return fromFixture(value.results)
   if (typeof value !== 'object' || value === null) {
-    return { kind: 'unjudgeable', reason: `expected an energy result, received ${describe(value)}` }
+    return {
+      kind: 'unjudgeable',
+      reason: `expected an energy result, received ${describe(value)}; ${WHAT_TO_PASS}${typeof value === 'number' ? PLAIN_NUMBER : ''}`,
+    }
   }
   const record = value as Record<string, unknown>
   if (Array.isArray(record['energyRuns'])) return repeated(record['energyRuns'] as unknown[])
@@ -84,9 +90,17 @@ export function resolveSubject(received: unknown): Subject | Unjudgeable {
   }
   return {
     kind: 'unjudgeable',
-    reason: `expected an energy result or a method's energy, received ${describe(value)}`,
+    reason: `expected an energy result or a method's energy, received ${describe(value)}; ${WHAT_TO_PASS}`,
   }
 }
+
+/** What a matcher is given, said when it was given something else. */
+const WHAT_TO_PASS =
+  'pass what `energy.measure()`, `energy.repeat()` or `run.method(name)` returns: `const run = await energy.measure(…)`, then `expect(run)…`'
+
+/** A figure read off a result (`run.netEnergyJ`) is a plain number, for the runner's own matchers. */
+const PLAIN_NUMBER =
+  '; to compare a plain number of joules, use `toBeLessThan`: `expect(run.netEnergyJ).toBeLessThan(2)`'
 
 function repeated(runs: unknown[]): Subject | Unjudgeable {
   const judged = runs.map(resolveSubject)
@@ -194,15 +208,66 @@ function isThenable(value: unknown): boolean {
 }
 
 function describe(value: unknown): string {
-  if (value === null) return 'null'
+  if (value === null || value === undefined) return String(value)
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'object')
     return `an object with keys ${Object.keys(value).slice(0, 5).join(', ')}`
   return `${typeof value} ${String(value)}`
 }
 
-/** Which part of a window's energy a budget applies to. */
-export type Scope = 'net' | 'gross' | `rail:${string}` | `component:${string}`
+/**
+ * Which part of the energy a budget applies to: a window's `net` (above the idle baseline, the
+ * default), `gross`, one rail or one component; a method's only figure, `inclusive` (its own and
+ * its callees' energy, what a method is judged by without a scope).
+ */
+export type Scope = 'net' | 'gross' | `rail:${string}` | `component:${string}` | 'inclusive'
+
+/**
+ * Why `scope` cannot be read of `subject`, as `E_INVALID_OPTION` naming the subject's scopes and
+ * the closest one; undefined when it can (or none was given). A misspelt scope would otherwise
+ * read as a component of no name (`'gros'`) or, of a method, be ignored. A rail or component the
+ * window does not have is not a mistake in the scope: `windowEnergy` names the window's.
+ */
+export function scopeMistake(scope: unknown, subject: Subject): EnergyError | undefined {
+  if (scope === undefined) return undefined
+  const said = typeof scope === 'string' ? `'${scope}'` : describe(scope)
+  if (subject.kind === 'method' || subject.kind === 'repeated-method') {
+    if (scope === 'inclusive') return undefined
+    const near = typeof scope === 'string' ? closestName(scope, ['inclusive']) : undefined
+    return new EnergyError({
+      code: CommonErrors.INVALID_OPTION,
+      message: `scope ${said} does not apply to a method's energy: its one scope is 'inclusive' (the method and what it calls)${near === undefined ? '' : `; did you mean '${near}'?`}`,
+      hint: "Leave `scope` out for a method. To judge the window in another scope, pass the run itself: `expect(run).toConsumeLessThan(…, { scope: 'gross' })`.",
+      details: { scope: typeof scope === 'string' ? scope : said },
+    })
+  }
+  if (scope === 'net' || scope === 'gross') return undefined
+  if (typeof scope === 'string' && /^(rail|component):\S/.test(scope)) return undefined
+  const result = subject.kind === 'window' ? subject.result : subject.runs[0]
+  const rails = result?.rails.map((r) => r.rail) ?? []
+  const components: readonly string[] = result?.components.map((c) => c.component) ?? []
+  const near =
+    typeof scope !== 'string'
+      ? undefined
+      : components.includes(scope)
+        ? `component:${scope}` // a component's bare name: `cpu`
+        : rails.includes(scope)
+          ? `rail:${scope}`
+          : closestName(scope, [
+              'net',
+              'gross',
+              ...rails.map((r) => `rail:${r}`),
+              ...components.map((c) => `component:${c}`),
+            ])
+  const names = (kind: string, list: readonly string[]): string =>
+    list.length === 0 ? `this window has no ${kind}` : `this window's: ${list.join(', ')}`
+  return new EnergyError({
+    code: CommonErrors.INVALID_OPTION,
+    message: `scope ${said} is not a scope of a window's energy (net, gross, rail:<name>, component:<name>)${scope === 'inclusive' ? ": 'inclusive' is a method's" : ''}${near === undefined ? '' : `; did you mean '${near}'?`}`,
+    hint: `Use 'net' (the default: above the idle baseline), 'gross' (the whole phone), 'rail:<name>' (${names('rails', rails)}) or 'component:<name>' (${names('components', components)})${scope === 'inclusive' ? "; for a method's, pass `run.method(name)`" : ''}.`,
+    details: { scope: typeof scope === 'string' ? scope : said },
+  })
+}
 
 /** Which statistic of repeated windows a budget applies to. */
 export type Stat = 'mean' | 'median' | 'upper95'
@@ -234,10 +299,20 @@ export function windowEnergy(r: MeasuredEnergyResult, scope: Scope = 'net'): Fig
       const known = r.rails.map((x) => x.rail).join(', ') || 'none (the power source has no rails)'
       return {
         kind: 'unjudgeable',
-        reason: `no rail named '${name}' in this window; rails: ${known}`,
+        reason: `no rail named '${name}' in this window${didYouMean(
+          name,
+          r.rails.map((x) => x.rail),
+        )}; rails: ${known}`,
       }
     }
     return { valueJ: rail.energyJ, label: `rail ${name}`, n: 1 }
+  }
+  if (!scope.startsWith('component:')) {
+    // What `scopeMistake` refuses first; said here too for a caller that did not ask it.
+    return {
+      kind: 'unjudgeable',
+      reason: scopeMistake(scope, { kind: 'window', result: r })?.message ?? scope,
+    }
   }
   const name = scope.slice('component:'.length)
   const component = r.components.find((x) => x.component === name)
@@ -245,10 +320,18 @@ export function windowEnergy(r: MeasuredEnergyResult, scope: Scope = 'net'): Fig
     const known = r.components.map((x) => x.component).join(', ') || 'none'
     return {
       kind: 'unjudgeable',
-      reason: `no component '${name}' in this window; components: ${known}`,
+      reason: `no component '${name}' in this window${didYouMean(
+        name,
+        r.components.map((x) => x.component),
+      )}; components: ${known}`,
     }
   }
   return { valueJ: component.energyJ, label: `component ${name}`, n: 1 }
+}
+
+function didYouMean(name: string, known: readonly string[]): string {
+  const near = closestName(name, known)
+  return near === undefined ? '' : ` (did you mean '${near}'?)`
 }
 
 function methodEnergyFigure(m: MethodEnergy): Figure {

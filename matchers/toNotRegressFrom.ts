@@ -12,6 +12,7 @@ import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
   resolveSubject,
+  scopeMistake,
   windowEnergy,
   type Scope,
   type Unjudgeable,
@@ -37,11 +38,18 @@ export function toNotRegressFrom(
   options: RegressionOptions = {},
 ): MatcherResult {
   const hint = `expect(current)${this.isNot ? '.not' : ''}.toNotRegressFrom(baseline)`
+  const judged = resolveSubject(received)
+  const mistake =
+    !isUnjudgeable(judged) && judged.kind === 'repeated'
+      ? scopeMistake(options.scope, judged)
+      : undefined
+  if (mistake !== undefined)
+    return { pass: this.isNot, message: () => `${hint}\n\n${mistake.message}` }
   const current = runsOf(received, options.scope, 'current')
   const base = runsOf(baseline, options.scope, 'baseline')
   const maxPct = options.maxPct ?? 5
   // Recorded for the reporter: the increase over the baseline's mean against maxPct.
-  const subject = resolveSubject(received)
+  const subject = judged
   const record = (check: Pick<LimitCheck, 'verdict' | 'passed' | 'value' | 'n' | 'reason'>) =>
     recordLimit(this, {
       matcher: 'toNotRegressFrom',

@@ -29,6 +29,7 @@ import {
 } from './jest-side-files.js'
 import {
   noEnergyReason,
+  type EnergyReport,
   type ReportEntry,
   type ReportedFailure,
   type ReportedState,
@@ -195,6 +196,7 @@ export default class JestEnergyReporter {
           verbose: o.verbose ?? false,
           updateCommand: 'jest -u',
           htmlReport: (o.html ?? env.html) !== false,
+          noEnergyLine: jestNoEnergyLine(built.report),
         }),
       )
       writeRunOutputs(
@@ -321,6 +323,18 @@ function jestNoEnergyReason(
   if (!recorded && entry.state === 'passed') return 'the test did not call recordEnergy()'
   if (!recorded && entry.state === 'failed') return 'the test failed before it recorded energy'
   return noEnergyReason(entry, recorded)
+}
+
+/**
+ * The terminal report's line for a run in which no test measured energy, in Jest's terms: under
+ * Jest a test measures in the vitest-energy test environment, or sends its energy with
+ * `recordEnergy()` (Jest has no `energy` fixture). None when no test ran because the files failed
+ * to run (a config error: a wrong option, no `globalSetup`): the failures printed above say what
+ * to fix, and a line about measuring would point away from them.
+ */
+export function jestNoEnergyLine(report: EnergyReport): string {
+  if (report.tests.length === 0 && report.suiteFailures.length > 0) return ''
+  return "No test measured energy. In Jest a test measures in the vitest-energy test environment (testEnvironment: 'vitest-energy/jest-environment', with its globalSetup): its automatic window or the `energy` global; or it sends its energy with `recordEnergy()` (see docs/jest.md)."
 }
 
 /** Files Jest could not run, as the report's failures outside tests. */

@@ -45,6 +45,11 @@ export interface TerminalOptions {
   readonly updateCommand?: string
   /** Whether an HTML report is written (it lists the notes the summary only counts). @default true */
   readonly htmlReport?: boolean
+  /**
+   * The line for a run in which no test measured energy, in the runner's terms; `''` for none.
+   * @default Vitest's: use the `energy` fixture
+   */
+  readonly noEnergyLine?: string
 }
 
 interface RenderContext {
@@ -130,7 +135,7 @@ export function renderTerminal(
   lines.push(
     '',
     ...renderStates(report, screen),
-    ...renderSummary(report, screen, notesWhere(options)),
+    ...renderSummary(report, screen, notesWhere(options), options.noEnergyLine),
     ...renderWarningSummary(report, screen),
     ...renderBudgets(report, screen, options.updateCommand ?? 'vitest -u'),
     ...renderBaseline(report, screen),
@@ -651,12 +656,15 @@ function renderStates(report: EnergyReport, screen: Screen): string[] {
   ]
 }
 
-function renderSummary(report: EnergyReport, screen: Screen, notesWhere: string): string[] {
+function renderSummary(
+  report: EnergyReport,
+  screen: Screen,
+  notesWhere: string,
+  noEnergyLine = 'No test measured energy. Use the `energy` fixture (see the README).',
+): string[] {
   const c = screen.colors
   const s = report.summary
-  if (s.windows === 0) {
-    return [c.dim(' No test measured energy. Use the `energy` fixture (see the README).')]
-  }
+  if (s.windows === 0) return noEnergyLine === '' ? [] : [c.dim(` ${noEnergyLine}`)]
   if (s.measuredWindows === 0) {
     // Tests used the fixture, but every window failed or was abandoned: each row says why.
     return [

@@ -33,7 +33,6 @@ import { endDriver, startDriver } from '../session/appium.js'
 import { DeviceSession } from '../session/device-session.js'
 import { UI_TEST_TIMEOUT_MS } from '../session/options.js'
 import { expectedError } from '../session/call-site.js'
-import { setupFailure } from '../session/setup-failure.js'
 import type { ProvidedEnergyOptions } from '../session/target.js'
 import { PROGRESS_PORT_ENV } from '../model/progress.js'
 import { ProgressChannel, TestProgress } from '../session/progress.js'
@@ -43,7 +42,7 @@ import {
   type EnergyApi,
   type WindowEndBehind,
 } from '../session/test-energy.js'
-import { JestErrors } from './errors.js'
+import { JestErrors, suiteSetupFailure } from './errors.js'
 import { jestEnergyOptions, readRunTarget } from './options.js'
 
 /** Where jest-circus reads a test file's default timeout (what `jest.setTimeout()` writes). */
@@ -85,7 +84,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
     try {
       this.options = jestEnergyOptions(config.projectConfig)
     } catch (error) {
-      throw setupFailure(error)
+      throw suiteSetupFailure(error)
     }
     this.rootDir = config.projectConfig.rootDir
     this.testPath = context.testPath
@@ -99,7 +98,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
     await super.setup()
     const target = readRunTarget(process.env)
     if (target === undefined) {
-      throw setupFailure(
+      throw suiteSetupFailure(
         new EnergyError({
           code: JestErrors.SETUP_MISSING,
           message:
@@ -112,7 +111,7 @@ export default class EnergyEnvironment extends NodeEnvironment {
       const workerId = Number(process.env['JEST_WORKER_ID'] ?? '1')
       this.session = await DeviceSession.open(this.options, target, workerId)
     } catch (error) {
-      throw setupFailure(error)
+      throw suiteSetupFailure(error)
     }
     this.driverWanted = this.options.appium !== false && target.appium !== undefined
     // UI tests on a phone do not fit Jest's 5 s (see docs/jest.md); a configured timeout stays.

@@ -3,7 +3,8 @@
  * sampling methods' split of the CPU cluster rails (`WindowPlan.cpuCoreCurrents`): a running ns
  * on a cluster weighs the profile's current at the cluster's frequency then, plus the cluster's
  * own current (`cpu.cluster_power.clusterN`) shared by its cores running then, instead of the
- * (f / 1 GHz)² proxy; and the CPU power model of a phone without rails. The profile is the
+ * (f / 1 GHz)² proxy; the CPU power model of a phone without rails; and the battery's capacity
+ * (`battery.capacity`) for `% of battery` figures on any phone. The profile is the
  * `powerProfile` option's, else the one the phone's framework uses (`findPowerProfile`:
  * framework-res.apk or the overlay that replaces it), cached per build beside the artifacts.
  */
@@ -155,6 +156,34 @@ export async function phonePowerProfile(
 }
 
 /**
+ * `phonePowerProfile`, read at most once however often it is asked for: the device session reads
+ * the profile for the currents, the CPU model and the battery's capacity alike.
+ */
+export function phonePowerProfileOnce(
+  options: ProvidedEnergyOptions,
+  device: AdbDevice,
+  capabilities: Capabilities,
+  cacheDir?: string,
+): () => Promise<FoundPowerProfile> {
+  let found: Promise<FoundPowerProfile> | undefined
+  return () => (found ??= phonePowerProfile(options, device, capabilities, cacheDir))
+}
+
+/**
+ * The battery's capacity in mAh, for `% of battery` figures: the `batteryCapacityMah` option,
+ * else the `battery.capacity` the power profile declares (the `powerProfile` option's, or the
+ * phone's own as its framework reads it, as `phonePowerProfile` finds it), whichever power
+ * source measures. None when neither says (the Pixel 8 Pro's profile declares none).
+ */
+export async function batteryCapacityMah(
+  options: ProvidedEnergyOptions,
+  profile: () => Promise<FoundPowerProfile>,
+): Promise<number | undefined> {
+  if (options.batteryCapacityMah !== null) return options.batteryCapacityMah
+  return (await profile()).profile?.batteryCapacityMah
+}
+
+/**
  * The currents for this phone, when its power would be ODPM with a CPU schedule (the only path
  * that splits cluster rails by frequency), from `phonePowerProfile`. None, silently, when no
  * profile is found: the rails are measured, only their split between threads uses the proxy.
@@ -164,13 +193,19 @@ export async function profileCurrents(
   device: AdbDevice,
   capabilities: Capabilities,
   cacheDir?: string,
+  find: () => Promise<FoundPowerProfile> = phonePowerProfileOnce(
+    options,
+    device,
+    capabilities,
+    cacheDir,
+  ),
 ): Promise<ProfileCurrents> {
   const odpm =
     (options.power === 'auto' || options.power === 'odpm') &&
     capabilities.odpm.available &&
     capabilities.perfetto.available
   if (!odpm || options.execution === 'none') return {}
-  const found = await phonePowerProfile(options, device, capabilities, cacheDir)
+  const found = await find()
   if (found.profile === undefined) return {}
   const fitted = coreCurrentsFor(
     found.profile,
@@ -207,11 +242,17 @@ export async function phoneCpuModel(
   device: AdbDevice,
   capabilities: Capabilities,
   cacheDir?: string,
+  find: () => Promise<FoundPowerProfile> = phonePowerProfileOnce(
+    options,
+    device,
+    capabilities,
+    cacheDir,
+  ),
 ): Promise<{ readonly cpuModel?: PhoneCpuModel; readonly warning?: EnergyWarning }> {
   const rails = capabilities.odpm.available
   const gauge = options.power === 'fuel-gauge' || (options.power === 'auto' && !rails)
   if (!gauge || options.execution === 'none' || !capabilities.fuelGauge.available) return {}
-  const found = await phonePowerProfile(options, device, capabilities, cacheDir)
+  const found = await find()
   const profile = found.profile
   if (profile === undefined) {
     const problem = found.problem

@@ -73,7 +73,13 @@ import {
   NOT_CALIBRATED_ON_PURPOSE,
   type CpuCalibration,
 } from './calibration.js'
-import { phoneCpuModel, profileCurrents, type PhoneCpuModel } from './core-currents.js'
+import {
+  batteryCapacityMah,
+  phoneCpuModel,
+  phonePowerProfileOnce,
+  profileCurrents,
+  type PhoneCpuModel,
+} from './core-currents.js'
 import type { TestProgress } from './progress.js'
 import { MEASURED_MARKER, type DeviceTarget, type ProvidedEnergyOptions } from './target.js'
 import {
@@ -196,6 +202,8 @@ export class DeviceSession {
     private readonly cpuCoreCurrents?: readonly CoreCurrents[],
     /** The CPU power model of a phone without rails (`phoneCpuModel`), when its profile is known. */
     readonly cpuModel?: PhoneCpuModel,
+    /** The battery's capacity, mAh (`batteryCapacityMah`: the option, else the profile's). */
+    private readonly batteryCapacityMah?: number,
   ) {}
 
   /** Host → device boottime, mapped again when it is old (see `freshClock`). */
@@ -228,8 +236,10 @@ export class DeviceSession {
     // session, which the probe runs only when dumpsys powerstats lists none.
     const capabilities = await probeCapabilities(device, { app: options.app })
     const boottime = await mapDeviceClock(device, 'boottime')
-    const profile = await profileCurrents(options, device, capabilities)
-    const modelled = await phoneCpuModel(options, device, capabilities)
+    const found = phonePowerProfileOnce(options, device, capabilities)
+    const profile = await profileCurrents(options, device, capabilities, undefined, found)
+    const modelled = await phoneCpuModel(options, device, capabilities, undefined, found)
+    const capacityMah = await batteryCapacityMah(options, found)
     const session = new DeviceSession(
       options,
       target,
@@ -240,6 +250,7 @@ export class DeviceSession {
       boottime,
       profile.currents,
       modelled.cpuModel,
+      capacityMah,
     )
     if (profile.warning !== undefined) session.choiceWarnings.push(profile.warning)
     if (modelled.warning !== undefined) session.choiceWarnings.push(modelled.warning)
@@ -1094,7 +1105,7 @@ export class DeviceSession {
     progress?: Progress,
     power: PowerCollector = this.powerCollector(),
   ): WindowPlan {
-    const capacityMah = this.options.batteryCapacityMah ?? undefined
+    const capacityMah = this.batteryCapacityMah
     return {
       device: this.device,
       deviceModel: this.capabilities.model,

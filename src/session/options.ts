@@ -108,7 +108,10 @@ export interface EnergyOptions {
    * as shipped. Not used on phones with rails. @default 'run'
    */
   readonly calibration?: 'run' | 'keep' | 'none'
-  /** Battery capacity when the device does not tell, mAh. */
+  /**
+   * Battery capacity for `% of battery` figures, mAh. @default the `battery.capacity` of the
+   * phone's power profile (the `powerProfile` option's, else the one its framework reads)
+   */
   readonly batteryCapacityMah?: number
   /** When a budget lies inside a figure's 95% interval: fail (default) or decide and warn. */
   readonly inconclusive?: 'fail' | 'warn'

@@ -174,3 +174,25 @@ test.skipIf(!hasBuild)(
     }
   },
 )
+
+test.skipIf(!hasBuild)(
+  'without globalSetup, or with a misspelt option, each file fails to run with its error once and no word on measuring',
+  async () => {
+    const dir = join(project, 'no-setup')
+    const { code, stdout, stderr } = await runJest(
+      ['--config', join(dir, 'jest.config.mjs'), '--rootDir', dir],
+      { cwd: dir },
+    )
+    expect(code).toBe(1)
+    // Jest's "Test suite failed to run" (stderr): each error's code and hint, once.
+    expect(stderr.split('Test suite failed to run').length - 1).toBe(2)
+    expect(stderr).toContain('[E_JEST_SETUP_MISSING]')
+    expect(stderr.split("→ Add globalSetup: 'vitest-energy/jest-global-setup'").length - 1).toBe(1)
+    expect(stderr).toContain('[E_INVALID_OPTION] vitest-energy option `powr`: not an option')
+    expect(stderr.split('→ In the Jest config, fix `powr`').length - 1).toBe(1)
+    // The energy report (stdout) lists both files' errors, and then says nothing of measuring.
+    expect(stdout).toContain('Tests     2 errors outside tests')
+    expect(stdout).not.toContain('No test measured energy')
+    expect(stdout).not.toContain('`energy` fixture')
+  },
+)

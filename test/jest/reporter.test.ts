@@ -110,3 +110,44 @@ test('retries report their last attempt; an empty record is a test that opened n
   expect(process.env[JEST_SIDE_DIR_ENV]).toBe(dir)
   await expect(readFile(join(dir, `${process.pid}.jsonl`))).rejects.toThrow()
 })
+
+test('a run without energy: a summary in Jest terms, none when the files failed to run', async () => {
+  const run = async (
+    testResults: Parameters<JestEnergyReporter['onRunComplete']>[1]['testResults'],
+  ): Promise<string> => {
+    let printed = ''
+    const reporter = new JestEnergyReporter(
+      { rootDir: root },
+      { html: false, screen: plainScreen, write: (t) => (printed += t) },
+    )
+    await reporter.onRunComplete(new Set(), { testResults })
+    return printed
+  }
+  const testFilePath = join(root, 'feed.test.js')
+  // Tests that ran outside the environment, without recordEnergy().
+  const plain = await run([
+    {
+      testFilePath,
+      testResults: [{ fullName: 'feed opens', status: 'passed', failureMessages: [] }],
+    },
+  ])
+  expect(plain).not.toContain('`energy` fixture')
+  expect(plain).toContain(
+    " No test measured energy. In Jest a test measures in the vitest-energy test environment (testEnvironment: 'vitest-energy/jest-environment', with its globalSetup)",
+  )
+  expect(plain).toContain('or it sends its energy with `recordEnergy()` (see docs/jest.md).\n')
+  // No globalSetup: every file failed to run; the error says what to fix, and nothing after it
+  // points elsewhere.
+  const message =
+    "[E_JEST_SETUP_MISSING] the vitest-energy test environment ran without its global setup (no phones were started for this run)\n  → Add globalSetup: 'vitest-energy/jest-global-setup' and globalTeardown: 'vitest-energy/jest-global-teardown' to the Jest config."
+  const failed = await run([
+    {
+      testFilePath,
+      testExecError: { message, stack: `vitest-energy: ${message.split('\n')[0]}` },
+      testResults: [],
+    },
+  ])
+  expect(failed.split('→ Add globalSetup:').length - 1).toBe(1)
+  expect(failed).toContain('1 error outside tests')
+  expect(failed).not.toContain('No test measured energy')
+})

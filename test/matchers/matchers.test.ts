@@ -148,6 +148,79 @@ describe('toConsumeLessThan', () => {
     )
   })
 
+  test("a scope that is not a window's fails as E_INVALID_OPTION with the scopes and the closest one", () => {
+    const r = run({
+      components: [
+        { component: 'cpu', energyJ: 1.4 },
+        { component: 'other', energyJ: 0.2 },
+      ],
+    })
+    const gros = failureOf(() => expect(r).toConsumeLessThan(100, { scope: 'gros' as 'gross' }))
+    expect(gros).toContain(
+      "[E_INVALID_OPTION] scope 'gros' is not a scope of a window's energy (net, gross, rail:<name>, component:<name>); did you mean 'gross'?",
+    )
+    expect(gros).toContain(
+      "→ Use 'net' (the default: above the idle baseline), 'gross' (the whole phone), 'rail:<name>' (this window's: S4M_VDD_CPUCL0) or 'component:<name>' (this window's: cpu, other).",
+    )
+    expect(gros).not.toContain("no component ''")
+    // Negated, it fails too: a mistake in the test, not a verdict.
+    expect(
+      failureOf(() => expect(r).not.toConsumeLessThan(0, { scope: 'gros' as 'gross' })),
+    ).toContain('E_INVALID_OPTION')
+    // A component's or rail's bare name, a malformed prefix, a method's scope, not a string.
+    const cases: [unknown, string][] = [
+      ['cpu', "did you mean 'component:cpu'?"],
+      ['S4M_VDD_CPUCL0', "did you mean 'rail:S4M_VDD_CPUCL0'?"],
+      ['component:', "scope 'component:' is not a scope of a window's energy"],
+      ['Net', "did you mean 'net'?"],
+      ['inclusive', "'inclusive' is a method's"],
+      [42, 'scope number 42 is not a scope'],
+    ]
+    for (const [scope, said] of cases) {
+      const message = failureOf(() => expect(r).toDrawLessThan(100, { scope: scope as 'net' }))
+      expect(message, String(scope)).toContain('[E_INVALID_OPTION]')
+      expect(message, String(scope)).toContain(said)
+    }
+    // A well-formed scope the window lacks names the window's and the closest.
+    expect(failureOf(() => expect(r).toConsumeLessThan(1, { scope: 'component:cpuu' }))).toContain(
+      "no component 'cpuu' in this window (did you mean 'cpu'?); components: cpu, other",
+    )
+  })
+
+  test("a method's one scope is inclusive: any other fails instead of being ignored", () => {
+    expect(bind).toConsumeLessThan(0.45, { scope: 'inclusive' })
+    const total = failureOf(() => expect(bind).toConsumeLessThan(100, { scope: 'total' as 'net' }))
+    expect(total).toContain(
+      "[E_INVALID_OPTION] scope 'total' does not apply to a method's energy: its one scope is 'inclusive' (the method and what it calls)",
+    )
+    expect(total).toContain('→ Leave `scope` out for a method.')
+    expect(
+      failureOf(() => expect(bind).toConsumeAtMost(100, { scope: 'inclusve' as 'inclusive' })),
+    ).toContain("did you mean 'inclusive'?")
+    expect(failureOf(() => expect(bind).toConsumeLessThan(100, { scope: 'gross' }))).toContain(
+      "scope 'gross' does not apply to a method's energy",
+    )
+  })
+
+  test("the energy fixture: the one window closed by then (README's Matchers), else what to pass", () => {
+    const fixture = (...results: unknown[]) => ({
+      results,
+      measure: () => undefined,
+      repeat: () => undefined,
+    })
+    // After one energy.measure(): its window; an energy.baseline() window does not count.
+    expect(fixture(run())).toConsumeLessThan(2.5)
+    expect(fixture({ ...run(), idleBaseline: true }, run())).not.toConsumeLessThan(1)
+    // Only the automatic window, still open: nothing closed to judge.
+    expect(failureOf(() => expect(fixture()).toConsumeLessThan(100))).toContain(
+      'received the `energy` fixture before any window closed (its automatic window closes when the test ends, where `checkBudgets: true` checks it)',
+    )
+    // energy.repeat()'s windows: several.
+    expect(failureOf(() => expect(fixture(run(), run(), run())).toConsumeLessThan(100))).toContain(
+      'received the `energy` fixture, which holds 3 windows of this test',
+    )
+  })
+
   test('judges a method by its inclusive energy', () => {
     expect(bind).toConsumeLessThan(0.45)
     expect(load).not.toConsumeLessThan(0.05)
@@ -251,6 +324,20 @@ describe('bad input fails clearly, negated or not', () => {
     }
     // Awaited, the same run is judged.
     expect(await pending).toConsumeLessThan(3)
+  })
+
+  test('a plain number or a stray object: what to pass instead, and toBeLessThan for a number', () => {
+    const net = run().netEnergyJ
+    const number = failureOf(() => expect(net).toConsumeLessThan(2))
+    expect(number).toContain(
+      `expected an energy result, received number ${net}; pass what \`energy.measure()\`, \`energy.repeat()\` or \`run.method(name)\` returns: \`const run = await energy.measure(…)\`, then \`expect(run)…\`; to compare a plain number of joules, use \`toBeLessThan\`: \`expect(run.netEnergyJ).toBeLessThan(2)\``,
+    )
+    const stray = failureOf(() => expect({ joules: 1 }).toConsumeLessThan(2))
+    expect(stray).toContain('received an object with keys joules; pass what `energy.measure()`')
+    expect(stray).not.toContain('toBeLessThan')
+    expect(failureOf(() => expect(undefined).toDrawLessThan(2))).toContain(
+      'received undefined; pass what `energy.measure()`',
+    )
   })
 
   test('a negative or NaN limit', () => {

@@ -133,6 +133,18 @@ describe('toNotRegressFrom', () => {
     expect(message).toMatch(/inconclusive: \d+ more repetitions? per build would decide/)
   })
 
+  test('a misspelt scope fails as E_INVALID_OPTION', () => {
+    const runs = repeated([2.0, 2.01, 1.99, 2.02])
+    const message = failureOf(() =>
+      expect(runs).toNotRegressFrom(baseline, { scope: 'gros' as 'gross' }),
+    )
+    expect(message).toContain("[E_INVALID_OPTION] scope 'gros'")
+    expect(message).toContain("did you mean 'gross'?")
+    expect(
+      failureOf(() => expect(runs).toConsumeLessThan(100, { scope: 'gros' as 'gross' })),
+    ).toContain("did you mean 'gross'?")
+  })
+
   test('refuses single windows', () => {
     expect(failureOf(() => expect(new EnergyRun(window(2))).toNotRegressFrom(baseline))).toContain(
       'needs repeated windows',

@@ -15,7 +15,12 @@ import {
   type Capabilities,
 } from '../../src/device/index.js'
 import { parsePowerProfile, type PowerProfile } from '../../src/formats/power-profile/index.js'
-import { coreCurrentsFor, profileCurrents } from '../../src/session/core-currents.js'
+import {
+  batteryCapacityMah,
+  coreCurrentsFor,
+  phonePowerProfileOnce,
+  profileCurrents,
+} from '../../src/session/core-currents.js'
 import { fileLeaseStore } from '../../src/lab/index.js'
 import { DeviceSession } from '../../src/session/device-session.js'
 import { resolveOptions } from '../../src/session/options.js'
@@ -262,6 +267,56 @@ describe('on the virtual device', () => {
     await expect(
       profileCurrents(options({ powerProfile: '/nonexistent/pp.xml' }), device, capabilities),
     ).rejects.toMatchObject({ code: 'E_COLLECTOR_PROFILE_UNAVAILABLE' })
+  })
+
+  test("the battery's capacity: the option, else the battery.capacity of the profile the framework reads", async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 've-profiles-'))
+    try {
+      // Whichever power source measures and whether methods are recorded: the capacity is not a
+      // by-product of the CPU currents.
+      for (const o of [{}, { execution: 'none' }, { power: 'fuel-gauge' }]) {
+        const found = phonePowerProfileOnce(options(o), device, capabilities, cacheDir)
+        expect(await batteryCapacityMah(options(o), found), JSON.stringify(o)).toBe(4614)
+      }
+      const never = () => Promise.reject(new Error('the profile was read'))
+      expect(await batteryCapacityMah(options({ batteryCapacityMah: 3000 }), never)).toBe(3000)
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true })
+    }
+  })
+
+  test('a profile that declares no capacity, or only the placeholder: none (the matcher says what to set)', async () => {
+    // The Pixel 8 Pro's profile has no battery.capacity.
+    const { batteryCapacityMah: declared, ...noCapacity } = defaultPowerProfile()
+    expect(declared).toBe(4614)
+    const found = { profile: noCapacity, warnings: [], evidence: [], cached: false }
+    expect(await batteryCapacityMah(options({}), () => Promise.resolve(found))).toBeUndefined()
+    const placeholder = await startVirtualDevice({ time: 'fast', shippedProfile: 'placeholder' })
+    try {
+      const d = await adbDevice(placeholder.port, placeholder.serials[0] as string)
+      const caps = await probeCapabilities(d, { perfettoRails: false })
+      const found = phonePowerProfileOnce(options({}), d, caps, '')
+      expect(await batteryCapacityMah(options({}), found)).toBeUndefined()
+    } finally {
+      await placeholder.close()
+    }
+  })
+
+  test("an opened session puts the virtual phone's capacity (4614 mAh) in every window's plan", async () => {
+    const runDir = await mkdtemp(join(tmpdir(), 've-run-'))
+    try {
+      const phone = { host: '127.0.0.1', port: server.port, serial: server.serials[0] as string }
+      const opts = {
+        ...options({ artifactsDir: join(runDir, 'artifacts'), execution: 'none' }),
+        adbConfigured: false,
+      }
+      const target = { phones: [phone], run: 'core-currents', virtual: true, runDir }
+      const session = await DeviceSession.open(opts, target, 1)
+      const planned = session.plan({ kind: 'none' }, undefined).batteryCapacityJ
+      expect(planned).toBeCloseTo(4614 * 3.6 * 3.85, 6) // mAh × 3.6 C/mAh × 3.85 V nominal
+    } finally {
+      await rm(runDir, { recursive: true, force: true })
+    }
   })
 
   test('not read when nothing would use it: fuel gauge, no execution tracing', async () => {

@@ -63,6 +63,8 @@ describe('one virtual phone shared by two workers', () => {
       expect(w.sources.power, w.label).toBe('odpm')
       expect(w.grossEnergyJ, w.label).toBeGreaterThan(0)
       expect(w.rails.length, w.label).toBeGreaterThan(0)
+      // 4614 mAh at 3.85 V: the virtual phone's profile's battery.capacity.
+      expect(w.battery?.capacityJ, w.label).toBeCloseTo(4614 * 3.6 * 3.85, 6)
     }
     const scroll = all.find((w) => w.label === 'scrolling the feed')
     expect(scroll?.sources.execution).toBe('simpleperf')
@@ -134,6 +136,11 @@ describe('one virtual phone shared by two workers', () => {
           window: 'scrolling the feed',
         },
       ],
+    ])
+    // The battery's capacity without batteryCapacityMah: the virtual phone's profile declares it.
+    expect(limits('refreshing the feed')?.map((l) => [l.matcher, l.scope, l.passed])).toEqual([
+      ['toConsumeLessThan', 'inclusive', true],
+      ['toUseLessThanPercentOfBattery', 'battery', true],
     ])
     expect(limits('repeated refreshes')).toMatchObject([
       { stat: 'upper95', n: 3, limit: 50, unit: 'J', passed: true },

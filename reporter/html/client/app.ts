@@ -537,6 +537,15 @@ function overview(root: HTMLElement): void {
         'The run was interrupted: tests that had not finished are pending.',
       ),
     )
+  if (tests.length === 0 && data.suiteFailures.length === 0 && data.unhandledErrors.length === 0)
+    // Vitest reports an error of the run's setup (a wrong `app`, no phone) to the terminal only.
+    root.append(
+      h(
+        'p',
+        { class: 'banner' },
+        'No test ran. If the run stopped before its tests (an error in its setup, such as an app that is not installed), the error is in the terminal output, not in this report.',
+      ),
+    )
   const failed = [...tests.keys()].filter((i) => tests[i]?.state === 'failed')
   if (failed.length > 0) {
     // What to look at first: the failed tests, each with why, as the terminal lists them.

@@ -11,7 +11,12 @@ import { copyFile, mkdir, writeFile } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { EnergyReport, ReportedTest } from '../../../reporter/report.js'
+import { renderHtml } from '../../../reporter/html/index.js'
+import {
+  buildEnergyReport,
+  type EnergyReport,
+  type ReportedTest,
+} from '../../../reporter/report.js'
 import {
   formatJoules,
   formatSeconds,
@@ -674,6 +679,21 @@ function reportChecks(engine: Engine): void {
     )
     await shoot(page, 'html-budgets')
     await done()
+  })
+
+  test('a run in which no test ran says so, and that a setup error is in the terminal', async () => {
+    // Vitest reports an error in the run's setup (an app that is not installed) to the terminal
+    // only: the report of such a run has no test, and must not read as an empty success.
+    const file = `${output}empty.html`
+    await writeFile(file, renderHtml(buildEnergyReport([])))
+    const page = await browser.newPage()
+    await page.goto(pathToFileURL(file).href)
+    await page.waitForSelector('html[data-ready=true]')
+    const banner = await page.locator('.banner').first().innerText()
+    const problems = await page.problems()
+    await page.close()
+    expect(banner).toMatch(/^No test ran\. .*the error is in the terminal output/)
+    expect(problems).toEqual([])
   })
 
   test('the checks see what a page reports: console errors and warnings, uncaught errors, CSP', async () => {
