@@ -116,24 +116,26 @@ test('the warning count is the sum of the listed codes, in the terminal and in m
   )
 })
 
+/** A passed `toConsumeLessThan` limit on a window's `scope`. */
+const limit = (scope: string): LimitCheck => ({
+  matcher: 'toConsumeLessThan',
+  negated: false,
+  comparison: '<',
+  limit: 0.5,
+  unit: 'J',
+  scope,
+  value: -0.424,
+  n: 1,
+  verdict: 'within',
+  passed: true,
+})
+
 describe('W_SLOW_SENSOR asks for action only where a verdict depends on the window', () => {
   const slow = {
     code: 'W_SLOW_SENSOR',
     severity: 'warning',
     message: '30% of this 400 ms window lies in the sensor intervals its edges cut.',
   } as const
-  const limit: LimitCheck = {
-    matcher: 'toConsumeLessThan',
-    negated: false,
-    comparison: '<',
-    limit: 2,
-    unit: 'J',
-    scope: 'net',
-    value: 1,
-    n: 1,
-    verdict: 'within',
-    passed: true,
-  }
 
   test('in a test nothing judges: a note, listed in the JSON and HTML, not among the warnings', () => {
     const report = buildEnergyReport([entry('a click', [[slow], [slow]], false)])
@@ -152,7 +154,7 @@ describe('W_SLOW_SENSOR asks for action only where a verdict depends on the wind
   })
 
   test('with a matcher or a budget on the test: a warning, as raised', () => {
-    const limited = { ...entry('judged by a matcher', [[slow]], false), limits: [limit] }
+    const limited = { ...entry('judged by a matcher', [[slow]], false), limits: [limit('net')] }
     const budgeted = entry('asks for its budget', [[slow]], true)
     const report = buildEnergyReport([limited, budgeted])
     const out = renderTerminal(report, plainScreen)
@@ -168,18 +170,6 @@ describe('W_NEGATIVE_NET is a warning where a verdict is on the net', () => {
     severity: 'info',
     message: 'Below idle: net energy is negative (-424 mJ).',
   } as const
-  const limit = (scope: string): LimitCheck => ({
-    matcher: 'toConsumeLessThan',
-    negated: false,
-    comparison: '<',
-    limit: 0.5,
-    unit: 'J',
-    scope,
-    value: -0.424,
-    n: 1,
-    verdict: 'within',
-    passed: true,
-  })
 
   test('a limit on the net or a budget: a warning the summary lists', () => {
     const onNet = { ...entry('judged on its net', [[below]], false), limits: [limit('net')] }
