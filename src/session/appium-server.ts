@@ -31,6 +31,7 @@ import { pathToFileURL } from 'node:url'
 import '../device/_adbkit.js'
 import { CommonErrors, EnergyError } from '../model/index.js'
 import { AppiumDriverErrors } from '../virtual-device/appium-driver/errors.js'
+import { runLegacyExitHandlers } from './legacy-exit-hooks.js'
 
 /** Name of the generated package that carries the driver inside the temporary APPIUM_HOME. */
 export const VIRTUAL_DEVICE_DRIVER_PACKAGE = 'vitest-energy-virtual-device-driver'
@@ -334,6 +335,8 @@ async function defaultAppiumHome(): Promise<string> {
   }
 }
 
+let legacyExitHooked = false
+
 /**
  * Starts Appium on 127.0.0.1 with the virtual device's driver and the user's installed drivers.
  * Throws `E_APPIUM_SERVER_START` when Appium cannot start.
@@ -407,6 +410,10 @@ export async function startAppiumServer(options: AppiumServerOptions = {}): Prom
   // Ctrl-C ends the process without `close()`: the temporary APPIUM_HOME must not stay behind.
   const removeHome = (): void => rmSync(home, { recursive: true, force: true })
   process.once('exit', removeHome)
+  // For the life of the process: a session Appium was starting when the run ended may hold the
+  // driver's port lock at exit.
+  if (!legacyExitHooked) process.once('exit', runLegacyExitHandlers)
+  legacyExitHooked = true
   let closed: Promise<void> | undefined
   return {
     host: '127.0.0.1',
