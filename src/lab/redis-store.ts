@@ -115,11 +115,14 @@ const LAST_PORT = 8299
 /**
  * `KEYS[1]` the hash of a host's reserved ports (field: port, value: `<expiry>|<owner>`);
  * `ARGV[1]` now, `ARGV[2]` expiry, `ARGV[3]` owner (this process and the phone), `ARGV[4..5]` the
- * range. The owner's port if it has one (renewed), else the lowest free or expired one; 0 when
- * every port is taken.
+ * range, `ARGV[6..]` ports the owner cannot use (busy on its own machine). The owner's port if it
+ * has one it can use (renewed), else the lowest free or expired one it can use (an unusable port
+ * it held is given back); 0 when there is none.
  */
 const RESERVE_PORT = `
 local now, owner = tonumber(ARGV[1]), ARGV[3]
+local unusable = {}
+for i = 6, #ARGV do unusable[tonumber(ARGV[i])] = true end
 local free = nil
 for port = tonumber(ARGV[4]), tonumber(ARGV[5]) do
   local held = redis.call('HGET', KEYS[1], port)
@@ -127,11 +130,15 @@ for port = tonumber(ARGV[4]), tonumber(ARGV[5]) do
     local bar = string.find(held, '|', 1, true)
     local expiry, who = tonumber(string.sub(held, 1, bar - 1)), string.sub(held, bar + 1)
     if who == owner then
-      redis.call('HSET', KEYS[1], port, ARGV[2] .. '|' .. owner)
-      return port
+      if not unusable[port] then
+        redis.call('HSET', KEYS[1], port, ARGV[2] .. '|' .. owner)
+        return port
+      end
+      redis.call('HDEL', KEYS[1], port)
+    elseif expiry < now and free == nil and not unusable[port] then
+      free = port
     end
-    if expiry < now and free == nil then free = port end
-  elseif free == nil then
+  elseif free == nil and not unusable[port] then
     free = port
   end
 end
@@ -225,7 +232,11 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
   let assigned: string | undefined
   /** Ports this process reserved: host → owner (process and phone) → port. */
   const reserved = new Map<string, Map<string, number>>()
-  const reserve = (host: string, owner: string): Promise<unknown> =>
+  const reserve = (
+    host: string,
+    owner: string,
+    unusable: readonly number[] = [],
+  ): Promise<unknown> =>
     client.eval(RESERVE_PORT, {
       keys: [key('ports', host)],
       arguments: [
@@ -234,6 +245,7 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
         owner,
         String(FIRST_PORT),
         String(LAST_PORT),
+        ...unusable.map(String),
       ],
     })
   const workersKey = key('workers')
@@ -280,12 +292,25 @@ export async function redisLeaseStore(options: RedisStoreOptions): Promise<Lease
       assigned = `${phoneKey(phone)}\n${processId}`
       return phone
     },
-    async reservePort(phone) {
+    async reservePort(phone, usableHere) {
       const owner = `${processId}|${phoneKey(phone)}`
-      const port = Number(await command('reserving a port', () => reserve(phone.host, owner)))
-      if (port === 0) return undefined // all taken: Appium picks one, as without a store
-      reserved.set(phone.host, (reserved.get(phone.host) ?? new Map()).set(owner, port))
-      return port
+      const owners = reserved.get(phone.host) ?? new Map<string, number>()
+      reserved.set(phone.host, owners)
+      // Busy ports here are skipped: the driver refuses a forward port something on this machine
+      // listens on, though the forward itself listens on the lab host.
+      const unusable: number[] = []
+      for (;;) {
+        const port = Number(
+          await command('reserving a port', () => reserve(phone.host, owner, unusable)),
+        )
+        if (port === 0) {
+          owners.delete(owner)
+          return undefined // none left: Appium picks one, as without a store
+        }
+        owners.set(owner, port)
+        if (usableHere === undefined || (await usableHere(port))) return port
+        unusable.push(port)
+      }
     },
     readShared: async (phone, document) =>
       (await command('reading what runners share about a phone', () =>

@@ -44,9 +44,13 @@ export interface LeaseStore {
    * A port on the phone's adb server host for this process's UiAutomator2 forward to the phone,
    * that no other runner's forward on that host uses (two runners forwarding one port replace
    * each other's forward, and one's session end removes the other's): the shared store hands out
-   * 8200–8299 per host; undefined when the store cannot know (lock files: one machine).
+   * 8200–8299 per host; undefined when the store cannot know (lock files: one machine) or none
+   * is left. A port `usableHere` says no to (busy on this machine) is passed over.
    */
-  reservePort(phone: PhoneAddress): Promise<number | undefined>
+  reservePort(
+    phone: PhoneAddress,
+    usableHere?: (port: number) => Promise<boolean>,
+  ): Promise<number | undefined>
   readShared(phone: PhoneAddress, document: SharedDocument): Promise<string | undefined>
   writeShared(phone: PhoneAddress, document: SharedDocument, text: string): Promise<void>
   /** Forgets the run's baselines (a watch-mode rerun measures its own, as `vitest run` does). */

@@ -9,6 +9,7 @@
  * takes the phone for a test, its session is checked and, when gone, started again in place
  * (WebdriverIO's reloadSession: the `driver` object the tests hold stays valid).
  */
+import { connect } from 'node:net'
 import { EnergyError } from '../model/index.js'
 import { defaultAutomationName } from './appium-server.js'
 import { closeDriver, createDriver } from './driver.js'
@@ -57,20 +58,41 @@ const SYSTEM_PORT_FIRST = 8200
  * On a lab host's adb server, the UiAutomator2 driver's port forward listens on that host, where
  * Appium cannot see which ports another runner's sessions use (it checks this machine's): two
  * runners forwarding one port replace each other's forward, and one's session end removes the
- * other's. So a lab's shared store hands each runner's process a port of its own on that host.
+ * other's. So a lab's shared store hands each runner's process a port of its own on that host,
+ * one free on this machine too (the driver checks it here).
  * Without a store (one machine's runs), a phone there gets 8200 + its place among its server's
  * phones.
  */
 async function systemPortOf(device: DeviceSession): Promise<Record<string, number>> {
   const { host, port } = device.phone
   if (host === '127.0.0.1' || host === 'localhost' || host === '::1') return {}
-  const reserved = await device.reserveForwardPort()
+  const reserved = await device.reserveForwardPort(nothingListensHere)
   if (reserved !== undefined) return { 'appium:systemPort': reserved }
   const onServer = device.target.phones
     .filter((p) => p.host === host && p.port === port)
     .map((p) => p.serial)
     .sort()
   return { 'appium:systemPort': SYSTEM_PORT_FIRST + onServer.indexOf(device.phone.serial) }
+}
+
+/**
+ * Whether nothing on this machine accepts connections on 127.0.0.1:`port`: the driver checks this
+ * before it forwards (a local Appium session of another project may be using the port).
+ */
+function nothingListensHere(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port })
+    socket.setTimeout(1000)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', () => resolve(true))
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(true)
+    })
+  })
 }
 
 const sessions = new WeakMap<WebdriverIO.Browser, () => void>()

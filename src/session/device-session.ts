@@ -263,10 +263,11 @@ export class DeviceSession {
 
   /**
    * A host port for this process's UiAutomator2 forward to the phone that no other runner's uses
-   * (the lab's shared store hands them out); undefined when the store cannot know.
+   * (the lab's shared store hands them out) and `usableHere` accepts; undefined when the store
+   * cannot know.
    */
-  reserveForwardPort(): Promise<number | undefined> {
-    return this.store.reservePort(this.phone)
+  reserveForwardPort(usableHere?: (port: number) => Promise<boolean>): Promise<number | undefined> {
+    return this.store.reservePort(this.phone, usableHere)
   }
 
   /** How messages name the phone: its serial, with its adb server when the run has several. */

@@ -192,6 +192,29 @@ describe.skipIf(!hasRedis)('leases in Redis', () => {
     expect(await (await store()).reservePort(onB)).toBe(ports[1])
   })
 
+  test('a port busy on the runner’s own machine is passed over, and one that becomes busy is given back', async () => {
+    const [runner1, runner2] = [await store(), await store()]
+    const onA = phone('fwd-1', '127.0.0.6')
+    const busyHere = new Set([8200, 8201])
+    const usable = (port: number): Promise<boolean> => Promise.resolve(!busyHere.has(port))
+    expect(await runner1.reservePort(onA, usable)).toBe(8202)
+    // Another runner, whose machine has 8200 free, takes it: the busy ports were not kept.
+    expect(
+      await runner2.reservePort(phone('fwd-2', '127.0.0.6'), () => Promise.resolve(true)),
+    ).toBe(8200)
+    // The port runner1 holds becomes busy on its machine: it moves on, and 8202 is free again.
+    busyHere.add(8202)
+    expect(await runner1.reservePort(onA, usable)).toBe(8203)
+    expect(await (await store()).reservePort(phone('fwd-3', '127.0.0.6'))).toBe(8201)
+    expect(await (await store()).reservePort(phone('fwd-4', '127.0.0.6'))).toBe(8202)
+    // Nothing usable: undefined, and nothing held.
+    const none = await store()
+    expect(await none.reservePort(phone('fwd-5', '127.0.0.7'), () => Promise.resolve(false))).toBe(
+      undefined,
+    )
+    expect(await (await store()).reservePort(phone('fwd-6', '127.0.0.7'))).toBe(8200)
+  })
+
   test('the run’s baseline is shared by runners of the same run only; what is switched on is the phone’s', async () => {
     const [shard1, shard2, otherRun] = [
       await store('ci-7'),
