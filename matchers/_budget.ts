@@ -14,7 +14,13 @@ import {
   subjectName,
   topMethods,
 } from './_message.js'
-import { inconclusiveMode, type BudgetOptions } from './_options.js'
+import {
+  BUDGET_OPTION_RULES,
+  inconclusiveMode,
+  optionsMistake,
+  type BudgetOptions,
+  type OptionRules,
+} from './_options.js'
 import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
@@ -50,6 +56,8 @@ export interface LimitSpec {
   /** Reads the figure to compare, or says why it cannot. */
   readonly figure: (subject: Subject) => Figure | Unjudgeable
   readonly options?: BudgetOptions
+  /** The options this matcher takes. @default scope, stat and inconclusive */
+  readonly optionRules?: OptionRules
   /** An extra line under `Source:` (e.g. where a budget came from). */
   readonly note?: string
   /** What to do when the figure is over the limit (e.g. how to accept an intended increase). */
@@ -69,6 +77,13 @@ export function checkLimit(
       () => `${hint}\n\nThe limit must be a finite, non-negative number; got ${spec.limit}.`,
     )
   }
+  const wrongOption = optionsMistake(
+    spec.options,
+    spec.optionRules ?? BUDGET_OPTION_RULES,
+    spec.matcherName,
+  )
+  if (wrongOption !== undefined)
+    return failBothWays(context, () => `${hint}\n\n${wrongOption.message}`)
   const subject = resolveSubject(received)
   const record = (
     verdict: LimitVerdict,

@@ -7,7 +7,7 @@ import { formatJoules, type MeasuredEnergyResult } from '../src/model/index.js'
 import { compare, requiredRepetitions } from '../src/stats/index.js'
 import type { LimitCheck } from '../src/model/index.js'
 import { limitTarget, type MatcherContext, type MatcherResult } from './_budget.js'
-import { inconclusiveMode } from './_options.js'
+import { inconclusiveMode, optionsMistake, type OptionRules } from './_options.js'
 import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
@@ -31,6 +31,14 @@ export interface RegressionOptions {
   readonly inconclusive?: 'fail' | 'warn'
 }
 
+const REGRESSION_OPTION_RULES: OptionRules = {
+  maxPct: 'number',
+  alpha: 'number',
+  test: ['mann-whitney', 'welch'],
+  scope: 'scope',
+  inconclusive: ['fail', 'warn'],
+}
+
 export function toNotRegressFrom(
   this: MatcherContext,
   received: unknown,
@@ -38,6 +46,9 @@ export function toNotRegressFrom(
   options: RegressionOptions = {},
 ): MatcherResult {
   const hint = `expect(current)${this.isNot ? '.not' : ''}.toNotRegressFrom(baseline)`
+  const wrongOption = optionsMistake(options, REGRESSION_OPTION_RULES, 'toNotRegressFrom')
+  if (wrongOption !== undefined)
+    return { pass: this.isNot, message: () => `${hint}\n\n${wrongOption.message}` }
   const judged = resolveSubject(received)
   const mistake =
     !isUnjudgeable(judged) && judged.kind === 'repeated'

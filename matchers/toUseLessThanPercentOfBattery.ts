@@ -1,6 +1,6 @@
 import { formatPercent } from '../src/model/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
-import type { BudgetOptions } from './_options.js'
+import { BUDGET_OPTION_RULES, type BudgetOptions } from './_options.js'
 
 /** `expect(run).toUseLessThanPercentOfBattery(0.05)`: share of the battery's capacity, in percent. */
 export function toUseLessThanPercentOfBattery(
@@ -16,6 +16,7 @@ export function toUseLessThanPercentOfBattery(
     format: formatPercent,
     unit: '%',
     scope: 'battery',
+    optionRules: { inconclusive: BUDGET_OPTION_RULES['inconclusive'] ?? [] },
     figure: (subject) => {
       if (subject.kind !== 'window') {
         return {

@@ -202,6 +202,56 @@ describe('toConsumeLessThan', () => {
     )
   })
 
+  test('a misspelt option, a word an option does not take, or an option the matcher lacks fails instead of being ignored', () => {
+    const r = run()
+    const cases: [() => unknown, string][] = [
+      [
+        () => expect(r).toConsumeLessThan(100, { stat: 'meen' } as never),
+        `toConsumeLessThan's option stat is "meen", not one of 'mean', 'median', 'upper95' (did you mean 'mean'?)`,
+      ],
+      [
+        () => expect(r).toConsumeAtMost(100, { stats: 'median' } as never),
+        "toConsumeAtMost has no option 'stats' (did you mean 'stat'?); its options: scope, stat, inconclusive",
+      ],
+      [
+        () => expect(r).toDrawLessThan(100, { inconclusive: 'pass' } as never),
+        `toDrawLessThan's option inconclusive is "pass", not one of 'fail', 'warn'`,
+      ],
+      [
+        () => expect(r).toUseLessThanPercentOfBattery(100, { scope: 'gross' } as never),
+        "toUseLessThanPercentOfBattery has no option 'scope'; its options: inconclusive",
+      ],
+      [
+        () => expect(r).toStayWithinBudget({ stat: 'upper-95' } as never),
+        `toStayWithinBudget's option stat is "upper-95", not one of 'mean', 'median', 'upper95' (did you mean 'upper95'?)`,
+      ],
+      [
+        () => expect(r).toNotRegressFrom(r, { maxPc: 5 } as never),
+        "toNotRegressFrom has no option 'maxPc' (did you mean 'maxPct'?)",
+      ],
+      [
+        () => expect(r).toNotRegressFrom(r, { test: 'welsh' } as never),
+        `toNotRegressFrom's option test is "welsh", not one of 'mann-whitney', 'welch' (did you mean 'welch'?)`,
+      ],
+      [
+        () => expect(r).toConsumeLessThan(100, 'mean' as never),
+        `toConsumeLessThan's options must be an object ({ scope, stat, inconclusive }); got "mean"`,
+      ],
+    ]
+    for (const [check, said] of cases) {
+      const message = failureOf(check)
+      expect(message, said).toContain('[E_INVALID_OPTION]')
+      expect(message, said).toContain(said)
+    }
+    // Negated, it fails too: a mistake in the test, not a verdict.
+    expect(failureOf(() => expect(r).not.toConsumeLessThan(0, { stat: 'avg' } as never))).toContain(
+      'E_INVALID_OPTION',
+    )
+    // Every documented value passes the check.
+    for (const stat of ['mean', 'median'] as const)
+      expect(r).toConsumeLessThan(100, { stat, inconclusive: 'warn', scope: 'gross' })
+  })
+
   test("the energy fixture: the one window closed by then (README's Matchers), else what to pass", () => {
     const fixture = (...results: unknown[]) => ({
       results,
