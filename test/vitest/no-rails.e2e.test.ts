@@ -82,6 +82,7 @@ test('the profile from the phone, a calibration, and per-method energy that is t
     t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured'),
   )
   expect(windows).toHaveLength(2)
+  const errors: number[] = []
   const device = phone.devices[0]
   if (device === undefined) throw new Error('no phone')
   for (const w of windows) {
@@ -108,14 +109,19 @@ test('the profile from the phone, a calibration, and per-method energy that is t
     for (const m of own) {
       const estimate = w.methods.find((x) => x.method === m.method)
       expect(estimate, m.method).toBeDefined()
-      expect(
-        Math.abs((estimate?.inclusiveEnergyJ ?? 0) / m.inclusiveEnergyJ - 1),
-        m.method,
-      ).toBeLessThan(0.15)
+      const error = Math.abs((estimate?.inclusiveEnergyJ ?? 0) / m.inclusiveEnergyJ - 1)
+      errors.push(error)
+      // Each method: no order-of-magnitude slip (the screen's or a radio's energy on a method).
+      // On a quiet machine these are 0.3–9.8% (24 method-windows, 4 runs); 16.7% once under the
+      // whole suite's load.
+      expect(error, m.method).toBeLessThan(0.25)
       // Never the screen's or a radio's: a method's figure is its own CPU work.
       expect(estimate?.localEnergyJ ?? 0).toBeGreaterThanOrEqual(0)
     }
   }
+  // Together: the accuracy benchmark's target for this figure (docs/accuracy.md).
+  const mmre = errors.reduce((a, e) => a + e, 0) / errors.length
+  expect(mmre, `per-method MMRE over ${errors.length} method-windows`).toBeLessThan(0.1)
 }, 300_000)
 
 test("calibration: 'keep' — the next run on the same phone model and build reuses it", async () => {
