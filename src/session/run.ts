@@ -5,6 +5,7 @@
 import {
   appMethodsFirst,
   closestName,
+  ownNetEnergy,
   type MeasuredEnergyResult,
   type MethodEnergy,
 } from '../model/index.js'
@@ -20,9 +21,25 @@ export interface MissingMethod {
 export class EnergyRun {
   constructor(readonly energyResult: MeasuredEnergyResult) {}
 
-  /** Net energy (gross minus idle baseline), J. */
+  /**
+   * Net energy (gross minus idle baseline), J. It includes what a radio or the GPS an earlier
+   * test left on drew in this window (`carriedOverJ`); the matchers judge `ownEnergyJ`.
+   */
   get netEnergyJ(): number {
     return this.energyResult.netEnergyJ
+  }
+
+  /**
+   * The test's own net energy, J: `netEnergyJ` without what an earlier test left on drew in this
+   * window. What the matchers and budgets judge, and what the report ranks tests by.
+   */
+  get ownEnergyJ(): number {
+    return ownNetEnergy(this.energyResult).valueJ
+  }
+
+  /** What a radio or the GPS an earlier test left on drew in this window, J (0 when nothing). */
+  get carriedOverJ(): number {
+    return this.energyResult.carriedOverJ ?? 0
   }
 
   get grossEnergyJ(): number {
@@ -56,9 +73,14 @@ export class RepeatedEnergyRun {
     return this.runs.map((r) => r.energyResult)
   }
 
-  /** Net energy of each repetition, J. */
+  /** Net energy of each repetition, J (with what earlier tests left on: see `ownEnergiesJ`). */
   get netEnergiesJ(): number[] {
     return this.runs.map((r) => r.netEnergyJ)
+  }
+
+  /** The test's own net energy of each repetition, J: what the matchers judge. */
+  get ownEnergiesJ(): number[] {
+    return this.runs.map((r) => r.ownEnergyJ)
   }
 
   /** The method's energy in each repetition (matchers then judge the repeated figures). */
