@@ -116,6 +116,12 @@ export function checkLimit(
   const comparator = spec.strict ? '<' : '≤'
   const costs = biggestCosts(subject)
   const methods = topMethods(subject)
+  // A method's radio tail is not in its default figure: say so where it would change the verdict's meaning.
+  const asyncJ = subject.kind === 'method' ? subject.method.asyncEnergyJ : 0
+  const uncountedAsync =
+    asyncJ > 0 && spec.scope !== 'inclusive+async'
+      ? `Async:    ${spec.format(asyncJ)} more after it ran (a radio tail, the GPS it left on), not counted; { scope: 'inclusive+async' } counts it`
+      : undefined
   const lines = (verdictLine: string): string =>
     [
       hint,
@@ -124,6 +130,7 @@ export function checkLimit(
       `Received: ${spec.format(figure.valueJ)}${formatInterval(figure.intervalJ, spec.format)} for ${subjectName(subject)}`,
       `Source:   ${describeSource(subject)}`,
       ...(spec.note === undefined ? [] : [spec.note]),
+      ...(uncountedAsync === undefined ? [] : [uncountedAsync]),
       ...(verdictLine ? ['', verdictLine] : []),
       // What cost the most first (components, what an earlier window left on), then methods.
       ...(costs.length > 0 ? ['', ...costs] : []),
@@ -165,6 +172,8 @@ function limitCheck(
   const { figure, missing } = result
   const overMethod =
     subject?.kind === 'method' || subject?.kind === 'repeated-method' || missing !== undefined
+  const withAsync = spec.scope === 'inclusive+async'
+  const uncountedAsyncJ = subject?.kind === 'method' && !withAsync ? subject.method.asyncEnergyJ : 0
   const repeated =
     subject?.kind === 'repeated' ||
     subject?.kind === 'repeated-method' ||
@@ -175,7 +184,8 @@ function limitCheck(
     comparison: spec.strict ? '<' : '<=',
     limit: spec.limit,
     unit: spec.unit,
-    scope: overMethod ? 'inclusive' : (spec.scope ?? 'net'),
+    scope: overMethod ? (withAsync ? 'inclusive+async' : 'inclusive') : (spec.scope ?? 'net'),
+    ...(uncountedAsyncJ > 0 ? { uncountedAsyncJ } : {}),
     ...(repeated ? { stat: spec.options?.stat ?? 'mean' } : {}),
     ...(figure === undefined ? {} : { value: figure.valueJ }),
     ...(figure?.intervalJ === undefined

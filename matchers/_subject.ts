@@ -220,7 +220,14 @@ function describe(value: unknown): string {
  * default), `gross`, one rail or one component; a method's only figure, `inclusive` (its own and
  * its callees' energy, what a method is judged by without a scope).
  */
-export type Scope = 'net' | 'gross' | `rail:${string}` | `component:${string}` | 'inclusive'
+export type Scope =
+  'net' | 'gross' | `rail:${string}` | `component:${string}` | 'inclusive' | 'inclusive+async'
+
+/**
+ * A method's scopes: with what it caused after it ran, and its own and its callees' energy (this
+ * order, so that a misspelt `inclusive+async` is not taken for its prefix).
+ */
+export const METHOD_SCOPES = ['inclusive+async', 'inclusive'] as const
 
 /**
  * Why `scope` cannot be read of `subject`, as `E_INVALID_OPTION` naming the subject's scopes and
@@ -232,12 +239,12 @@ export function scopeMistake(scope: unknown, subject: Subject): EnergyError | un
   if (scope === undefined) return undefined
   const said = typeof scope === 'string' ? `'${scope}'` : describe(scope)
   if (subject.kind === 'method' || subject.kind === 'repeated-method') {
-    if (scope === 'inclusive') return undefined
-    const near = typeof scope === 'string' ? closestName(scope, ['inclusive']) : undefined
+    if ((METHOD_SCOPES as readonly unknown[]).includes(scope)) return undefined
+    const near = typeof scope === 'string' ? closestName(scope, METHOD_SCOPES) : undefined
     return new EnergyError({
       code: CommonErrors.INVALID_OPTION,
-      message: `scope ${said} does not apply to a method's energy: its one scope is 'inclusive' (the method and what it calls)${near === undefined ? '' : `; did you mean '${near}'?`}`,
-      hint: "Leave `scope` out for a method. To judge the window in another scope, pass the run itself: `expect(run).toConsumeLessThan(…, { scope: 'gross' })`.",
+      message: `scope ${said} does not apply to a method's energy: its scopes are 'inclusive' (the method and what it calls, the default) and 'inclusive+async' (also what it caused after it ran: a radio tail, the GPS it left on)${near === undefined ? '' : `; did you mean '${near}'?`}`,
+      hint: "Leave `scope` out for a method, or give 'inclusive+async'. To judge the window in another scope, pass the run itself: `expect(run).toConsumeLessThan(…, { scope: 'gross' })`.",
       details: { scope: typeof scope === 'string' ? scope : said },
     })
   }
@@ -259,12 +266,13 @@ export function scopeMistake(scope: unknown, subject: Subject): EnergyError | un
               ...rails.map((r) => `rail:${r}`),
               ...components.map((c) => `component:${c}`),
             ])
+  const methodScope = (METHOD_SCOPES as readonly unknown[]).includes(scope)
   const names = (kind: string, list: readonly string[]): string =>
     list.length === 0 ? `this window has no ${kind}` : `this window's: ${list.join(', ')}`
   return new EnergyError({
     code: CommonErrors.INVALID_OPTION,
-    message: `scope ${said} is not a scope of a window's energy (net, gross, rail:<name>, component:<name>)${scope === 'inclusive' ? ": 'inclusive' is a method's" : ''}${near === undefined ? '' : `; did you mean '${near}'?`}`,
-    hint: `Use 'net' (the default: above the idle baseline), 'gross' (the whole phone), 'rail:<name>' (${names('rails', rails)}) or 'component:<name>' (${names('components', components)})${scope === 'inclusive' ? "; for a method's, pass `run.method(name)`" : ''}.`,
+    message: `scope ${said} is not a scope of a window's energy (net, gross, rail:<name>, component:<name>)${methodScope ? `: '${scope}' is a method's` : ''}${near === undefined ? '' : `; did you mean '${near}'?`}`,
+    hint: `Use 'net' (the default: above the idle baseline), 'gross' (the whole phone), 'rail:<name>' (${names('rails', rails)}) or 'component:<name>' (${names('components', components)})${methodScope ? "; for a method's, pass `run.method(name)`" : ''}.`,
     details: { scope: typeof scope === 'string' ? scope : said },
   })
 }
@@ -334,11 +342,16 @@ function didYouMean(name: string, known: readonly string[]): string {
   return near === undefined ? '' : ` (did you mean '${near}'?)`
 }
 
-function methodEnergyFigure(m: MethodEnergy): Figure {
+function methodEnergyFigure(m: MethodEnergy, scope: Scope | undefined): Figure {
+  // The asynchronous energy has no interval of its own: the inclusive one moves by it.
+  const asyncJ = scope === 'inclusive+async' ? m.asyncEnergyJ : 0
+  const interval = m.inclusiveIntervalJ
   return {
-    valueJ: m.inclusiveEnergyJ,
-    ...(m.inclusiveIntervalJ === undefined ? {} : { intervalJ: m.inclusiveIntervalJ }),
-    label: `inclusive, ${m.attribution}`,
+    valueJ: m.inclusiveEnergyJ + asyncJ,
+    ...(interval === undefined
+      ? {}
+      : { intervalJ: { ...interval, low: interval.low + asyncJ, high: interval.high + asyncJ } }),
+    label: `inclusive${scope === 'inclusive+async' ? ' and async' : ''}, ${m.attribution}`,
     n: 1,
   }
 }
@@ -349,12 +362,12 @@ export function energyFigure(
   scope: Scope = 'net',
   stat: Stat = 'mean',
 ): Figure | Unjudgeable {
-  if (subject.kind === 'method') return methodEnergyFigure(subject.method)
+  if (subject.kind === 'method') return methodEnergyFigure(subject.method, scope)
   if (subject.kind === 'window') return windowEnergy(subject.result, scope)
   const perRun: Figure[] = []
   for (const run of subject.kind === 'repeated'
     ? subject.runs.map((r) => windowEnergy(r, scope))
-    : subject.runs.map(methodEnergyFigure)) {
+    : subject.runs.map((m) => methodEnergyFigure(m, scope))) {
     if ('kind' in run) return run
     perRun.push(run)
   }

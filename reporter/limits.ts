@@ -42,7 +42,12 @@ export function limitQualifier(check: LimitCheck): string {
   const parts: string[] = []
   if (check.matcher === 'toNotRegressFrom') parts.push('increase over the baseline')
   else if (check.scope === 'battery') parts.push('of the battery')
-  else if (check.scope === 'inclusive') parts.push(shortMethod(check.target?.label ?? 'method'))
+  else if (check.scope === 'inclusive')
+    parts.push(
+      `${shortMethod(check.target?.label ?? 'method')}${check.uncountedAsyncJ === undefined ? '' : ` (without ${formatJoules(check.uncountedAsyncJ)} async it caused)`}`,
+    )
+  else if (check.scope === 'inclusive+async')
+    parts.push(`${shortMethod(check.target?.label ?? 'method')} with async`)
   else if (check.scope.startsWith('rail:')) parts.push(`rail ${check.scope.slice(5)}`)
   else if (check.scope.startsWith('component:')) parts.push(check.scope.slice(10))
   else if (check.scope !== 'net') parts.push(check.scope)
@@ -54,8 +59,8 @@ export function limitQualifier(check: LimitCheck): string {
 }
 
 /**
- * `62% of limit 2.50 J`, `power, gross: 104% of limit 1.20 W`, `of the battery: 0.02%, limit
- * 0.05%`, and `not` before `limit` for `.not`. Without the verdict (the caller colours it).
+ * `62% of limit 2.50 J`, `power, gross: 1.25 W, 104% of limit 1.20 W`, `of the battery: 0.02%,
+ * limit 0.05%`, and `not` before `limit` for `.not`. Without the verdict (the caller colours it).
  */
 export function describeLimit(check: LimitCheck): string {
   const qualifier = limitQualifier(check)
@@ -65,7 +70,11 @@ export function describeLimit(check: LimitCheck): string {
     return `${qualifier === '' ? '' : `${qualifier}: `}${value}limit ${limit}`
   }
   const use = limitUse(check)
-  const head = qualifier === '' ? '' : `${qualifier}: `
+  // The row shows a window's net energy; any other figure is given here.
+  const head =
+    qualifier === ''
+      ? ''
+      : `${qualifier}: ${check.value === undefined ? '' : `${formatInUnit(check.value, check.unit)}, `}`
   return `${head}${use === undefined ? '' : `${Math.round(use)}% of `}limit ${limit}`
 }
 

@@ -44,8 +44,8 @@ export interface LimitCheck {
   readonly limit: number
   readonly unit: LimitUnit
   /**
-   * Which figure: `net`, `gross`, `rail:<name>`, `component:<name>` of a window; `inclusive` for a
-   * method; `increase` for `toNotRegressFrom`; `battery` for the share of the battery.
+   * Which figure: `net`, `gross`, `rail:<name>`, `component:<name>` of a window; `inclusive` or
+   * `inclusive+async` for a method; `increase` for `toNotRegressFrom`; `battery` for the share of the battery.
    */
   readonly scope: string
   /** Over repetitions, the statistic compared: mean, median, or the upper bound of the mean's 95% interval. */
@@ -62,6 +62,11 @@ export interface LimitCheck {
   readonly target?: LimitTarget
   /** Why the matcher could not judge (`unjudgeable`), one line. */
   readonly reason?: string
+  /**
+   * A method judged `inclusive`: the energy it caused after it ran (a radio tail, the GPS it left
+   * on), J, which the figure leaves out (`inclusive+async` counts it). Absent when none.
+   */
+  readonly uncountedAsyncJ?: number
 }
 
 /** `value` as a percentage of `limit`; undefined without a value or with a limit of 0. */

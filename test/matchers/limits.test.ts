@@ -73,6 +73,31 @@ describe('a check is recorded for the test running the matcher', () => {
     ])
   })
 
+  test('a method’s check records the async energy its figure left out, and none with inclusive+async', async () => {
+    const w = measuredResult({
+      ...window('syncing', 1),
+      methods: [
+        methodEnergy({
+          method: BIND,
+          attribution: 'sampling',
+          localEnergyJ: 0.01,
+          nonLocalEnergyJ: 0,
+          asyncEnergyJ: 2.1,
+        }),
+      ],
+    })
+    energy = measuredTest(w)
+    const run = new EnergyRun(w)
+    expect(run.method(BIND)).toConsumeLessThan(0.5)
+    expect(() =>
+      expect(run.method(BIND)).toConsumeLessThan(0.5, { scope: 'inclusive+async' }),
+    ).toThrow(/inclusive and async/)
+    const [inclusive, withAsync] = await recorded(energy)
+    expect(inclusive).toMatchObject({ scope: 'inclusive', value: 0.01, uncountedAsyncJ: 2.1 })
+    expect(withAsync).toMatchObject({ scope: 'inclusive+async', value: 2.11, verdict: 'over' })
+    expect(withAsync).not.toHaveProperty('uncountedAsyncJ')
+  })
+
   test('a failure: recorded as over and not passed, and the assertion still throws', async () => {
     const w = window('export', 3)
     energy = measuredTest(w)

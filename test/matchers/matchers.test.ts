@@ -48,15 +48,33 @@ function failureOf(assertion: () => void): string {
   throw new Error('expected the assertion to fail, but it passed')
 }
 
+/** The message `toConsumeLessThan` gives when it passes (what `.not` prints when it fails). */
+function passMessageOf(received: unknown, limit: number): string {
+  const result = energyMatchers.toConsumeLessThan.call({ isNot: false }, received, limit)
+  expect(result.pass).toBe(true)
+  return result.message()
+}
+
+/** A method that switched a radio on: a little CPU work of its own, a tail after it. */
+function radioMethod(
+  method: string,
+  localEnergyJ: number,
+  asyncEnergyJ: number,
+  extra: Partial<Parameters<typeof methodEnergy>[0]> = {},
+) {
+  return methodEnergy({
+    method,
+    attribution: 'sampling',
+    localEnergyJ,
+    nonLocalEnergyJ: 0,
+    asyncEnergyJ,
+    ...extra,
+  })
+}
+
 describe('a failure leads with what cost the most', () => {
   test('components and what an earlier window left on come before methods; a radio a method switched on ranks it', () => {
-    const sync = methodEnergy({
-      method: 'com.example.trails.SyncManager.upload',
-      attribution: 'sampling',
-      localEnergyJ: 0.004,
-      nonLocalEnergyJ: 0,
-      asyncEnergyJ: 0.799,
-    })
+    const sync = radioMethod('com.example.trails.SyncManager.upload', 0.004, 0.799)
     const r = run({
       grossEnergyJ: 4.4, // net 4.0 J
       components: [
@@ -187,13 +205,19 @@ describe('toConsumeLessThan', () => {
     )
   })
 
-  test("a method's one scope is inclusive: any other fails instead of being ignored", () => {
+  test("a method's scopes are inclusive and inclusive+async: any other fails instead of being ignored", () => {
     expect(bind).toConsumeLessThan(0.45, { scope: 'inclusive' })
     const total = failureOf(() => expect(bind).toConsumeLessThan(100, { scope: 'total' as 'net' }))
     expect(total).toContain(
-      "[E_INVALID_OPTION] scope 'total' does not apply to a method's energy: its one scope is 'inclusive' (the method and what it calls)",
+      "[E_INVALID_OPTION] scope 'total' does not apply to a method's energy: its scopes are 'inclusive' (the method and what it calls, the default) and 'inclusive+async'",
     )
-    expect(total).toContain('→ Leave `scope` out for a method.')
+    expect(total).toContain("→ Leave `scope` out for a method, or give 'inclusive+async'.")
+    expect(
+      failureOf(() => expect(bind).toConsumeLessThan(100, { scope: 'inclusive+asnyc' as 'net' })),
+    ).toContain("did you mean 'inclusive+async'?")
+    expect(
+      failureOf(() => expect(run()).toConsumeLessThan(100, { scope: 'inclusive+async' })),
+    ).toContain("'inclusive+async' is a method's")
     expect(
       failureOf(() => expect(bind).toConsumeAtMost(100, { scope: 'inclusve' as 'inclusive' })),
     ).toContain("did you mean 'inclusive'?")
@@ -250,6 +274,26 @@ describe('toConsumeLessThan', () => {
     // Every documented value passes the check.
     for (const stat of ['mean', 'median'] as const)
       expect(r).toConsumeLessThan(100, { stat, inconclusive: 'warn', scope: 'gross' })
+  })
+
+  test('a method’s radio tail counts with inclusive+async, and the default figure says it left it out', () => {
+    const sync = radioMethod('com.example.trails.SyncManager.syncAll', 0.003, 2.1, {
+      inclusiveIntervalJ: { low: 0.002, high: 0.004, level: 0.95 },
+    })
+    // The default judges the CPU work only, and says what it did not count.
+    const passed = passMessageOf(sync, 0.5)
+    expect(passed).toContain(
+      "Async:    2.10 J more after it ran (a radio tail, the GPS it left on), not counted; { scope: 'inclusive+async' } counts it",
+    )
+    const over = failureOf(() => expect(sync).toConsumeLessThan(0.5, { scope: 'inclusive+async' }))
+    expect(over).toContain('(inclusive and async, sampling)')
+    expect(over).toContain(
+      'Received: 2.10 J (95% 2.10 J – 2.10 J) for com.example.trails.SyncManager.syncAll',
+    )
+    expect(over).not.toContain('Async:')
+    // Without async energy nothing is added, and the scope changes nothing.
+    expect(passMessageOf(bind, 0.45)).not.toContain('Async:')
+    expect(bind).toConsumeLessThan(0.45, { scope: 'inclusive+async' })
   })
 
   test("the energy fixture: the one window closed by then (README's Matchers), else what to pass", () => {

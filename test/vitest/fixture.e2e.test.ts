@@ -150,7 +150,7 @@ describe('one virtual phone shared by two workers', () => {
     ])
     expect(limits('idle feed, automatic window')).toBeUndefined()
     expect(run.stdout).toMatch(
-      /✗ a budget the feed cannot meet .*gross: \d+% of limit < 1\.00 µJ ✗ over/,
+      /✗ a budget the feed cannot meet .*gross: [\d.]+ [mµ]?J, \d+% of limit < 1\.00 µJ ✗ over/,
     )
   })
 

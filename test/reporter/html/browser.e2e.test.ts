@@ -384,16 +384,16 @@ function reportChecks(engine: Engine): void {
     const filtering = limited[3]?.limits?.[0]
     expect(filtering).toMatchObject({ stat: 'mean', n: 5, unit: 'J', limit: 0.1 })
     expect(check.out).toMatch(
-      /✓ trails > loading the trails within its limits +· .*power, gross: 70% of limit < 1\.50 W ✓ \+1 limit/,
+      /✓ trails > loading the trails within its limits +· .*power, gross: [\d.]+ W, 70% of limit < 1\.50 W ✓ \+1 limit/,
     )
     expect(check.out).toMatch(
-      /✗ trails > rendering a trail: a method over its limit +· .*TrailList\.render: 150% of limit < 200 mJ ✗ over \+1 limit/,
+      /✗ trails > rendering a trail: a method over its limit +· .*TrailList\.render: 300 mJ, 150% of limit < 200 mJ ✗ over \+1 limit/,
     )
     expect(check.out).toMatch(
       /limit {3}toConsumeLessThan on 'rendering a trail': 41% of limit < 2\.00 J ✓/,
     )
     expect(check.out).toMatch(
-      /filtering the trails, judged by the mean of 5 .*mean of 5: 80% of limit < 100 mJ ✓/,
+      /filtering the trails, judged by the mean of 5 .*mean of 5: [\d.]+ mJ, 80% of limit < 100 mJ ✓/,
     )
 
     // One test: every limit it checked, with the figure it applied to.
@@ -403,7 +403,7 @@ function reportChecks(engine: Engine): void {
     expect(lines).toHaveLength(2)
     expect(lines[0]).toContain('toConsumeLessThan on rendering a trail: 41% of limit < 2.00 J')
     expect(lines[1]).toContain(
-      'on com.example.trails.TrailList.render in rendering a trail: TrailList.render: 150% of limit < 200 mJ',
+      'on com.example.trails.TrailList.render in rendering a trail: TrailList.render: 300 mJ, 150% of limit < 200 mJ',
     )
     expect(lines[1]).toContain('over')
     // A limit without a figure says so, and why, in the test's own view.
