@@ -112,6 +112,11 @@ export function checkLimit(
     return failBothWays(context, () => `${hint}\n\n${figure.reason}`)
   }
 
+  const belowIdle = belowIdleReason(subject, figure, spec)
+  if (belowIdle !== undefined) {
+    record('unjudgeable', false, figure, belowIdle)
+    return failBothWays(context, () => `${hint}\n\n${belowIdle}`)
+  }
   const decision = decide(figure.valueJ, spec.limit, figure.intervalJ, spec.strict, figure.n)
   const comparator = spec.strict ? '<' : '≤'
   const costs = biggestCosts(subject)
@@ -241,4 +246,22 @@ function inconclusiveMessage(decision: Decision): string {
 /** A result that fails whether or not the assertion is negated (bad input, inconclusive). */
 function failBothWays(context: MatcherContext, message: () => string): MatcherResult {
   return { pass: context.isNot, message }
+}
+
+/**
+ * Why a window's net or gross figure cannot be judged: it is below 0 beyond its noise (its whole
+ * 95% interval), so the idle baseline subtracted from it does not fit the window. Any limit would
+ * pass it, meaning nothing.
+ */
+function belowIdleReason(subject: Subject, figure: Figure, spec: LimitSpec): string | undefined {
+  if (subject.kind !== 'window' && subject.kind !== 'repeated') return undefined
+  const scope = spec.options?.scope ?? 'net'
+  if ((scope !== 'net' && scope !== 'gross') || spec.unit === '%') return undefined
+  const high = figure.intervalJ?.high ?? figure.valueJ
+  if (!(high < 0)) return undefined
+  return [
+    `below idle: the figure is ${spec.format(figure.valueJ)}${formatInterval(figure.intervalJ, spec.format)} (${figure.label}): this test drew less than the idle phone, so the idle baseline does not fit its window and any limit would pass it.`,
+    'A setting changed since the baseline was measured (the screen or its brightness, a radio), or what another test left on was counted out.',
+    "Measure the baseline in the window's state (`await energy.baseline()` first), or judge `scope: 'gross'` or a rail (`'rail:<name>'`).",
+  ].join('\n')
 }

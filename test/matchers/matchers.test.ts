@@ -296,6 +296,37 @@ describe('toConsumeLessThan', () => {
     expect(bind).toConsumeLessThan(0.45, { scope: 'inclusive+async' })
   })
 
+  test('a net figure below idle beyond its noise is not judged: any limit would pass it', () => {
+    // The screen dimmer than when the baseline was measured: 2 s at 0.2 W of baseline, 0.1 J gross.
+    const dim = run({
+      grossEnergyJ: 0.1,
+      netIntervalJ: { low: -0.33, high: -0.27, level: 0.95 },
+    })
+    const message = failureOf(() => expect(dim).toConsumeLessThan(1))
+    expect(message).toContain(
+      'below idle: the figure is -300 mJ (95% -330 mJ – -270 mJ) (net): this test drew less than the idle phone',
+    )
+    expect(message).toContain("`await energy.baseline()` first), or judge `scope: 'gross'`")
+    expect(failureOf(() => expect(dim).not.toConsumeLessThan(1))).toContain('below idle')
+    expect(failureOf(() => expect(dim).toDrawLessThan(1))).toContain('below idle')
+    // The gross figure and a rail are judged as usual.
+    expect(dim).toConsumeLessThan(1, { scope: 'gross' })
+    expect(dim).toConsumeLessThan(1, { scope: 'rail:S4M_VDD_CPUCL0' })
+    // Below 0 within its noise (an idle test): judged.
+    expect(
+      run({ grossEnergyJ: 0.39, netIntervalJ: { low: -0.04, high: 0.02, level: 0.95 } }),
+    ).toConsumeLessThan(1)
+    // The test's own figure below idle, its net above: what another test left on was counted out.
+    const carried = run({
+      grossEnergyJ: 0.9, // net 0.5 J
+      netIntervalJ: { low: 0.47, high: 0.53, level: 0.95 },
+      carriedOverJ: 1.08,
+    })
+    expect(failureOf(() => expect(carried).toConsumeLessThan(1.5))).toContain(
+      'below idle: the figure is -580 mJ',
+    )
+  })
+
   test("the energy fixture: the one window closed by then (README's Matchers), else what to pass", () => {
     const fixture = (...results: unknown[]) => ({
       results,
