@@ -10,7 +10,10 @@ export interface EnergyMatchers<R = unknown> {
   /** Average power (watts) over the window strictly below `watts`. */
   toDrawLessThan(watts: number, options?: BudgetOptions): R
   /** Share of the battery's capacity strictly below `percent` (0–100). */
-  toUseLessThanPercentOfBattery(percent: number, options?: Pick<BudgetOptions, 'inconclusive'>): R
+  toUseLessThanPercentOfBattery(
+    percent: number,
+    options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>,
+  ): R
   /** Repeated windows do not use significantly more energy than `baseline` (Mann–Whitney). */
   toNotRegressFrom(baseline: unknown, options?: RegressionOptions): R
   /**

@@ -1,13 +1,17 @@
-import { formatPercent } from '../src/model/index.js'
+import { formatPercent, type MeasuredEnergyResult } from '../src/model/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import { BUDGET_OPTION_RULES, type BudgetOptions } from './_options.js'
+import { isUnjudgeable, statistic, type Figure, type Unjudgeable } from './_subject.js'
 
-/** `expect(run).toUseLessThanPercentOfBattery(0.05)`: share of the battery's capacity, in percent. */
+/**
+ * `expect(run).toUseLessThanPercentOfBattery(0.05)`: share of the battery's capacity, in percent;
+ * over `energy.repeat()` runs, their mean (or `stat`).
+ */
 export function toUseLessThanPercentOfBattery(
   this: MatcherContext,
   received: unknown,
   percent: number,
-  options?: Pick<BudgetOptions, 'inconclusive'>,
+  options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>,
 ): MatcherResult {
   return checkLimit(this, received, {
     matcherName: 'toUseLessThanPercentOfBattery',
@@ -16,24 +20,43 @@ export function toUseLessThanPercentOfBattery(
     format: formatPercent,
     unit: '%',
     scope: 'battery',
-    optionRules: { inconclusive: BUDGET_OPTION_RULES['inconclusive'] ?? [] },
+    optionRules: {
+      stat: BUDGET_OPTION_RULES['stat'] ?? [],
+      inconclusive: BUDGET_OPTION_RULES['inconclusive'] ?? [],
+    },
     figure: (subject) => {
-      if (subject.kind !== 'window') {
-        return {
-          kind: 'unjudgeable',
-          reason: 'toUseLessThanPercentOfBattery needs a measured window',
+      if (subject.kind === 'window') return batteryShare(subject.result)
+      if (subject.kind === 'repeated') {
+        const perRun: Figure[] = []
+        for (const r of subject.runs) {
+          const share = batteryShare(r)
+          if (isUnjudgeable(share)) return share
+          perRun.push(share)
         }
+        return statistic(
+          perRun.map((f) => f.valueJ),
+          options?.stat ?? 'mean',
+          'of battery capacity',
+        )
       }
-      const battery = subject.result.battery
-      if (battery === undefined) {
-        return {
-          kind: 'unjudgeable',
-          reason:
-            'this window has no battery context (capacity unknown): set `batteryCapacityMah` in the plugin options or use a device whose power profile declares battery.capacity',
-        }
+      return {
+        kind: 'unjudgeable',
+        reason:
+          "toUseLessThanPercentOfBattery judges a window (`await energy.measure(…)`) or repetitions (`await energy.repeat(…)`), not a method's energy",
       }
-      return { valueJ: battery.percentOfCapacity, label: 'of battery capacity', n: 1 }
     },
     ...(options === undefined ? {} : { options }),
   })
+}
+
+function batteryShare(result: MeasuredEnergyResult): Figure | Unjudgeable {
+  const battery = result.battery
+  if (battery === undefined) {
+    return {
+      kind: 'unjudgeable',
+      reason:
+        'this window has no battery context (capacity unknown): set `batteryCapacityMah` in the plugin options or use a device whose power profile declares battery.capacity',
+    }
+  }
+  return { valueJ: battery.percentOfCapacity, label: 'of battery capacity', n: 1 }
 }

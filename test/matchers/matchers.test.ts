@@ -243,7 +243,7 @@ describe('toConsumeLessThan', () => {
       ],
       [
         () => expect(r).toUseLessThanPercentOfBattery(100, { scope: 'gross' } as never),
-        "toUseLessThanPercentOfBattery has no option 'scope'; its options: inconclusive",
+        "toUseLessThanPercentOfBattery has no option 'scope'; its options: stat, inconclusive",
       ],
       [
         () => expect(r).toStayWithinBudget({ stat: 'upper-95' } as never),
@@ -392,6 +392,19 @@ describe('other limits', () => {
     delete (noBattery as { battery?: unknown }).battery
     expect(failureOf(() => expect(noBattery).toUseLessThanPercentOfBattery(1))).toContain(
       'no battery context',
+    )
+  })
+
+  test('toUseLessThanPercentOfBattery over repetitions judges their mean, or the stat asked for', () => {
+    const share = (percentOfCapacity: number) =>
+      run({ battery: { capacityJ: 60_000, percentOfCapacity, percentPerHour: 1 } })
+    const runs = { energyRuns: [share(0.002), share(0.003), share(0.004)] }
+    expect(runs).toUseLessThanPercentOfBattery(0.01)
+    const over = failureOf(() => expect(runs).toUseLessThanPercentOfBattery(0.001))
+    expect(over).toContain('of battery capacity, mean of 3')
+    expect(runs).toUseLessThanPercentOfBattery(0.01, { stat: 'median' })
+    expect(failureOf(() => expect(bind).toUseLessThanPercentOfBattery(1))).toContain(
+      "judges a window (`await energy.measure(…)`) or repetitions (`await energy.repeat(…)`), not a method's energy",
     )
   })
 

@@ -26,7 +26,7 @@ describe('matcher typings (Vitest Matchers<T> augmentation)', () => {
       [watts: number, options?: BudgetOptions]
     >()
     expectTypeOf(a.toUseLessThanPercentOfBattery).parameters.toEqualTypeOf<
-      [percent: number, options?: Pick<BudgetOptions, 'inconclusive'>]
+      [percent: number, options?: Pick<BudgetOptions, 'stat' | 'inconclusive'>]
     >()
     expectTypeOf(a.toNotRegressFrom).parameters.toEqualTypeOf<
       [baseline: unknown, options?: RegressionOptions]
