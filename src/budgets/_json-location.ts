@@ -157,7 +157,15 @@ class Scanner {
       this.i += 1
       if (c === close) return
       if (c !== ',') this.stop(`',' or '${close}' after ${what}`, this.i - 1)
+      const comma = this.i - 1
       this.whitespace()
+      // Where JSON.parse stops (the bracket), naming the comma's place: the mistake is there.
+      if (this.text[this.i] === close) {
+        const { line, column } = lineColumn(this.text, comma)
+        this.stop(
+          `${what} after the ',' at ${line}:${column} (JSON allows no trailing comma: remove it)`,
+        )
+      }
     }
   }
 

@@ -6,7 +6,7 @@
  *   { "schemaVersion": 1,
  *     "tests": { "trails.test.ts": { "opening the feed": { "Pixel 6": { "energyJ": 2.8, "measuredEnergyJ": 2.53 } } } } }
  */
-import { EnergyError } from '../model/index.js'
+import { closestName, EnergyError } from '../model/index.js'
 import {
   findJsonSyntaxProblem,
   findJsonValue,
@@ -78,6 +78,9 @@ export function parseBudgetFile(text: string, source = 'energy-budgets.json'): B
   throw invalid(source, json, offset, problem.path, (at) => `${subject}${at} ${problem.what}`)
 }
 
+/** The fields of a budget entry (`BudgetEntry`). */
+const ENTRY_FIELDS: readonly string[] = ['energyJ', 'measuredEnergyJ']
+
 /** The first value that does not fit the format: its path and what is wrong with it. */
 function shapeProblem(value: unknown): { path: JsonPath; what: string } | undefined {
   const example = '{ "schemaVersion": 1, "tests": {} }'
@@ -112,6 +115,15 @@ function shapeProblem(value: unknown): { path: JsonPath; what: string } | undefi
             path: at,
             what: `must be an object like { "energyJ": 2.5 } (got ${shown(entry)})`,
           }
+        // A misspelt field would be dropped when the reporter rewrites the file, or read as none.
+        const unknown = Object.keys(entry).find((k) => !ENTRY_FIELDS.includes(k))
+        if (unknown !== undefined) {
+          const near = closestName(unknown, ENTRY_FIELDS)
+          return {
+            path: [...at, unknown],
+            what: `is not a field of a budget${near === undefined ? '' : ` (did you mean "${near}"?)`}: an entry has ${ENTRY_FIELDS.map((f) => `"${f}"`).join(' and ')}`,
+          }
+        }
         const energyJ = entry['energyJ']
         if (typeof energyJ !== 'number' || !Number.isFinite(energyJ) || energyJ < 0) {
           return {

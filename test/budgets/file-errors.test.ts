@@ -36,6 +36,9 @@ function rejection(text: string, source = FILE): EnergyError {
 }
 
 /** The golden file with one line replaced (1-based). */
+/** The column of a comma added at the end of line 8. */
+const LINE_8_END = (golden.split('\n')[7]?.length ?? 0) + 1
+
 function withLine(line: number, replace: (text: string) => string): string {
   const lines = golden.split('\n')
   lines[line - 1] = replace(lines[line - 1] ?? '')
@@ -68,7 +71,7 @@ describe('a file that is not JSON', () => {
       'a trailing comma',
       withLine(8, (l) => `${l},`),
       { line: 9, column: 9 },
-      "expected a property name in double quotes, found '}'",
+      `expected a property after the ',' at 8:${LINE_8_END} (JSON allows no trailing comma: remove it), found '}'`,
     ],
     [
       'a key in single quotes',
@@ -158,13 +161,31 @@ describe('a value of the wrong shape', () => {
   })
 
   test('a missing value: the place of the object that lacks it', () => {
-    const text = withLine(19, (l) => l.replace('"energyJ": 4.5', '"energy": 4.5'))
+    const text = withLine(19, (l) => l.replace('"energyJ": 4.5', '"measuredEnergyJ": 4.5'))
     expect(rejection(text).details).toMatchObject({
       line: 18,
       column: 14,
       path: 'tests["sync.test.ts"].syncing["*"].energyJ',
     })
     expect(rejection(text).message).toContain('must be a finite number ≥ 0 (got nothing)')
+  })
+
+  test('a misspelt field: its place, and the field it was probably meant to be', () => {
+    for (const typo of ['energyj', 'energy', 'measuredEnergy']) {
+      const text = withLine(19, (l) => l.replace('"energyJ": 4.5', `"energyJ": 4.5, "${typo}": 1`))
+      const error = rejection(text)
+      expect(error.details).toMatchObject({
+        line: 19,
+        path: `tests["sync.test.ts"].syncing["*"].${typo}`,
+      })
+      const meant = typo === 'measuredEnergy' ? 'measuredEnergyJ' : 'energyJ'
+      expect(error.message).toContain(
+        `is not a field of a budget (did you mean "${meant}"?): an entry has "energyJ" and "measuredEnergyJ"`,
+      )
+    }
+    // A renamed energyJ says so rather than that energyJ is missing.
+    const renamed = withLine(19, (l) => l.replace('"energyJ": 4.5', '"energyj": 4.5'))
+    expect(rejection(renamed).message).toContain('(did you mean "energyJ"?)')
   })
 
   test('a key given twice: the one JSON.parse keeps (the last)', () => {
