@@ -118,7 +118,15 @@ export function buildRunReport(
       budgetReview = { before: budgets, fileKey }
     }
   } catch (error) {
-    problems.push(describeProblem(error))
+    // A test's toStayWithinBudget already failed with the same message: say it once.
+    const problem = describeProblem(error)
+    const firstLine = problem.split('\n')[0] ?? problem
+    const shown = entries.some((e) => e.errors.some((m) => m.includes(firstLine)))
+    problems.push(
+      shown
+        ? `the budgets in ${relative(root, budgetsPath).split('\\').join('/')} were neither checked nor written (the file's problem is in the failed test above)`
+        : problem,
+    )
   }
 
   if (settings.baseline !== undefined) {

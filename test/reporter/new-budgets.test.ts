@@ -164,6 +164,27 @@ describe('budget update modes in the reporter', () => {
     expect(interrupted.report.budgets?.missing, 'the one -u would write').toBe(1)
   })
 
+  test('a budget file that cannot be read: said in full once, shorter when a failed test said it', async () => {
+    await writeFile(path, '{ not json')
+    const alone: string[] = []
+    buildRunReport(entries, settings('none'), alone)
+    expect(alone).toHaveLength(1)
+    expect(alone[0]).toMatch(
+      /^\[E_BUDGET_FILE_INVALID\] .*energy-budgets\.json, line 1: not valid JSON/,
+    )
+    // The test's toStayWithinBudget failed with the same error: the reporter does not repeat it.
+    const failed: ReportEntry = {
+      ...entry('feed > opening', 3.5, true),
+      state: 'failed',
+      errors: [`expect(received).toStayWithinBudget()\n\n${alone[0] ?? ''}`],
+    }
+    const problems: string[] = []
+    buildRunReport([failed], settings('none'), problems)
+    expect(problems).toEqual([
+      "the budgets in energy-budgets.json were neither checked nor written (the file's problem is in the failed test above)",
+    ])
+  })
+
   test('all (-u): every measured test that asked, and obsolete entries removed', async () => {
     await writeFile(path, existing)
     const built = buildRunReport(entries, settings('all'), [])
