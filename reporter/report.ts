@@ -193,7 +193,7 @@ export interface EnergyReport {
     readonly totalGrossEnergyJ: number
     /**
      * Highest own energy first (`ownEnergyJ`: what another test left on is not this test's; at
-     * most 5).
+     * most 5; a test below idle, `ownEnergyJ` ≤ 0, is not ranked).
      */
     readonly worst: ReadonlyArray<{
       readonly file: string
@@ -467,6 +467,8 @@ export function buildEnergyReport(
       worst: [...tests]
         // A test that only measured the idle phone (energy.baseline()) did no work to rank.
         .filter((t) => workWindows(t.results).length > 0)
+        // Below idle is no energy spent, whatever the sign says: nothing to rank (W_NEGATIVE_NET).
+        .filter((t) => t.ownEnergyJ > 0)
         // By what the test is judged by: a radio another test left on is not its own energy.
         .sort((a, b) => b.ownEnergyJ - a.ownEnergyJ)
         .slice(0, 5)

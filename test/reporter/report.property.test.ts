@@ -102,7 +102,7 @@ test('totals are the sums of the tests; budget verdicts account for every measur
   )
 })
 
-test('the hungriest tests are those with the most energy of their own, not of another test', () => {
+test('the hungriest tests are those with the most energy of their own, not of another test, above idle', () => {
   fc.assert(
     fc.property(entriesArb, (entries) => {
       const report = buildEnergyReport(entries as ReportEntry[])
@@ -118,12 +118,14 @@ test('the hungriest tests are those with the most energy of their own, not of an
         expect(w.ownEnergyJ).toBe(t?.ownEnergyJ)
         expect(w.netEnergyJ).toBe(t?.netEnergyJ)
         if (i > 0) expect(w.ownEnergyJ).toBeLessThanOrEqual(worst[i - 1]?.ownEnergyJ ?? Infinity)
+        expect(w.ownEnergyJ, 'below idle is not ranked').toBeGreaterThan(0)
       })
-      // Every test left out, with work to rank, has no more energy of its own than the last listed.
+      // Every test left out, with work to rank, has no more energy of its own than the last listed
+      // (none listed: none above idle).
       const listed = new Set(worst.map((w) => `${w.file}\u0000${w.name}`))
       for (const t of report.tests)
         if (!listed.has(`${t.file}\u0000${t.name}`) && workWindows(t.results).length > 0)
-          expect(t.ownEnergyJ).toBeLessThanOrEqual(worst.at(-1)?.ownEnergyJ ?? -Infinity)
+          expect(t.ownEnergyJ).toBeLessThanOrEqual(worst.at(-1)?.ownEnergyJ ?? 0)
     }),
   )
 })
