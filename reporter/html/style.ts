@@ -35,6 +35,7 @@ pre { white-space: pre-wrap; word-break: break-word; background: var(--panel); p
 .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 0 2rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .3rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+#tests-table th, #tests-table td { padding-left: .3rem; padding-right: .3rem; }
 th { font-weight: 600; white-space: nowrap; background: var(--bg); }
 .scroll { overflow-x: auto; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -79,7 +80,7 @@ button.link { font: inherit; background: none; border: 0; padding: 0; cursor: po
 .test-name { min-width: 14rem; }
 td code { font-size: 11.5px; }
 .budget, .delta { white-space: nowrap; }
-td.num .figure, .budget .small { white-space: normal; }
+td.num .figure, td.num .own, .budget .small { white-space: normal; }
 .node.rest { background: repeating-linear-gradient(45deg, #e3e6ea, #e3e6ea 4px, #f1f3f5 4px, #f1f3f5 8px); color: var(--muted); }
 .node:focus-visible { outline: 2px solid var(--accent); z-index: 2; }
 .details { min-height: 1.5em; margin: .3rem 0; font-size: 12.5px; }

@@ -233,6 +233,15 @@ function reportChecks(engine: Engine): void {
     )
     const r = check.report
     expect(rows.map((row) => row.name)).toEqual(r.tests.map((t) => t.name))
+    // Every column in view at 1280 px (a laptop): secondary lines wrap, long warning codes break at
+    // their underscores.
+    expect(
+      await page.evaluate(() => {
+        const grid = document.querySelector('#tests-table')
+        return grid === null ? -1 : grid.scrollWidth - (grid.parentElement?.clientWidth ?? 0)
+      }),
+      'the table is wider than the page by (px)',
+    ).toBeLessThanOrEqual(0)
     expect(r.tests.some((t) => t.expectedToFail === true)).toBe(true)
     let idleRows = 0
     r.tests.forEach((t, i) => {
