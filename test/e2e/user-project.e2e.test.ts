@@ -167,6 +167,9 @@ describe('the README quick start in a fresh project', () => {
     try {
       expect(code, output).toBe(0)
       expect(output).toContain("The demo's results are in ./vitest-energy-demo/")
+      // The fixed build's run is captured, but its progress shows: no silent wait.
+      const fixedStep = output.slice(output.indexOf('1/2 '), output.indexOf('2/2 '))
+      expect(fixedStep).toMatch(/ {2}⋯ scrolling the feed does not regress .*: repetition 5\/5/)
       expect(output).toMatch(/The tests +\.\/node_modules\/vitest-energy\/example-app-tests/)
       // Neither Vite's config-loader deprecation nor its CommonJS-config warning.
       expect(output).not.toMatch(/deprecated|loaded as CommonJS/)

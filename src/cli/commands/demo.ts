@@ -232,6 +232,7 @@ async function runDemo(layout: DemoLayout, vitest: string, io: CliIo): Promise<n
   }
   io.out(
     [
+      '',
       "2/2 The current build: twelve UI tests drive the app through Appium. Five catch the app's",
       'deliberate energy bugs and are expected to fail ("fails: …"); the energy report follows.',
       '',
@@ -273,6 +274,9 @@ async function runDemo(layout: DemoLayout, vitest: string, io: CliIo): Promise<n
   return current.code
 }
 
+/** How a test's progress line starts outside a terminal (src/session/progress.ts). */
+const PROGRESS_PREFIX = '  ⋯ '
+
 async function runVitest(
   vitest: string,
   args: readonly string[],
@@ -294,8 +298,16 @@ async function runVitest(
       },
     })
     let output = ''
+    // A captured run still shows its progress lines (`  ⋯ test: phase`), so its wait is not silent.
+    let partial = ''
     child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()))
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString()
+      output += text
+      const lines = (partial + text).split('\n')
+      partial = lines.pop() ?? ''
+      for (const line of lines) if (line.startsWith(PROGRESS_PREFIX)) io.out(`${line}\n`)
+    })
     io.signal.addEventListener('abort', () => child.kill('SIGINT'), { once: true })
     child.once('error', reject)
     child.once('exit', (status) => resolve({ code: status ?? 1, output }))
