@@ -115,8 +115,7 @@ export class ArtifactStore {
    */
   async keep(where: ArtifactPlace): Promise<string> {
     await this.flush()
-    const fileParts = where.testFile.split(/[\\/]/).map(safeSegment)
-    const folder = join(where.dir, ...fileParts, testFolderName(where.testName))
+    const folder = testFolder(where)
     await rm(folder, { recursive: true, force: true })
     await mkdir(folder, { recursive: true })
     const used = new Set<string>()
@@ -143,6 +142,15 @@ export class ArtifactStore {
     return folder
   }
 
+  /**
+   * Drops the test's raw data, and what an earlier run kept for the same test (it would read as
+   * this run's: the HTML report links a test's folder). Never throws.
+   */
+  async drop(where: ArtifactPlace): Promise<void> {
+    await this.discard()
+    await rm(testFolder(where), { recursive: true, force: true }).catch(() => undefined)
+  }
+
   /** Drops whatever was spilled to disk. */
   async discard(): Promise<void> {
     await this.flush()
@@ -154,6 +162,12 @@ export class ArtifactStore {
       )
     }
   }
+}
+
+/** A test's folder: `<dir>/<test file>/<test name>-<hash>/`. */
+function testFolder(where: ArtifactPlace): string {
+  const fileParts = where.testFile.split(/[\\/]/).map(safeSegment)
+  return join(where.dir, ...fileParts, testFolderName(where.testName))
 }
 
 /** rename, or copy and delete across file systems. */

@@ -411,13 +411,18 @@ export class TestEnergy {
         (this.failed || testFailed || this.results.some((r) => r.status === 'failed')))
     const kept = this.kept
     if (kept === undefined) return
+    const where = {
+      dir: options.artifactsDir,
+      testFile: this.test.file,
+      testName: this.test.fullName,
+    }
     if (!keep || kept.count === 0) {
-      await kept.discard()
+      await kept.drop(where)
       return
     }
     // Never let a full disk hide the test's own outcome: say so and go on.
     await kept
-      .keep({ dir: options.artifactsDir, testFile: this.test.file, testName: this.test.fullName })
+      .keep(where)
       .then((folder) => {
         const shown = relative(process.cwd(), folder)
         this.progress.note(`raw data kept in ${shown.startsWith('..') ? folder : shown}`)

@@ -1,4 +1,5 @@
 // Raw data kept on the host: test names become safe path segments, nothing escapes the folder.
+import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -113,6 +114,25 @@ describe('ArtifactStore: what does not fit in memory waits in a staging folder',
       await store.discard()
       expect(await readdir(staging)).toEqual([])
       expect(await readdir(join(root, 'artifacts'))).toEqual(['.staging'])
+    }))
+
+  test('drop removes what an earlier run kept for the same test, and no other test’s', () =>
+    withRoot(async (root) => {
+      const staging = join(root, 'artifacts', '.staging')
+      const failedBefore = new ArtifactStore(staging, 100)
+      failedBefore.add('w', 'power.pftrace', 'old')
+      const folder = await failedBefore.keep(place(root))
+      const other = new ArtifactStore(staging, 100)
+      other.add('w', 'power.pftrace', 'other')
+      const otherFolder = await other.keep({ ...place(root), testName: 'refreshes' })
+      // The same test passes in the next run: its old raw data would read as this run's.
+      const passed = new ArtifactStore(staging, 100)
+      passed.add('w', 'power.pftrace', 'new')
+      await passed.drop(place(root))
+      expect(existsSync(folder)).toBe(false)
+      expect(await readdir(otherFolder)).toEqual(['w.power.pftrace'])
+      // Nothing kept before: nothing to remove, no error.
+      await new ArtifactStore(staging, 100).drop({ ...place(root), testName: 'never kept' })
     }))
 
   test('a staging folder that cannot be written: the rest is kept and the error says what is missing', () =>

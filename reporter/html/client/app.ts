@@ -572,7 +572,7 @@ function overview(root: HTMLElement): void {
     h(
       'div',
       { class: 'cards', id: 'totals' },
-      card('Net energy', joules(s.totalNetEnergyJ), `gross ${joules(s.totalGrossEnergyJ)}`),
+      card('Net energy', joules(s.totalNetEnergyJ), 'above the idle level'),
       card('Gross energy', joules(s.totalGrossEnergyJ), 'idle level included'),
       card('Tests', String(s.tests), states.join(' · ')),
       card(
