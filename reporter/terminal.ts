@@ -5,6 +5,7 @@
  * run's warnings once, by code; then the run's summary. `verbose` details every test.
  */
 import {
+  closestName,
   formatJoules,
   formatJoulesWithInterval,
   formatPercent,
@@ -567,11 +568,38 @@ function renderBudgets(report: EnergyReport, screen: Screen, updateCommand: stri
       `           ${c.yellow(`${b.obsolete.length} obsolete in ${b.file}`)} ${c.dim(`(${updateCommand} removes them)`)}: ` +
         b.obsolete
           .slice(0, 5)
-          .map((o) => `${o.file} › ${o.name}${o.device === '*' ? '' : ` [${o.device}]`}`)
+          .map((o) => {
+            const near = renamedAs(report, o)
+            return `${o.file} › ${o.name}${o.device === '*' ? '' : ` [${o.device}]`}${near === undefined ? '' : c.yellow(` (the test '${near}' ran: a typo or a renamed test? put its name in the file to keep this budget)`)}`
+          })
           .join(c.dim(' · ')),
     )
   }
   return lines
+}
+
+/**
+ * The test of this run an obsolete budget was probably meant for: in the same file, its name one
+ * typo away (a name mistyped in the budget file, or a test renamed, whose budget would be lost).
+ */
+function renamedAs(
+  report: EnergyReport,
+  obsolete: { readonly file: string; readonly name: string },
+): string | undefined {
+  // Compared by the last part of the name, among tests of the same describe blocks: a shared
+  // `suite > ` prefix would make any two short names look alike.
+  const split = (name: string): [string, string] => {
+    const at = name.lastIndexOf(' > ')
+    return at < 0 ? ['', name] : [name.slice(0, at), name.slice(at + 3)]
+  }
+  const [suite, own] = split(obsolete.name)
+  const siblings = report.tests
+    .filter((t) => t.file === obsolete.file || t.file.endsWith(`/${obsolete.file}`))
+    .map((t) => split(t.name))
+    .filter(([s]) => s === suite)
+    .map(([, n]) => n)
+  const near = closestName(own, siblings)
+  return near === undefined || near === own ? undefined : suite === '' ? near : `${suite} > ${near}`
 }
 
 function renderBaseline(report: EnergyReport, screen: Screen): string[] {

@@ -108,6 +108,8 @@ describe('budget update modes in the reporter', () => {
       'Budgets   1 written (new) — review energy-budgets.json and commit it · 1 over\n',
     )
     expect(terminal).toContain('1 obsolete in energy-budgets.json (vitest -u removes them)')
+    // 'feed > gone' is one typo away from no test of the run: nothing guessed.
+    expect(terminal).not.toContain('a typo or a renamed test')
     expect(renderMarkdown(built.report)).toContain(
       'Budgets (`energy-budgets.json`): **1 written (new)**: review and commit the file; 0 within, 1 over,',
     )
@@ -183,6 +185,16 @@ describe('budget update modes in the reporter', () => {
     expect(problems).toEqual([
       "the budgets in energy-budgets.json were neither checked nor written (the file's problem is in the failed test above)",
     ])
+  })
+
+  test('new: a budget whose test name is one typo from a test that ran says so', async () => {
+    await writeFile(path, existing.replace('"feed > gone"', '"feed > scroling"'))
+    const built = buildRunReport(entries, settings('new'), [])
+    expect(built.report.budgets?.added.map((a) => a.name)).toEqual(['feed > scrolling'])
+    const terminal = renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })
+    expect(terminal).toContain(
+      "test/feed.test.ts › feed > scroling (the test 'feed > scrolling' ran: a typo or a renamed test? put its name in the file to keep this budget)",
+    )
   })
 
   test('all (-u): every measured test that asked, and obsolete entries removed', async () => {
