@@ -248,10 +248,14 @@ function failBothWays(context: MatcherContext, message: () => string): MatcherRe
   return { pass: context.isNot, message }
 }
 
+/** Below idle by less than this share of what the phone drew, a figure is ≈ 0 and judged as such. */
+const MATERIAL_BELOW_IDLE = 0.05
+
 /**
  * Why a window's net or gross figure cannot be judged: it is below 0 beyond its noise (its whole
- * 95% interval), so the idle baseline subtracted from it does not fit the window. Any limit would
- * pass it, meaning nothing.
+ * 95% interval) and by more than 5% of what the phone drew, so the idle baseline subtracted from
+ * it does not fit the window. Any limit would pass it, meaning nothing. (A window of an idle pause
+ * a few mJ below its baseline is ≈ 0, and judged.)
  */
 function belowIdleReason(subject: Subject, figure: Figure, spec: LimitSpec): string | undefined {
   if (subject.kind !== 'window' && subject.kind !== 'repeated') return undefined
@@ -259,6 +263,11 @@ function belowIdleReason(subject: Subject, figure: Figure, spec: LimitSpec): str
   if ((scope !== 'net' && scope !== 'gross') || spec.unit === '%') return undefined
   const high = figure.intervalJ?.high ?? figure.valueJ
   if (!(high < 0)) return undefined
+  const runs = subject.kind === 'window' ? [subject.result] : subject.runs
+  const grossPerRun = (r: (typeof runs)[number]): number =>
+    spec.unit === 'W' ? (r.durationS > 0 ? r.grossEnergyJ / r.durationS : 0) : r.grossEnergyJ
+  const gross = runs.reduce((a, r) => a + grossPerRun(r), 0) / runs.length
+  if (!(-figure.valueJ > MATERIAL_BELOW_IDLE * gross)) return undefined
   return [
     `below idle: the figure is ${spec.format(figure.valueJ)}${formatInterval(figure.intervalJ, spec.format)} (${figure.label}): this test drew less than the idle phone, so the idle baseline does not fit its window and any limit would pass it.`,
     'A setting changed since the baseline was measured (the screen or its brightness, a radio), or what another test left on was counted out.',

@@ -316,6 +316,11 @@ describe('toConsumeLessThan', () => {
     expect(
       run({ grossEnergyJ: 0.39, netIntervalJ: { low: -0.04, high: 0.02, level: 0.95 } }),
     ).toConsumeLessThan(1)
+    // Below 0 beyond its noise but by under 5% of the gross (a pause a few mJ under its
+    // baseline): ≈ 0, judged.
+    expect(
+      run({ grossEnergyJ: 0.385, netIntervalJ: { low: -0.018, high: -0.012, level: 0.95 } }),
+    ).toConsumeLessThan(1)
     // The test's own figure below idle, its net above: what another test left on was counted out.
     const carried = run({
       grossEnergyJ: 0.9, // net 0.5 J
