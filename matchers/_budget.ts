@@ -122,9 +122,9 @@ export function checkLimit(
   const costs = biggestCosts(subject)
   const methods = topMethods(subject)
   // A method's radio tail is not in its default figure: say so where it would change the verdict's meaning.
-  const asyncJ = subject.kind === 'method' ? subject.method.asyncEnergyJ : 0
+  const asyncJ = uncountedAsyncJ(subject, spec)
   const uncountedAsync =
-    asyncJ > 0 && spec.scope !== 'inclusive+async'
+    asyncJ > 0
       ? `Async:    ${spec.format(asyncJ)} more after it ran (a radio tail, the GPS it left on), not counted; { scope: 'inclusive+async' } counts it`
       : undefined
   const lines = (verdictLine: string): string =>
@@ -178,7 +178,7 @@ function limitCheck(
   const overMethod =
     subject?.kind === 'method' || subject?.kind === 'repeated-method' || missing !== undefined
   const withAsync = spec.scope === 'inclusive+async'
-  const uncountedAsyncJ = subject?.kind === 'method' && !withAsync ? subject.method.asyncEnergyJ : 0
+  const asyncJ = subject === undefined ? 0 : uncountedAsyncJ(subject, spec)
   const repeated =
     subject?.kind === 'repeated' ||
     subject?.kind === 'repeated-method' ||
@@ -190,7 +190,7 @@ function limitCheck(
     limit: spec.limit,
     unit: spec.unit,
     scope: overMethod ? (withAsync ? 'inclusive+async' : 'inclusive') : (spec.scope ?? 'net'),
-    ...(uncountedAsyncJ > 0 ? { uncountedAsyncJ } : {}),
+    ...(asyncJ > 0 ? { uncountedAsyncJ: asyncJ } : {}),
     ...(repeated ? { stat: spec.options?.stat ?? 'mean' } : {}),
     ...(figure === undefined ? {} : { value: figure.valueJ }),
     ...(figure?.intervalJ === undefined
@@ -246,6 +246,13 @@ function inconclusiveMessage(decision: Decision): string {
 /** A result that fails whether or not the assertion is negated (bad input, inconclusive). */
 function failBothWays(context: MatcherContext, message: () => string): MatcherResult {
   return { pass: context.isNot, message }
+}
+
+/** A method's energy after it ran that its figure leaves out (judged `inclusive`), J; else 0. */
+function uncountedAsyncJ(subject: Subject, spec: LimitSpec): number {
+  return subject.kind === 'method' && spec.scope !== 'inclusive+async'
+    ? subject.method.asyncEnergyJ
+    : 0
 }
 
 /** Below idle by less than this share of what the phone drew, a figure is ≈ 0 and judged as such. */

@@ -57,11 +57,10 @@ export function inconclusiveMode(options: BudgetOptions | undefined): 'fail' | '
 export type OptionRules = Readonly<Record<string, readonly string[] | 'number' | 'scope'>>
 
 export const STATS = ['mean', 'median', 'upper95'] as const satisfies readonly Stat[]
-export const BUDGET_OPTION_RULES: OptionRules = {
-  scope: 'scope',
-  stat: STATS,
-  inconclusive: ['fail', 'warn'],
-}
+export const INCONCLUSIVE_MODES = ['fail', 'warn'] as const
+/** The options of a matcher that judges one figure of a window or of repetitions, no scope. */
+export const REPEATED_OPTION_RULES: OptionRules = { stat: STATS, inconclusive: INCONCLUSIVE_MODES }
+export const BUDGET_OPTION_RULES: OptionRules = { scope: 'scope', ...REPEATED_OPTION_RULES }
 
 /**
  * A mistake in a matcher's options (a misspelt name or word, an option this matcher does not

@@ -7,7 +7,12 @@ import { formatJoules, type MeasuredEnergyResult } from '../src/model/index.js'
 import { compare, requiredRepetitions } from '../src/stats/index.js'
 import type { LimitCheck } from '../src/model/index.js'
 import { limitTarget, type MatcherContext, type MatcherResult } from './_budget.js'
-import { inconclusiveMode, optionsMistake, type OptionRules } from './_options.js'
+import {
+  INCONCLUSIVE_MODES,
+  inconclusiveMode,
+  optionsMistake,
+  type OptionRules,
+} from './_options.js'
 import { recordLimit } from './_record.js'
 import {
   isUnjudgeable,
@@ -36,7 +41,7 @@ const REGRESSION_OPTION_RULES: OptionRules = {
   alpha: 'number',
   test: ['mann-whitney', 'welch'],
   scope: 'scope',
-  inconclusive: ['fail', 'warn'],
+  inconclusive: INCONCLUSIVE_MODES,
 }
 
 export function toNotRegressFrom(

@@ -20,9 +20,9 @@ import {
 } from '../src/budgets/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
 import {
-  BUDGET_OPTION_RULES,
   matcherSettings,
   optionsMistake,
+  REPEATED_OPTION_RULES,
   type BudgetOptions,
 } from './_options.js'
 import { recordBudgetRequest } from './_record.js'
@@ -54,11 +54,7 @@ export function toStayWithinBudget(
     pass: this.isNot,
     message: () => `${hint}\n\n${why}`,
   })
-  const rules = {
-    stat: BUDGET_OPTION_RULES['stat'] ?? [],
-    inconclusive: BUDGET_OPTION_RULES['inconclusive'] ?? [],
-  }
-  const wrongOption = optionsMistake(options, rules, 'toStayWithinBudget')
+  const wrongOption = optionsMistake(options, REPEATED_OPTION_RULES, 'toStayWithinBudget')
   if (wrongOption !== undefined) return fail(wrongOption.message)
   const { testPath, currentTestName } = this
   if (testPath === undefined || currentTestName === undefined) {
@@ -124,7 +120,7 @@ export function toStayWithinBudget(
     scope: 'net',
     figure: (s) => energyFigure(s, 'net', options?.stat),
     note: `Budget:   ${formatJoules(found.entry.energyJ)} for ${where}${found.device === ANY_DEVICE && device !== undefined ? ' (any device)' : ''}${found.entry.measuredEnergyJ === undefined ? '' : `, written from ${formatJoules(found.entry.measuredEnergyJ)}`}`,
-    optionRules: rules,
+    optionRules: REPEATED_OPTION_RULES,
     whenOver: `If the increase is intended, run \`${updateCommand(process.env)}\` to update this budget, then review and commit ${basename(budgetsPath)}.`,
     ...(options === undefined ? {} : { options }),
   })

@@ -1,6 +1,6 @@
 import { formatPercent, type MeasuredEnergyResult } from '../src/model/index.js'
 import { checkLimit, type MatcherContext, type MatcherResult } from './_budget.js'
-import { BUDGET_OPTION_RULES, type BudgetOptions } from './_options.js'
+import { REPEATED_OPTION_RULES, type BudgetOptions } from './_options.js'
 import { isUnjudgeable, statistic, type Figure, type Unjudgeable } from './_subject.js'
 
 /**
@@ -20,10 +20,7 @@ export function toUseLessThanPercentOfBattery(
     format: formatPercent,
     unit: '%',
     scope: 'battery',
-    optionRules: {
-      stat: BUDGET_OPTION_RULES['stat'] ?? [],
-      inconclusive: BUDGET_OPTION_RULES['inconclusive'] ?? [],
-    },
+    optionRules: REPEATED_OPTION_RULES,
     figure: (subject) => {
       if (subject.kind === 'window') return batteryShare(subject.result)
       if (subject.kind === 'repeated') {
