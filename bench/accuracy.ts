@@ -19,7 +19,12 @@ import {
   type EdataRun,
 } from './accuracy/scenarios.js'
 import { useBenchPhysics } from './accuracy/session.js'
-import { methodMmre, noRailsAccuracy, type NoRailsFigure } from './accuracy/no-rails.js'
+import {
+  activeScaleError,
+  methodMmre,
+  noRailsAccuracy,
+  type NoRailsFigure,
+} from './accuracy/no-rails.js'
 import {
   DEFAULT_PHYSICS,
   PHYSICS,
@@ -486,6 +491,7 @@ async function noRailsRows(
     ['1 s gauge, current a 5 s moving average', { averaging: { kind: 'iir', tauMs: 5000 } }],
     ['OPlus gauge (10 s cache)', { profile: 'oplus' }],
   ]
+  let pixel: NoRailsFigure | undefined
   for (const [name, sensors] of gauges) {
     log(`no rails, ${name}: ${config.noRailsPhones} phone(s) × ${config.noRailsWindows} windows…`)
     const f = await noRailsAccuracy(
@@ -497,6 +503,7 @@ async function noRailsRows(
       sensors,
     )
     figures.push(f)
+    if (sensors.profile === 'pixel') pixel = f
     const errors = f.windows.map((w) => Math.abs(w.grossRelError))
     rows.push({
       figure: `  diagnostic: ${name} — gross max / mean; per-method MMRE`,
@@ -507,6 +514,17 @@ async function noRailsRows(
       value: Math.max(...errors),
     })
   }
+  // cpu.active shows only as the part of a phase's power that does not grow with its cores: the
+  // fast gauge's short phases tell it least (the fit weighs it with the profile's value).
+  rows.push({
+    figure:
+      '  diagnostic: calibrated cpu.active − its silicon factor, max over phones (1 s; Pixel gauge)',
+    measured: `${activeScaleError(found).toFixed(3)}; ${pixel === undefined ? '—' : activeScaleError(pixel).toFixed(3)}`,
+    target: '—',
+    anchor: 'silicon 10–30% off its profile',
+    verdict: 'info',
+    value: activeScaleError(found),
+  })
   // Cores whose power depends on the code they run (σ 0.1 per method), which no model can see.
   log(`no rails, code-dependent core power (σ 0.1): ${config.noRailsPhones} phone(s)…`)
   const spread = await noRailsAccuracy(

@@ -707,6 +707,8 @@ export interface ReportCpuModel {
   readonly device: string
   readonly calibration: 'active' | 'passive' | 'nominal'
   readonly clusterScales: readonly number[]
+  /** The calibrated scale on `cpu.active`; absent when the profile's current was kept. */
+  readonly activeScale?: number
   readonly runFit?: CpuModelRunFit
 }
 
@@ -741,6 +743,7 @@ function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
           device,
           calibration: m?.calibration ?? 'nominal',
           clusterScales: m?.clusterScales ?? [],
+          ...(m?.activeScale === undefined ? {} : { activeScale: m.activeScale }),
           ...(m?.runFit === undefined ? {} : { runFit: m.runFit }),
         }
       }),
@@ -752,12 +755,16 @@ function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
  * say of it (they seldom tell: the screen and radios draw most of the energy).
  */
 export function describeCpuModel(phone: ReportCpuModel): string {
-  const scales = phone.clusterScales.map((x) => `${x.toFixed(2)}×`).join(', ')
+  const active =
+    phone.activeScale === undefined
+      ? "cpu.active as the profile's"
+      : `cpu.active ${phone.activeScale.toFixed(2)}×`
+  const scales = `${phone.clusterScales.map((x) => `${x.toFixed(2)}×`).join(', ')} the profile's currents; ${active}`
   const how =
     phone.calibration === 'active'
-      ? `calibrated with busy loops (${scales} the profile's currents)`
+      ? `calibrated with busy loops (${scales})`
       : phone.calibration === 'passive'
-        ? `calibrated over the run's windows (${scales} the profile's currents)`
+        ? `calibrated over the run's windows (${scales})`
         : "at the profile's currents as shipped"
   const fit = phone.runFit
   // Fewer windows than unknowns could never tell: nothing worth saying about them yet.

@@ -62,13 +62,19 @@ export interface NoRailsWindow {
   }[]
 }
 
+/** A phone's true silicon factors on its profile's currents. */
+export interface SiliconFactors {
+  readonly clusters: readonly number[]
+  readonly active: number
+}
+
 export interface NoRailsFigure {
   readonly variant: ProfileVariant
   readonly phones: number
   readonly windows: readonly NoRailsWindow[]
   readonly calibrations: readonly CpuCalibration[]
-  /** The phones' true silicon factors (`vdev silicon`), per phone and cluster. */
-  readonly silicon: readonly (readonly number[])[]
+  /** The phones' true silicon factors (`vdev silicon`), per phone: per cluster, and `cpu.active`'s. */
+  readonly silicon: readonly SiliconFactors[]
 }
 
 /** Actions: a tab (its x on the tab bar), then a widget's centre. */
@@ -124,7 +130,7 @@ export async function noRailsAccuracy(
 ): Promise<NoRailsFigure> {
   const all: NoRailsWindow[] = []
   const calibrations: CpuCalibration[] = []
-  const silicon: number[][] = []
+  const silicon: SiliconFactors[] = []
   for (let p = 0; p < phones; p++) {
     const phoneSeed = seed * 1000 + p + 1
     const phone = await startFastPhone({
@@ -162,11 +168,12 @@ export async function noRailsAccuracy(
       // As the device session does after calibrating: the battery history reset, read per window.
       const history = batteryHistoryReader(await resetBatterystats(phone.device))
       const profile = profileFor(variant, phoneSeed)
+      const active = `cpu.active ${calibration.scales.active.toFixed(3)}${calibration.activeSe === undefined ? ' (profile)' : ` ± ${calibration.activeSe.toFixed(3)}`}`
+      const truth = silicon.at(-1)
       log(
-        `phone ${p + 1}/${phones} (${variant}): ${calibration.kind} ${calibration.scales.clusters.map((s) => s.toFixed(3)).join(' ')}; silicon ${silicon
-          .at(-1)
-          ?.map((s) => s.toFixed(3))
-          .join(' ')}`,
+        `phone ${p + 1}/${phones} (${variant}): ${calibration.kind} ${calibration.scales.clusters.map((s) => s.toFixed(3)).join(' ')}, ${active}; silicon ${truth?.clusters
+          .map((s) => s.toFixed(3))
+          .join(' ')}, cpu.active ${truth?.active.toFixed(3)}`,
       )
       const rnd = mulberry32(phoneSeed * 104_729)
       for (let i = 0; i < windows; i++) {
@@ -309,16 +316,32 @@ async function measureWindow(
   }
 }
 
-/** The phone's true per-cluster silicon factors (`vdev silicon`, ground truth for the log). */
-async function trueFactors(phone: FastPhone): Promise<number[]> {
+/** The phone's true silicon factors (`vdev silicon`, ground truth for the log). */
+async function trueFactors(phone: FastPhone): Promise<SiliconFactors> {
   try {
     const silicon = JSON.parse(await phone.sh('vdev silicon')) as {
       readonly clusters?: readonly { readonly factor: number }[]
+      readonly cpuActive?: { readonly factor: number }
     }
-    return (silicon.clusters ?? []).map((c) => c.factor)
+    return {
+      clusters: (silicon.clusters ?? []).map((c) => c.factor),
+      active: silicon.cpuActive?.factor ?? Number.NaN,
+    }
   } catch {
-    return []
+    return { clusters: [], active: Number.NaN }
   }
+}
+
+/**
+ * The largest |calibrated `cpu.active` scale − its silicon factor| over the figure's phones (the
+ * fit's scale also absorbs what the model's structure misses, so a few percent is no error).
+ */
+export function activeScaleError(figure: NoRailsFigure): number {
+  return Math.max(
+    ...figure.calibrations.map((c, p) =>
+      Math.abs(c.scales.active - (figure.silicon[p]?.active ?? Number.NaN)),
+    ),
+  )
 }
 
 /** Mean of |estimate − truth| / truth over every (window, method) pair. */

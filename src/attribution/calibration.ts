@@ -13,6 +13,13 @@
  * gauge's noise over it; a scale's standard error comes from the weights and, when the spans
  * scatter more than the gauge's noise says, from the scatter. A scale the spans cannot tell (its
  * cluster never ran alone, or its error is too large) stays at the profile's value and says so.
+ *
+ * `cpu.active` is a few percent of a loaded core's current and shows only as the part of a phase's
+ * power that does not grow with its cores, so a fast gauge's short phases seldom tell it to 10%.
+ * Keeping the profile's value then would throw the measurement away (a scale of 0.6 ± 0.08 was
+ * replaced by 1, and every light method was charged ~8% too much), so its column has a prior
+ * instead: the profile's value, as far as silicon departs from a profile (`PROFILE_RELATIVE_SD`).
+ * The fit weighs the two by their precision; with no measurement it is the profile's value.
  */
 import { NS_PER_S } from '../model/units.js'
 import type { CpuModelScales } from './cpu-model.js'
@@ -45,6 +52,12 @@ export interface CpuCalibrationFit {
   readonly residualRatio: number
 }
 
+/**
+ * How far real silicon departs from its power profile, one standard deviation: 10–30% per cluster
+ * and for `cpu.active`, i.e. ±30% at 95%.
+ */
+export const PROFILE_RELATIVE_SD = 0.3 / 1.96
+
 /** A scale is trusted when its standard error is at most this share of it. */
 export const MAX_SCALE_RELATIVE_SE = 0.1
 /** A fitted scale outside this range is no calibration but a broken measurement. */
@@ -52,8 +65,9 @@ const PLAUSIBLE_SCALE: readonly [number, number] = [0.25, 4]
 
 /**
  * Fits the scales. Clusters whose scale cannot be told (never loaded in a span, an implausible
- * value, a standard error above `MAX_SCALE_RELATIVE_SE`) keep 1, as does `cpu.active` when it is
- * not separable from the clusters' own currents; they are fitted again without that column.
+ * value, a standard error above `MAX_SCALE_RELATIVE_SE`) keep 1 and are fitted again without that
+ * column. `cpu.active` is fitted with its prior (1 ± `PROFILE_RELATIVE_SD`), and kept at 1 only
+ * when no span drew it or its fit is implausible.
  */
 export function fitCpuScales(
   spans: readonly CalibrationSpan[],
@@ -77,7 +91,10 @@ export function fitCpuScales(
       se === undefined ||
       !(scale >= PLAUSIBLE_SCALE[0] && scale <= PLAUSIBLE_SCALE[1]) ||
       se > MAX_SCALE_RELATIVE_SE * scale
-    if (fitActive && bad(fit.scales.active, fit.activeSe)) {
+    const implausible = !(
+      fit.scales.active >= PLAUSIBLE_SCALE[0] && fit.scales.active <= PLAUSIBLE_SCALE[1]
+    )
+    if (fitActive && (fit.activeSe === undefined || implausible)) {
       fitActive = false
       continue
     }
@@ -103,14 +120,16 @@ function nominal(spans: readonly CalibrationSpan[], clusterCount: number): CpuCa
 
 /**
  * Weighted least squares with the chosen columns; columns left out enter at scale 1 (their nominal
- * energy is moved to the left-hand side). `undefined` when the system is singular or has no
- * degrees of freedom left for the scatter.
+ * energy is moved to the left-hand side); `cpu.active` with its prior unless `activePrior` is
+ * false (choosing a gauge's time constant compares plain fits). `undefined` when the system is
+ * singular or has no degrees of freedom left for the scatter.
  */
 function solve(
   spans: readonly CalibrationSpan[],
   clusterCount: number,
   fitCluster: readonly boolean[],
   fitActive: boolean,
+  activePrior = true,
 ): CpuCalibrationFit | undefined {
   const columns: ((s: CalibrationSpan) => number)[] = [(s) => s.durationS]
   const clusterColumn: number[] = []
@@ -141,20 +160,39 @@ function solve(
         row[j] = (row[j] as number) + w * (x[i] as number) * (x[j] as number)
     }
   }
-  const inverse = invert(xtx)
-  if (inverse === undefined) return undefined
-  const beta = Array.from({ length: p }, (_, i) =>
-    (inverse[i] ?? []).reduce((a, v, j) => a + v * (xty[j] ?? 0), 0),
-  )
-  let chi2 = 0
-  for (const s of spans) {
-    const predicted = columns.reduce((a, c, i) => a + c(s) * (beta[i] as number), 0)
-    chi2 += (s.measuredJ - fixed(s) - predicted) ** 2 * weight(s)
-  }
   const dof = n - p
-  // Spans that scatter more than the gauge's noise says widen every error accordingly.
-  const inflate = dof > 0 ? Math.max(1, chi2 / dof) : 1
-  const se = (i: number): number => Math.sqrt((inverse[i]?.[i] ?? Number.NaN) * inflate)
+  // Solved with the data's weights divided by `inflate`: spans that scatter more than the gauge's
+  // noise says widen every error accordingly — but not the prior's, which is no measurement.
+  const solveWith = (
+    inflate: number,
+  ): { inverse: number[][]; beta: number[]; chi2: number } | undefined => {
+    const a = xtx.map((row) => Float64Array.from(row, (v) => v / inflate))
+    const b = Float64Array.from(xty, (v) => v / inflate)
+    if (activeColumn !== undefined && activePrior) {
+      // The prior on cpu.active: one more observation, s_a = 1 with PROFILE_RELATIVE_SD.
+      const w = 1 / PROFILE_RELATIVE_SD ** 2
+      const row = a[activeColumn] as Float64Array
+      row[activeColumn] = (row[activeColumn] as number) + w
+      b[activeColumn] = (b[activeColumn] as number) + w
+    }
+    const inverse = invert(a)
+    if (inverse === undefined) return undefined
+    const beta = Array.from({ length: p }, (_, i) =>
+      (inverse[i] ?? []).reduce((sum, v, j) => sum + v * (b[j] ?? 0), 0),
+    )
+    let chi2 = 0
+    for (const s of spans) {
+      const predicted = columns.reduce((sum, c, i) => sum + c(s) * (beta[i] as number), 0)
+      chi2 += (s.measuredJ - fixed(s) - predicted) ** 2 * weight(s)
+    }
+    return { inverse, beta, chi2 }
+  }
+  const first = solveWith(1)
+  if (first === undefined) return undefined
+  const inflate = dof > 0 ? Math.max(1, first.chi2 / dof) : 1
+  const solved = inflate > 1 ? (solveWith(inflate) ?? first) : first
+  const { inverse, beta, chi2 } = solved
+  const se = (i: number): number => Math.sqrt(inverse[i]?.[i] ?? Number.NaN)
   return {
     scales: {
       clusters: Array.from({ length: clusterCount }, (_, k) => {
@@ -288,7 +326,7 @@ export function fitGaugeCalibration(
       spans.some((s) => (s.clusterJ[c] ?? 0) > 0),
     )
     const fit =
-      solve(spans, clusterCount, loaded, true) ?? solve(spans, clusterCount, loaded, false)
+      solve(spans, clusterCount, loaded, true, false) ?? solve(spans, clusterCount, loaded, false)
     if (fit === undefined) continue
     const rss = residualSumOfSquares(spans, fit)
     if (best === undefined || rss < best.rss) best = { tauS, rss }

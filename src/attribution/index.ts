@@ -72,6 +72,11 @@ export {
   withModelFrequencies,
 } from './cpu-model.js'
 export type { CalibrationSpan, CpuCalibrationFit, GaugeCalibrationFit } from './calibration.js'
-export { fitCpuScales, fitGaugeCalibration, MAX_SCALE_RELATIVE_SE } from './calibration.js'
+export {
+  fitCpuScales,
+  fitGaugeCalibration,
+  MAX_SCALE_RELATIVE_SE,
+  PROFILE_RELATIVE_SD,
+} from './calibration.js'
 export type { GaugeAveraging, GaugeCurveOptions } from './gauge.js'
 export { gaugeCurve, gaugeUpdatePeriodNs, gaugeUpdates, periodAverages } from './gauge.js'

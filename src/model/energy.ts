@@ -100,6 +100,11 @@ export interface MethodEnergySource {
   readonly calibration?: 'active' | 'passive' | 'nominal'
   /** `cpu-model`: each cluster's scale on the profile's currents (1 = as shipped), little first. */
   readonly clusterScales?: readonly number[]
+  /**
+   * `cpu-model`: the calibrated scale on `cpu.active` (drawn once while any CPU runs); absent when
+   * the profile's current was kept.
+   */
+  readonly activeScale?: number
   /** What the calibration could not tell, or why the profile was used as shipped. */
   readonly note?: string
   /**

@@ -64,6 +64,35 @@ export interface CpuCalibration {
   readonly why?: string
 }
 
+/**
+ * The fit's version in a calibration kept by `calibration: 'keep'`. A calibration kept by an
+ * earlier fit is measured again: version 2 fits `cpu.active` with the profile's value as a prior,
+ * where version 1 (no version field) kept the profile's value whenever the gauge told it roughly.
+ */
+export const CALIBRATION_FIT_VERSION = 2
+
+/** A calibration as `calibration: 'keep'` stores it. */
+export interface KeptCalibration extends CpuCalibration {
+  readonly fitVersion: number
+}
+
+/**
+ * A kept calibration, if it can be used for a phone whose model has `clusterCount` clusters: an
+ * active one, from this version of the fit, for as many clusters.
+ */
+export function usableKeptCalibration(
+  kept: unknown,
+  clusterCount: number,
+): CpuCalibration | undefined {
+  if (typeof kept !== 'object' || kept === null) return undefined
+  const k = kept as Partial<KeptCalibration>
+  if (k.fitVersion !== CALIBRATION_FIT_VERSION || k.kind !== 'active') return undefined
+  if (!Array.isArray(k.scales?.clusters) || k.scales.clusters.length !== clusterCount)
+    return undefined
+  const { fitVersion: _, ...calibration } = k as KeptCalibration
+  return calibration
+}
+
 /** Why a phone was not calibrated when its user set `calibration: 'none'` (no warning then). */
 export const NOT_CALIBRATED_ON_PURPOSE = "calibration: 'none'"
 
@@ -247,6 +276,16 @@ function fitRefreshes(
     )
   }
   const untold = model.clusters.flatMap((_, k) => (fit.clusterSe[k] === undefined ? [k] : []))
+  const why = [
+    ...(untold.length === 0
+      ? []
+      : [
+          `cluster ${untold.join(', ')} kept the profile's currents: the fuel gauge could not tell`,
+        ]),
+    ...(fit.activeSe === undefined
+      ? ["cpu.active kept the profile's current: the fuel gauge could not tell it"]
+      : []),
+  ]
   return {
     kind: 'active',
     scales: fit.scales,
@@ -255,11 +294,7 @@ function fitRefreshes(
     gauge: { periodS: fit.gaugePeriodS, tauS: fit.gaugeTauS, noiseW: fit.noiseW },
     measuredAt: new Date().toISOString(),
     serial: plan.device.serial,
-    ...(untold.length === 0
-      ? {}
-      : {
-          why: `cluster ${untold.join(', ')} kept the profile's currents: the fuel gauge could not tell`,
-        }),
+    ...(why.length === 0 ? {} : { why: why.join('; ') }),
   }
 }
 

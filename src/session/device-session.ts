@@ -65,13 +65,16 @@ import {
 } from '../model/index.js'
 import { SLOW_STEP_LINE_MS, type Progress } from '../model/progress.js'
 import {
+  CALIBRATION_FIT_VERSION,
   calibrateCpuModel,
   calibrationPhaseMs,
   fitRunWindows,
   MODEL_VOLTAGE_V,
   nominalCalibration,
   NOT_CALIBRATED_ON_PURPOSE,
+  usableKeptCalibration,
   type CpuCalibration,
+  type KeptCalibration,
 } from './calibration.js'
 import {
   batteryCapacityMah,
@@ -701,18 +704,19 @@ export class DeviceSession {
 
   private async keptCalibration(): Promise<CpuCalibration | undefined> {
     try {
-      const kept = JSON.parse(await readFile(this.calibrationFile, 'utf8')) as CpuCalibration
-      const clusters = this.cpuModel?.model.clusters.length
-      return kept.kind === 'active' && kept.scales.clusters.length === clusters ? kept : undefined
+      const kept: unknown = JSON.parse(await readFile(this.calibrationFile, 'utf8'))
+      return usableKeptCalibration(kept, this.cpuModel?.model.clusters.length ?? 0)
     } catch {
-      return undefined // none kept yet (or unreadable: measured again and rewritten)
+      return undefined // none kept yet (or unreadable, or an earlier fit's: measured again)
     }
   }
 
   private async keepCalibration(): Promise<void> {
+    if (this.calibration === undefined) return
     const file = this.calibrationFile
     await mkdir(dirname(file), { recursive: true })
-    await writeFile(file, `${JSON.stringify(this.calibration, null, 2)}\n`)
+    const kept: KeptCalibration = { ...this.calibration, fitVersion: CALIBRATION_FIT_VERSION }
+    await writeFile(file, `${JSON.stringify(kept, null, 2)}\n`)
   }
 
   private adopt(shared: SharedPhoneState): void {

@@ -22,6 +22,7 @@ import {
   modelledMethodPower,
   railsCurve,
   withModelFrequencies,
+  PROFILE_RELATIVE_SD,
   type EnergyCurve,
   findInitiators,
   type Baseline,
@@ -750,8 +751,9 @@ function fuelGaugeCurve(
 /**
  * The result with where its methods' energy came from. A modelled figure's interval also carries
  * the calibration's uncertainty: the largest relative standard error of the calibrated clusters
- * (× 1.96), or ±30% — how far real silicon departs from its profile — when the profile's currents
- * were used as shipped; combined in quadrature with the interval attribution gave it.
+ * and of `cpu.active` times its share of the window's CPU energy (× 1.96), or ±30% — how far real
+ * silicon departs from its profile — when the profile's currents were used as shipped; combined in
+ * quadrature with the interval attribution gave it.
  */
 function withMethodSource(
   result: MeasuredEnergyResult,
@@ -767,11 +769,19 @@ function withMethodSource(
   const cpu = plan.cpuModel
   if (modelled === undefined || cpu === undefined) return result
   const { calibration } = cpu
+  const observation = observationOf(result, power, modelled.rails, cpu)
+  // cpu.active's uncertainty counts for its share of the window's modelled CPU energy.
+  const modelJ = observation.activeJ + observation.clusterJ.reduce((a, j) => a + j, 0)
+  const activeShare = modelJ > 0 ? observation.activeJ / modelJ : 0
+  const activeRelativeSe =
+    calibration.activeSe === undefined
+      ? PROFILE_RELATIVE_SD
+      : calibration.activeSe / calibration.scales.active
   const relativeSe =
     calibration.kind === 'nominal'
-      ? NOMINAL_PROFILE_RELATIVE_HALF_WIDTH / 1.96
+      ? PROFILE_RELATIVE_SD
       : Math.max(
-          0,
+          activeShare * activeRelativeSe,
           ...calibration.clusterSe.map((se, k) =>
             se === null ? 0 : se / (calibration.scales.clusters[k] ?? 1),
           ),
@@ -807,8 +817,11 @@ function withMethodSource(
         profile: cpu.profile,
         calibration: calibration.kind,
         clusterScales: calibration.scales.clusters,
+        ...(calibration.kind !== 'nominal' && calibration.activeSe !== undefined
+          ? { activeScale: calibration.scales.active }
+          : {}),
         ...(calibration.why === undefined ? {} : { note: calibration.why }),
-        observation: observationOf(result, power, modelled.rails, cpu),
+        observation,
       },
     },
   }
@@ -850,9 +863,6 @@ function observationOf(
     activeJ,
   }
 }
-
-/** How far real silicon departs from its power profile, relative (the 95% half-width assumed). */
-const NOMINAL_PROFILE_RELATIVE_HALF_WIDTH = 0.3
 
 /**
  * A per-rail measured baseline for one window: radio, GPS and Bluetooth rails at the lowest level

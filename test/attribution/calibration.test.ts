@@ -1,5 +1,9 @@
 import { describe, expect, test } from 'vitest'
-import { fitCpuScales, type CalibrationSpan } from '../../src/attribution/calibration.js'
+import {
+  fitCpuScales,
+  PROFILE_RELATIVE_SD,
+  type CalibrationSpan,
+} from '../../src/attribution/calibration.js'
 import { mulberry32 } from '../../src/stats/index.js'
 
 /**
@@ -89,5 +93,37 @@ describe('fitCpuScales', () => {
     const fit = fitCpuScales(spans(truth, 50), 3)
     expect(fit.scales.clusters).toEqual([1, 1, 1])
     expect(fit.clusterSe).toEqual([undefined, undefined, undefined])
+  })
+})
+
+describe('fitCpuScales: cpu.active, which a short calibration tells only roughly', () => {
+  // cpu.active 25% under the profile: within what silicon departs by (10–30%).
+  const truth = { clusters: [1.22, 0.81, 1.14], active: 0.75, otherW: 1.1 }
+
+  test('a rough measurement is weighed with the profile’s value, not thrown away', () => {
+    const errors: number[] = []
+    let inside = 0
+    let weak = 0
+    for (let seed = 1; seed <= 200; seed++) {
+      const fit = fitCpuScales(spans(truth, 0.012, seed), 3)
+      const se = fit.activeSe
+      expect(se, `seed ${seed}`).toBeDefined()
+      // On its own the measurement would not be trusted (the rule for clusters: 10%).
+      if ((se ?? 0) > 0.1 * fit.scales.active) weak++
+      errors.push(Math.abs(fit.scales.active - truth.active))
+      if (Math.abs(fit.scales.active - truth.active) <= 1.96 * (se ?? 0)) inside++
+    }
+    expect(weak, 'spans that tell cpu.active only roughly').toBeGreaterThan(80)
+    const meanError = errors.reduce((a, e) => a + e, 0) / errors.length
+    // Keeping the profile's value would be off by 0.25 every time.
+    expect(meanError).toBeLessThan(0.12)
+    expect(inside / errors.length).toBeGreaterThan(0.85)
+  })
+
+  test('with nothing measured of it, cpu.active is the profile’s value with the profile’s spread', () => {
+    // Every span draws cpu.active and nothing else tells it apart: a gauge far too noisy.
+    const fit = fitCpuScales(spans(truth, 50), 3)
+    expect(fit.scales.active).toBeCloseTo(1, 2)
+    expect(fit.activeSe).toBeCloseTo(PROFILE_RELATIVE_SD, 2)
   })
 })

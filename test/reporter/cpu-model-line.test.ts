@@ -7,6 +7,7 @@ const phone = (over: Partial<ReportCpuModel>): ReportCpuModel => ({
   device: 'Moto (ZY22)',
   calibration: 'active',
   clusterScales: [0.81, 1.24],
+  activeScale: 0.7,
   ...over,
 })
 const fit = (clusterScales: (number | null)[], windows: number, agrees?: boolean) => ({
@@ -20,7 +21,7 @@ const fit = (clusterScales: (number | null)[], windows: number, agrees?: boolean
 describe('describeCpuModel', () => {
   test('calibrated with busy loops; the windows agree, disagree, or cannot tell', () => {
     expect(describeCpuModel(phone({ runFit: fit([0.8, 1.2], 20, true) }))).toBe(
-      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents); the run's 20 windows agree (the CPU is 4.2% of their energy)",
+      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents; cpu.active 0.70×); the run's 20 windows agree (the CPU is 4.2% of their energy)",
     )
     expect(describeCpuModel(phone({ runFit: fit([1.1, 1.2], 20, false) }))).toMatch(
       /the run's 20 windows disagree \(1\.10×, 1\.20×\): the phone may have changed since it was calibrated .*; calibrate again$/,
@@ -32,13 +33,13 @@ describe('describeCpuModel', () => {
 
   test('too few windows to tell anything: no word about them', () => {
     expect(describeCpuModel(phone({ runFit: fit([null, null], 3) }))).toBe(
-      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents)",
+      "Moto (ZY22): calibrated with busy loops (0.81×, 1.24× the profile's currents; cpu.active 0.70×)",
     )
   })
 
   test('calibrated over the windows, or the profile as shipped', () => {
-    expect(describeCpuModel(phone({ calibration: 'passive' }))).toMatch(
-      /calibrated over the run's windows \(0\.81×, 1\.24×/,
+    expect(describeCpuModel(phone({ calibration: 'passive', activeScale: undefined }))).toBe(
+      "Moto (ZY22): calibrated over the run's windows (0.81×, 1.24× the profile's currents; cpu.active as the profile's)",
     )
     expect(describeCpuModel(phone({ calibration: 'nominal' }))).toBe(
       "Moto (ZY22): at the profile's currents as shipped",

@@ -3,7 +3,7 @@
 // is missing (the model, the schedule, cpufreq events, a gauge that never refreshes) is said, and
 // no whole-phone energy lands on methods.
 import { describe, expect, test } from 'vitest'
-import type { CpuPowerModel } from '../../src/attribution/index.js'
+import { PROFILE_RELATIVE_SD, type CpuPowerModel } from '../../src/attribution/index.js'
 import type { PowerCollector, PowerData, ExecutionData } from '../../src/collectors/index.js'
 import type { AdbDevice, DeviceClockMapping } from '../../src/device/index.js'
 import type { CpuSchedule, StackSample } from '../../src/model/index.js'
@@ -97,8 +97,9 @@ function plan(calibration?: CpuCalibration, model = true): WindowPlan {
             profile: 'test profile',
             calibration: calibration ?? {
               kind: 'active',
-              scales: { clusters: [1.2, 0.9], active: 1 },
+              scales: { clusters: [1.2, 0.9], active: 0.95 },
               clusterSe: [0.012, 0.018],
+              activeSe: 0.0095,
             },
           },
         }
@@ -115,25 +116,32 @@ describe('a window on a phone without rails', () => {
     const r = attributeWindowData(plan(), 'w', WINDOW, gauge(), samples())
     const main = r.methods.find((m) => m.method === 'com.example.Main.work')
     const pool = r.methods.find((m) => m.method === 'com.example.Pool.decode')
-    // Main: cpu2 alone at 2 GHz (500 mA) × 0.9; cpu.active shared with the two others for 1 s.
-    expect(main?.inclusiveEnergyJ).toBeCloseTo(0.9 * 500 * V + (10 * V) / 3, 9)
+    // Main: cpu2 alone at 2 GHz (500 mA) × 0.9; cpu.active (× 0.95) shared with the two others
+    // for 1 s.
+    expect(main?.inclusiveEnergyJ).toBeCloseTo(0.9 * 500 * V + (0.95 * 10 * V) / 3, 9)
     // Pool: cpu0 at 1 GHz (120 mA) + the cluster's 5 mA shared with the other process on cpu1.
-    expect(pool?.inclusiveEnergyJ).toBeCloseTo(1.2 * (120 + 5 / 2) * V + (10 * V) / 3, 9)
+    expect(pool?.inclusiveEnergyJ).toBeCloseTo(1.2 * (120 + 5 / 2) * V + (0.95 * 10 * V) / 3, 9)
     expect(r.sources.methodEnergy).toMatchObject({
       kind: 'cpu-model',
       profile: 'test profile',
       calibration: 'active',
       clusterScales: [1.2, 0.9],
+      activeScale: 0.95,
     })
     // What the window adds to the run's fit: the model's energies at the profile's currents.
     const observation = r.sources.methodEnergy?.observation
     expect(observation?.clusterJ[1]).toBeCloseTo(500 * V, 9)
     expect(observation?.activeJ).toBeCloseTo(10 * V * 2, 9)
     expect(observation?.measuredJ).toBeCloseTo(r.grossEnergyJ, 9)
-    // The interval carries the calibration's error (2% on cluster 1, the larger) in quadrature
-    // with the samples' own.
+    // The interval carries the calibration's error (2% on cluster 1, the larger: cpu.active's 1%
+    // counts for its share of the window's CPU energy) in quadrature with the samples' own.
     const exact = attributeWindowData(
-      plan({ kind: 'active', scales: { clusters: [1.2, 0.9], active: 1 }, clusterSe: [0, 0] }),
+      plan({
+        kind: 'active',
+        scales: { clusters: [1.2, 0.9], active: 0.95 },
+        clusterSe: [0, 0],
+        activeSe: 0,
+      }),
       'w',
       WINDOW,
       gauge(),
@@ -145,6 +153,37 @@ describe('a window on a phone without rails', () => {
     const calibrated = 1.96 * 0.02 * (main?.inclusiveEnergyJ ?? 0)
     expect(width(main?.inclusiveIntervalJ)).toBeCloseTo(Math.hypot(own, calibrated), 9)
     expect(codes(r)).not.toContain('W_CALIBRATION_NOMINAL')
+  })
+
+  test("cpu.active the calibration could not tell: the profile's value, its ±30% in the interval for its share", () => {
+    const calibration: CpuCalibration = {
+      kind: 'active',
+      scales: { clusters: [1.2, 0.9], active: 1 },
+      clusterSe: [0, 0],
+      why: "cpu.active kept the profile's current: the fuel gauge could not tell it",
+    }
+    const r = attributeWindowData(plan(calibration), 'w', WINDOW, gauge(), samples())
+    expect(r.sources.methodEnergy?.activeScale).toBeUndefined()
+    expect(r.sources.methodEnergy?.note).toMatch(/cpu\.active kept the profile's current/)
+    const exact = attributeWindowData(
+      plan({ ...calibration, activeSe: 0 }),
+      'w',
+      WINDOW,
+      gauge(),
+      samples(),
+    )
+    const method = (x: typeof r) => x.methods.find((m) => m.method === 'com.example.Main.work')
+    const width = (i: { low: number; high: number } | undefined): number =>
+      ((i?.high ?? 0) - (i?.low ?? 0)) / 2
+    const o = r.sources.methodEnergy?.observation
+    const share =
+      (o?.activeJ ?? 0) / ((o?.activeJ ?? 0) + (o?.clusterJ ?? []).reduce((a, j) => a + j, 0))
+    expect(share).toBeGreaterThan(0)
+    const half = 1.96 * share * PROFILE_RELATIVE_SD * (method(r)?.inclusiveEnergyJ ?? 0)
+    expect(width(method(r)?.inclusiveIntervalJ)).toBeCloseTo(
+      Math.hypot(width(method(exact)?.inclusiveIntervalJ), half),
+      9,
+    )
   })
 
   test("the profile as shipped: ±30% intervals and a warning — unless the user chose calibration: 'none'", () => {
@@ -198,7 +237,7 @@ describe('a window on a phone without rails', () => {
     // Mid-table of cluster 1 is 2 GHz (500 mA): the same figure as with the event here.
     expect(
       r.methods.find((m) => m.method === 'com.example.Main.work')?.inclusiveEnergyJ,
-    ).toBeCloseTo(0.9 * 500 * V + (10 * V) / 3, 9)
+    ).toBeCloseTo(0.9 * 500 * V + (0.95 * 10 * V) / 3, 9)
   })
 
   test('a gauge that never refreshes in the window: said, with how long the window must be', () => {

@@ -74,7 +74,7 @@ test('the profile from the phone, a calibration, and per-method energy that is t
   // The terminal says where methods' energy came from.
   expect(stdout).toMatch(/methods: CPU model calibrated on the phone; profile: /)
   expect(stdout).toMatch(
-    /CPU model Pixel 6 \(virtual\) \(norails-0001\): calibrated with busy loops \([\d.]+×, [\d.]+×, [\d.]+× the profile's currents\)$/m,
+    /CPU model Pixel 6 \(virtual\) \(norails-0001\): calibrated with busy loops \([\d.]+×, [\d.]+×, [\d.]+× the profile's currents; cpu\.active [\d.]+×\)$/m,
   )
   expect(stdout).toMatch(/profile: .*overlay.*\.apk/)
   const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
@@ -85,11 +85,20 @@ test('the profile from the phone, a calibration, and per-method energy that is t
   const errors: number[] = []
   const device = phone.devices[0]
   if (device === undefined) throw new Error('no phone')
+  // cpu.active, which the phase's short spans tell only roughly, is this phone's and not the
+  // profile's: its silicon draws 0.71× the profile's current; keeping 1 overcharged every light
+  // method by ~8%.
+  const trueActive = device.phone.silicon.cpuActive.factor
+  expect(Math.abs(trueActive - 1)).toBeGreaterThan(0.2)
   for (const w of windows) {
     expect(w.sources.power).toBe('fuel-gauge')
     expect(w.sources.methodEnergy?.kind).toBe('cpu-model')
     expect(w.sources.methodEnergy?.calibration).toBe('active')
     expect(w.sources.methodEnergy?.profile).toMatch(/overlay/)
+    const activeScale = w.sources.methodEnergy?.activeScale ?? 1
+    expect(Math.abs(activeScale - trueActive), 'cpu.active').toBeLessThan(
+      Math.abs(1 - trueActive) / 2,
+    )
     // The rest of the phone as components: the CPU model's, the screen and radios modelled from
     // the battery history, and what the gauge measured beyond them; together the gross.
     const components = new Map(w.components.map((c) => [c.component, c.energyJ]))
@@ -112,16 +121,18 @@ test('the profile from the phone, a calibration, and per-method energy that is t
       const error = Math.abs((estimate?.inclusiveEnergyJ ?? 0) / m.inclusiveEnergyJ - 1)
       errors.push(error)
       // Each method: no order-of-magnitude slip (the screen's or a radio's energy on a method).
-      // On a quiet machine these are 0.3–9.8% (24 method-windows, 4 runs); 16.7% once under the
-      // whole suite's load.
-      expect(error, m.method).toBeLessThan(0.25)
+      // Measured: 0.1–3.2% on a quiet machine (24 method-windows, 4 runs), up to 6.6% with two
+      // busy loops beside it; before cpu.active was calibrated, 0.3–9.8%, and 16.7% once under
+      // the whole suite's load.
+      expect(error, m.method).toBeLessThan(0.2)
       // Never the screen's or a radio's: a method's figure is its own CPU work.
       expect(estimate?.localEnergyJ ?? 0).toBeGreaterThanOrEqual(0)
     }
   }
-  // Together: the accuracy benchmark's target for this figure (docs/accuracy.md).
+  // Together: measured 0.019 quiet, 0.020–0.033 loaded (≈ 0.06 before cpu.active was calibrated).
+  // The accuracy benchmark's target for this figure is 0.10 (docs/accuracy.md).
   const mmre = errors.reduce((a, e) => a + e, 0) / errors.length
-  expect(mmre, `per-method MMRE over ${errors.length} method-windows`).toBeLessThan(0.1)
+  expect(mmre, `per-method MMRE over ${errors.length} method-windows`).toBeLessThan(0.07)
 }, 300_000)
 
 test("calibration: 'keep' — the next run on the same phone model and build reuses it", async () => {
