@@ -692,7 +692,18 @@ function renderSummary(
 ): string[] {
   const c = screen.colors
   const s = report.summary
-  if (s.windows === 0) return noEnergyLine === '' ? [] : [c.dim(` ${noEnergyLine}`)]
+  if (s.windows === 0) {
+    // Tests that failed with vitest-energy's own error before their window opened did use the
+    // fixture: pointing them to it would send the user the wrong way.
+    const failed = report.tests.filter((t) => t.failure?.code?.startsWith('E_') === true)
+    if (failed.length > 0) {
+      const codes = [...new Set(failed.map((t) => t.failure?.code ?? ''))].join(', ')
+      return [
+        ` ${c.bold('Energy')}    none measured: ${failed.length} test${failed.length === 1 ? '' : 's'} failed before ${failed.length === 1 ? 'its' : 'their'} window opened (${codes}: see ${failed.length === 1 ? 'its message' : 'each message'} above)`,
+      ]
+    }
+    return noEnergyLine === '' ? [] : [c.dim(` ${noEnergyLine}`)]
+  }
   if (s.measuredWindows === 0) {
     // Tests used the fixture, but every window failed or was abandoned: each row says why.
     return [

@@ -61,13 +61,19 @@ export function idleNoise(input: {
   }
 }
 
-/** Half the width of a window's 95% net-energy interval: 1.96·σ of the idle noise and resolution. */
+/**
+ * Half the width of a window's 95% net-energy interval: 1.96·σ of the idle noise, the resolution
+ * and the sensor's own reading noise over the window (`sensorNoiseJ`, one σ: a fuel gauge's, whose
+ * few readings a short idle window may show as one quantized value and no spread).
+ */
 export function netNoiseHalfWidthJ(
   durationS: number,
   noise: IdleNoise | undefined,
   resolutionJ = 0,
+  sensorNoiseJ = 0,
 ): number {
   let variance = (resolutionJ * resolutionJ) / 3 // a uniform error within ± resolutionJ
+  variance += sensorNoiseJ * sensorNoiseJ
   if (noise !== undefined && noise.intervals > 0) {
     const fluctuation = durationS * noise.intervalS * noise.spreadW ** 2
     const levelError = (durationS * 1.2533 * noise.spreadW) / Math.sqrt(noise.intervals)

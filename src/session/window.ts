@@ -489,7 +489,12 @@ export function attributeWindowData(
   const resolutionJ = power.kind === 'rails' ? power.rails.length * 1e-6 : 0
   const noise = plan.baseline.kind === 'measured' ? plan.baseline.noise : undefined
   const durationS = (window.endNs - window.startNs) / units.NS_PER_S
-  const noiseJ = netNoiseHalfWidthJ(durationS, noise, resolutionJ)
+  const noiseJ = netNoiseHalfWidthJ(
+    durationS,
+    noise,
+    resolutionJ,
+    gauge ? gaugeReadingNoiseJ(plan, durationS) : 0,
+  )
   // The call tree for reports: each stack sample's energy as attribution computes it.
   const tree = new CallTreeBuilder()
   // Without rails or a CPU model, the whole phone's net energy (screen, radios, other processes)
@@ -648,6 +653,20 @@ function firstEventNs(schedule: CpuSchedule): number {
   for (const s of schedule.slices) first = Math.min(first, s.startNs)
   for (const c of schedule.frequencies ?? []) if (c.tNs > 0) first = Math.min(first, c.tNs)
   return first
+}
+
+/**
+ * One standard deviation of a window's energy from the fuel gauge's own reading noise, J: each
+ * refresh's reading is off by the noise the calibration measured around its fit (σ per refresh),
+ * so a window of m refresh periods P is off by σ·P·√m = σ·T/√m; a window shorter than a period
+ * rests on one reading (m = 1). 0 when the phone was not calibrated (the idle baseline's spread
+ * stands in then).
+ */
+function gaugeReadingNoiseJ(plan: WindowPlan, durationS: number): number {
+  const gauge = plan.cpuModel?.calibration.gauge
+  if (gauge === undefined || !(gauge.periodS > 0)) return 0
+  const refreshes = Math.max(1, durationS / gauge.periodS)
+  return (gauge.noiseW * durationS) / Math.sqrt(refreshes)
 }
 
 /**

@@ -265,6 +265,39 @@ test('a run without energy says how to measure it', () => {
   expect(renderTerminal(buildEnergyReport([]), plainScreen)).toContain('No tests ran.')
 })
 
+test('tests that failed with our own error before their window opened: not sent to the fixture they used', () => {
+  const failure = {
+    code: 'E_POWER_SOURCE_UNAVAILABLE',
+    message:
+      '[E_POWER_SOURCE_UNAVAILABLE] the fuel gauge is not readable while USB powers the phone',
+  }
+  const out = renderTerminal(
+    buildEnergyReport([
+      {
+        file: 'a.test.ts',
+        name: 'feed',
+        state: 'failed',
+        results: [],
+        errors: [failure.message],
+        failure,
+      },
+      {
+        file: 'a.test.ts',
+        name: 'map',
+        state: 'failed',
+        results: [],
+        errors: [failure.message],
+        failure,
+      },
+    ]),
+    plainScreen,
+  )
+  expect(out).not.toContain('Use the `energy` fixture')
+  expect(out).toContain(
+    'Energy    none measured: 2 tests failed before their window opened (E_POWER_SOURCE_UNAVAILABLE: see each message above)',
+  )
+})
+
 test("a window abandoned because the test's code failed inside it: the row says so, the test's error follows once", () => {
   const message =
     'Can\'t call click on element with selector "~refresh-button" because element wasn\'t found'

@@ -155,6 +155,24 @@ describe('a window on a phone without rails', () => {
     expect(codes(r)).not.toContain('W_CALIBRATION_NOMINAL')
   })
 
+  test("the net's interval carries the gauge's reading noise: a steady idle baseline's spread of 0 is no measurement of it", () => {
+    const calibration: CpuCalibration = {
+      kind: 'active',
+      scales: { clusters: [1.2, 0.9], active: 0.95 },
+      clusterSe: [0.012, 0.018],
+      activeSe: 0.0095,
+      gauge: { periodS: 1, tauS: 0, noiseW: 0.008 },
+    }
+    const r = attributeWindowData(plan(calibration), 'w', WINDOW, gauge(), samples())
+    const half = ((r.netIntervalJ?.high ?? 0) - (r.netIntervalJ?.low ?? 0)) / 2
+    // 4 s of a 1 s gauge: four readings, each 8 mW off: σ = 0.008 · 4 / √4.
+    expect(half).toBeCloseTo(1.96 * ((0.008 * 4) / 2), 9)
+    // Uncalibrated: no gauge noise known, the idle baseline's noise alone (none configured here).
+    const { gauge: _, ...without } = calibration
+    const bare = attributeWindowData(plan(without), 'w', WINDOW, gauge(), samples())
+    expect((bare.netIntervalJ?.high ?? 0) - (bare.netIntervalJ?.low ?? 0)).toBeCloseTo(0, 12)
+  })
+
   test("cpu.active the calibration could not tell: the profile's value, its ±30% in the interval for its share", () => {
     const calibration: CpuCalibration = {
       kind: 'active',

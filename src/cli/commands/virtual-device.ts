@@ -40,7 +40,8 @@ Options:
   --power-profile <xml>  power_profile.xml (default: the shipped Pixel 6 profile)
   --android <api>        Android release as an API level, 29–35 (default 33, Android 13)
   --charger <kind>       usb (default) | ac | wireless | none (on battery, discharging)
-  --no-rails             a phone without ODPM power rails (fuel gauge only)
+  --no-rails             a phone without ODPM power rails (fuel gauge only), on battery unless
+                         --charger says otherwise: a fuel gauge cannot measure while charging
   --gauge <profile>      the fuel gauge: typical (default: 1 s period averages, 150 µA steps,
                          charge_counter in 1% steps every 60 s) | pixel | samsung | oplus |
                          ti-bq27xxx | mediatek-legacy (docs/virtual-device.md, "Fuel gauge")
@@ -152,7 +153,12 @@ export const virtualDeviceCommand: CliCommand = {
         ? {}
         : { powerProfile: resolve(io.cwd, values['power-profile']) }),
       ...(android === undefined ? {} : { androidVersion: android as AndroidApiLevel }),
-      ...(charger === undefined ? {} : { charger: charger as Charger }),
+      // A gauge-only phone on USB power measures nothing: the gauge sees the charger's current.
+      ...(charger === undefined
+        ? values['no-rails']
+          ? { charger: 'none' as Charger }
+          : {}
+        : { charger: charger as Charger }),
       ...(values['no-rails'] ? { odpm: false } : {}),
       ...(Object.keys(sensors).length === 0 ? {} : { sensors }),
       ...(physics === undefined ? {} : { physics: physics as Physics }),

@@ -139,6 +139,15 @@ describe('vitest-energy virtual-device', () => {
     expect(await cli.stop()).toBe(0)
   })
 
+  test('--no-rails alone: on battery, since a fuel gauge cannot measure while charging; --charger still wins', async () => {
+    const alone = await startCli(['--no-rails'])
+    expect((await probeCapabilities(alone.device)).charging.powered).toBe(false)
+    expect(await alone.stop()).toBe(0)
+    const usb = await startCli(['--no-rails', '--charger', 'usb'])
+    expect((await probeCapabilities(usb.device)).charging.powered).toBe(true)
+    expect(await usb.stop()).toBe(0)
+  })
+
   test('--silicon nominal: the phone physics on the profile’s own currents', async () => {
     const controller = new AbortController()
     const cap = io(controller.signal)
