@@ -42,6 +42,7 @@ import type {
 import { hostNowNs, type AdbDevice, type DeviceClockMapping } from '../device/index.js'
 import {
   EnergyError,
+  formatJoules,
   formatSeconds,
   isEnergyError,
   shiftCallTrace,
@@ -552,7 +553,12 @@ export function attributeWindowData(
     },
     warnings,
   })
-  const result = withMethodSource(attribution.result, power, modelled, plan)
+  const attributed = withMethodSource(attribution.result, power, modelled, plan)
+  const overshoot = gauge ? modelsOverMeasured(attributed, noiseJ) : []
+  const result =
+    overshoot.length === 0
+      ? attributed
+      : { ...attributed, warnings: [...attributed.warnings, ...overshoot] }
   const carriedOverJ = carriedIn
     .filter((c) => c.test !== undefined && plan.test !== undefined && c.test !== plan.test)
     .reduce((sum, c) => sum + c.energyJ, 0)
@@ -690,6 +696,30 @@ function modelledComponents(
   const modelledJ = parts.reduce((a, p) => a + p.energyJ, 0)
   const grossJ = gauge.energyJ(window.startNs, window.endNs)
   return [...parts, { component: 'other', energyJ: grossJ - modelledJ }]
+}
+
+/**
+ * `W_MODELS_OVER_MEASURED` when a phone without rails charged its methods more than the fuel gauge
+ * measured above idle, beyond the net's own noise: what a method drew asynchronously (a radio, the
+ * GPS) is modelled from the battery history at the power profile's currents, and the history
+ * cannot tell a radio's transfer from its tail, so the whole active period is priced at its
+ * transmit current. The measured net stays right; those async figures are then upper bounds.
+ */
+function modelsOverMeasured(result: MeasuredEnergyResult, noiseJ: number): EnergyWarning[] {
+  const excessJ = result.attributedEnergyJ - result.netEnergyJ
+  if (!(excessJ > noiseJ) || !(result.netEnergyJ > noiseJ)) return []
+  const asyncJ = result.methods.reduce((a, m) => a + m.asyncEnergyJ, 0)
+  if (!(asyncJ > 0)) return []
+  const modelled = result.components
+    .filter((c) => ['wifi', 'cellular', 'gps', 'bluetooth'].includes(c.component) && c.energyJ > 0)
+    .map((c) => `${c.component} ${formatJoules(c.energyJ)}`)
+  return [
+    {
+      code: 'W_MODELS_OVER_MEASURED',
+      severity: 'warning',
+      message: `methods were charged ${formatJoules(result.attributedEnergyJ)}, more than the ${formatJoules(result.netEnergyJ)}${noiseJ > 0 ? ` ± ${formatJoules(noiseJ)}` : ''} the fuel gauge measured above idle: ${formatJoules(asyncJ)} of it is what they left on${modelled.length === 0 ? '' : ` (${modelled.join(', ')})`}, modelled from the battery history at the power profile's currents, which prices a radio's whole active period, its tail too, at its transmit current. Read those async figures as upper bounds and judge this test by its net energy, which is measured; for radio energy you can trust per method, measure on a phone with power rails (ODPM, Pixel 6 and later)`,
+    },
+  ]
 }
 
 /**

@@ -321,6 +321,19 @@ describe('the rest of a phone without rails, as components', () => {
     )
   })
 
+  test('a modelled radio beyond what the gauge measured above idle: said, with the figures, as an upper bound', () => {
+    // The gauge reads a steady 1.5 W against a 1.4 W idle (a net of 0.45 J), while the battery
+    // history says Wi-Fi drew 1.81 W for 1.5 s (2.71 J).
+    const r = attributeWindowData(plan(), 'w', WINDOW, withWifi(), samples())
+    const warning = r.warnings.find((w) => w.code === 'W_MODELS_OVER_MEASURED')
+    expect(warning?.message).toMatch(
+      /^methods were charged [\d.]+ J, more than the 450 mJ the fuel gauge measured above idle: 2\.71 J of it is what they left on \(wifi 2\.71 J\), .* upper bounds/,
+    )
+    // Without the radio the same window's methods are CPU figures: nothing to say.
+    const plain = attributeWindowData(plan(), 'w', WINDOW, gauge(), samples())
+    expect(codes(plain)).not.toContain('W_MODELS_OVER_MEASURED')
+  })
+
   test('components: the CPU model, the modelled Wi-Fi, and what the gauge measured beyond them', () => {
     const r = attributeWindowData(plan(), 'w', WINDOW, withWifi(), samples())
     const of = (c: string) => r.components.find((x) => x.component === c)?.energyJ
