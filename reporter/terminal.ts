@@ -763,6 +763,8 @@ export const WARNING_ADVICE: Readonly<Record<string, string>> = {
     'a radio, GPS or Bluetooth was already on when the window opened (switched on by a `beforeEach`, code outside any window, or another app): its energy is counted but charged to no method; do that work inside the window to see which method did it.',
   W_ASYNC_CARRIED_OVER:
     "a radio or GPS an app method switched on in an earlier window was still drawing power: it is charged to that method (and left out of the test's own energy, which matchers and budgets judge, when another test switched it on); switch it off where it was started (an `afterEach`) to keep later windows quiet.",
+  W_MODELS_OVER_MEASURED:
+    "methods were charged more than the fuel gauge measured above idle, part of it a radio or GPS modelled from the battery history at the power profile's currents: read their async figures as upper bounds and judge the test by its measured net.",
   W_EXECUTION_FAILED:
     "the method profiler failed, so these windows have no per-method energy: see the window's message.",
 }

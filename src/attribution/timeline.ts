@@ -38,6 +38,12 @@ export interface ThinOptions {
   readonly contextShare?: number
   /** How a power series (not rails) is integrated: as the window's energy was. @default 'trapezoid' */
   readonly integration?: Integration
+  /**
+   * The curve the window's energy came from, for a power series whose readings are not the power
+   * at their own times: a fuel gauge's refresh is its period's average, drawn over that period
+   * (`gaugeCurve`), not held after it (which showed a test's work a period late).
+   */
+  readonly curve?: EnergyCurve
 }
 
 /** The thinned power and its bucket edges on the window's clock (for `activityLanes`). */
@@ -52,6 +58,8 @@ export interface ReportDetailInput {
   /** The power data the window was measured from. */
   readonly power: readonly RailSeries[] | PowerSeries
   readonly integration?: Integration
+  /** The curve the window's energy came from, for a power series (`ThinOptions.curve`). */
+  readonly curve?: EnergyCurve
   /** The stack samples or method trace the methods came from. */
   readonly activity?: StackSampleSet | CallTrace
   /** Filled with the samples' or calls' energies during attribution. */
@@ -70,6 +78,7 @@ export function reportDetail(
   const { result, activity, carriedIn = [] } = input
   const thinned = thinPower(input.power, result.window, {
     ...(input.integration === undefined ? {} : { integration: input.integration }),
+    ...(input.curve === undefined ? {} : { curve: input.curve }),
   })
   const bySelf = result.methods
     .filter((m) => m.localEnergyJ > 0)
@@ -116,10 +125,12 @@ export function thinPower(
     : [
         {
           name: power.source,
-          curve: powerCurve(power, {
-            edges: 'hold',
-            ...(options.integration === undefined ? {} : { integration: options.integration }),
-          }),
+          curve:
+            options.curve ??
+            powerCurve(power, {
+              edges: 'hold',
+              ...(options.integration === undefined ? {} : { integration: options.integration }),
+            }),
         },
       ]
   const { startNs, endNs } = window

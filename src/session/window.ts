@@ -566,11 +566,14 @@ export function attributeWindowData(
     ...result,
     netIntervalJ: netEnergyIntervalJ(result.netEnergyJ, noiseJ),
     ...(carriedOverJ > 0 ? { carriedOverJ } : {}),
-    ...windowDetail(result, power, methodInput, tree, attribution.interval, carriedIn),
+    ...windowDetail(result, power, methodInput, tree, attribution.interval, carriedIn, curve),
   }
 }
 
-/** The window's timeline and call tree for reports, from the data it was attributed with. */
+/**
+ * The window's timeline and call tree for reports, from the data it was attributed with (a fuel
+ * gauge's periods as attribution placed them, `curve`).
+ */
 function windowDetail(
   result: MeasuredEnergyResult,
   power: PowerData,
@@ -578,6 +581,7 @@ function windowDetail(
   tree: CallTreeBuilder,
   interval: IntervalAttribution | undefined,
   carriedIn: readonly CarriedInEnergy[],
+  curve: EnergyCurve | undefined,
 ): Pick<MeasuredEnergyResult, 'timeline' | 'callTree'> {
   if (execution?.kind === 'trace' && interval !== undefined)
     tree.addCalls(execution.trace, interval.calls)
@@ -587,6 +591,7 @@ function windowDetail(
     power: power.kind === 'series' ? power.series : power.rails,
     tree,
     carriedIn,
+    ...(curve === undefined ? {} : { curve }),
     ...(activity === undefined ? {} : { activity }),
   })
 }

@@ -173,6 +173,39 @@ describe('a window on a phone without rails', () => {
     expect((bare.netIntervalJ?.high ?? 0) - (bare.netIntervalJ?.low ?? 0)).toBeCloseTo(0, 12)
   })
 
+  test("the report's power chart draws each gauge refresh over the period it averaged, not after it", () => {
+    // The refresh at 12 s reads the period 11–12 s, when the app's threads ran: 3 W, else 1.5 W.
+    const base = gauge() as Extract<PowerData, { kind: 'series' }>
+    const samples12 = base.series.samples.map((x) => ({
+      tNs: x.tNs,
+      powerW: x.tNs >= 12 * S && x.tNs < 13 * S ? 3 : 1.5,
+    }))
+    const r = attributeWindowData(
+      plan(),
+      'w',
+      WINDOW,
+      { ...base, series: { ...base.series, samples: samples12 } },
+      samples(),
+    )
+    const timeline = r.timeline
+    const meanW = (fromS: number, toS: number): number => {
+      let j = 0
+      let t = 0
+      timeline?.series[0]?.powerW.forEach((w, i) => {
+        const a = Math.max(fromS, timeline.edgesS[i] ?? 0)
+        const b = Math.min(toS, timeline.edgesS[i + 1] ?? 0)
+        if (b > a) {
+          j += w * (b - a)
+          t += b - a
+        }
+      })
+      return j / t
+    }
+    // Window-relative: the work ran 1–2 s into the window.
+    expect(meanW(1, 2)).toBeGreaterThan(2.5)
+    expect(meanW(2.2, 3)).toBeLessThan(1.7)
+  })
+
   test("cpu.active the calibration could not tell: the profile's value, its ±30% in the interval for its share", () => {
     const calibration: CpuCalibration = {
       kind: 'active',
