@@ -143,7 +143,10 @@ export function thinPower(
   const readings = new Set<number>([fromNs, startNs, endNs, toNs])
   for (const n of named) for (const t of n.curve.readingTimesIn(fromNs, toNs)) readings.add(t)
   let edges: Float64Array = Float64Array.from(readings).sort()
-  if (edges.length - 1 > maxBuckets) edges = evenEdges(fromNs, startNs, endNs, toNs, maxBuckets)
+  // A given curve places energy inside the sensor's periods (a fuel gauge's, spread as the phone's
+  // models say): its readings alone would make a few buckets as long as a period.
+  if (edges.length - 1 > maxBuckets || options.curve !== undefined)
+    edges = evenEdges(fromNs, startNs, endNs, toNs, maxBuckets)
   const series: TimelineSeries[] = named.map((n) => {
     const powerW: number[] = []
     let before = n.curve.cumulativeJ(edges[0] as number)

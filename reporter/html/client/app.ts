@@ -2014,7 +2014,9 @@ function windowTimeline(w: HtmlMeasuredWindow): HTMLElement {
     h(
       'p',
       { class: 'caption' },
-      `Each rail’s power as the sensor measured it (stacked; ${plural(t.edgesS.length - 1, 'bucket')}, each the energy of its stretch over its length, so the area is the energy), the idle level dashed, the window’s edges marked and the context outside it shaded. ` +
+      (str(w.power) === 'fuel-gauge'
+        ? `The fuel gauge’s power (${plural(t.edgesS.length - 1, 'bucket')}, each the energy of its stretch over its length, so the area is the energy): each refresh is its period’s average, drawn over that period and spread inside it as the CPU model and the modelled screen and radios say, as attribution spread it; the idle level dashed, the window’s edges marked and the context outside it shaded. `
+        : `Each rail’s power as the sensor measured it (stacked; ${plural(t.edgesS.length - 1, 'bucket')}, each the energy of its stretch over its length, so the area is the energy), the idle level dashed, the window’s edges marked and the context outside it shaded. `) +
         'Below, when the window’s busiest methods (by self energy) were running: how many threads had each on their stack; and asynchronous energy an earlier window left running.',
     ),
   )
