@@ -302,7 +302,7 @@ function slowSensor(facts: WarningFacts, minUpdates: number): EnergyWarning | un
   return {
     code: AttributionWarnings.SLOW_SENSOR,
     severity: 'warning',
-    message: `The power sensor updated ${Math.round(updates)} times in this ${window} window (${hz(rate)}); at least ${minUpdates} are needed to resolve it. ${longer}${repeat}${faster}.`,
+    message: `The power sensor updated ${Math.round(updates) === 1 ? 'once' : `${Math.round(updates)} times`} in this ${window} window (${hz(rate)}); at least ${minUpdates} are needed to resolve it. ${longer}${repeat}${faster}.`,
   }
 }
 

@@ -616,10 +616,13 @@ class Section {
     )
   }
 
+  /** One of `values`; a string a typo away from one says which ('fuelgauge': 'fuel-gauge'?). */
   oneOf<T extends string>(key: string, values: readonly T[]): T | undefined {
+    const given = this.values[key]
+    const near = typeof given === 'string' ? closestName(given, values) : undefined
     return this.read(
       key,
-      `one of ${values.map((x) => `'${x}'`).join(', ')}`,
+      `one of ${values.map((x) => `'${x}'`).join(', ')}${near === undefined || near === given ? '' : ` — did you mean '${near}'?`}`,
       (v): v is T => typeof v === 'string' && (values as readonly string[]).includes(v),
     )
   }

@@ -178,6 +178,17 @@ describe('valid options resolve as before', () => {
   })
 })
 
+test("a value a typo away from one of an option's values says which", () => {
+  expect(
+    problemLines(
+      rejection({ app: 'com.example.trails', power: 'fuelgauge', execution: 'simpelperf' }),
+    ),
+  ).toEqual([
+    "`power`: got 'fuelgauge'; expected one of 'auto', 'odpm', 'fuel-gauge', 'batterystats', 'external-meter' — did you mean 'fuel-gauge'?",
+    "`execution`: got 'simpelperf'; expected one of 'simpleperf', 'art-sampling', 'art-instrumentation', 'none' — did you mean 'simpleperf'?",
+  ])
+})
+
 describe('every invalid option at once', () => {
   test('one error lists each field with what was given and what is expected, in the order written', () => {
     const error = rejection({
