@@ -750,6 +750,19 @@ function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
   }
 }
 
+/** Per-cluster figures, little first, named as phones name their clusters: `little 1.34×, …`. */
+function labelled(figures: readonly string[]): string {
+  const names =
+    figures.length === 2
+      ? ['little', 'big']
+      : figures.length === 3
+        ? ['little', 'mid', 'big']
+        : figures.length === 1
+          ? ['']
+          : figures.map((_, k) => `cluster ${k}`)
+  return figures.map((f, k) => `${names[k] === '' ? '' : `${names[k]} `}${f}`).join(', ')
+}
+
 /**
  * A phone without rails in one line: how its CPU model was calibrated, and what the run's windows
  * say of it (they seldom tell: the screen and radios draw most of the energy).
@@ -759,7 +772,7 @@ export function describeCpuModel(phone: ReportCpuModel): string {
     phone.activeScale === undefined
       ? "cpu.active as the profile's"
       : `cpu.active ${phone.activeScale.toFixed(2)}×`
-  const scales = `${phone.clusterScales.map((x) => `${x.toFixed(2)}×`).join(', ')} the profile's currents; ${active}`
+  const scales = `${labelled(phone.clusterScales.map((x) => `${x.toFixed(2)}×`))} the profile's currents; ${active}`
   const how =
     phone.calibration === 'active'
       ? `calibrated with busy loops (${scales})`
@@ -777,9 +790,9 @@ export function describeCpuModel(phone: ReportCpuModel): string {
   const says = !told
     ? `${windows} cannot tell its scales (the CPU is ${share})`
     : fit.agreesWithCalibration === false
-      ? `${windows} disagree (${fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)).join(', ')}): the phone may have changed since it was calibrated (heat, another build); calibrate again`
+      ? `${windows} disagree (${labelled(fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)))}): the phone may have changed since it was calibrated (heat, another build); calibrate again`
       : fit.agreesWithCalibration === true
         ? `${windows} agree (the CPU is ${share})`
-        : `${windows} fit ${fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)).join(', ')}`
+        : `${windows} fit ${labelled(fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)))}`
   return `${phone.device}: ${how}; ${says}`
 }

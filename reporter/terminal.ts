@@ -558,9 +558,18 @@ function renderBudgets(report: EnergyReport, screen: Screen, updateCommand: stri
     if (b.inconclusive > 0) parts.push(c.yellow(`${b.inconclusive} inconclusive`))
     if (b.missing > 0)
       parts.push(c.dim(`${b.missing} without a budget (${updateCommand} writes them)`))
-    // A run of tests none of which has a budget or asks for one ('0 within' said nothing).
+    // A run of tests none of which has a budget or asks for one ('0 within' said nothing) — or
+    // none of which measured, so that none could be checked whatever the file holds.
     if (b.within + b.over + b.inconclusive + b.missing + b.added.length === 0)
-      parts.splice(0, parts.length, c.dim(`none of this run's tests has one in ${b.file}`))
+      parts.splice(
+        0,
+        parts.length,
+        c.dim(
+          report.summary.measuredWindows === 0
+            ? 'none checked: no test measured energy'
+            : `none of this run's tests has one in ${b.file}`,
+        ),
+      )
   }
   const lines = [` ${c.bold('Budgets')}   ${parts.join(c.dim(' · '))}`]
   if (!b.updated && b.obsolete.length > 0) {

@@ -133,6 +133,22 @@ describe('budget update modes in the reporter', () => {
     expect(terminal).not.toContain('0 within')
   })
 
+  test('a run whose tests all failed before measuring: no budget checked, not "none has one"', async () => {
+    await writeFile(path, existing)
+    const failure = { code: 'E_POWER_SOURCE_UNAVAILABLE', message: 'the fuel gauge is unreadable' }
+    const failed: ReportEntry = {
+      file: 'test/feed.test.ts',
+      name: 'feed > opening',
+      state: 'failed',
+      errors: [failure.message],
+      results: [],
+      failure,
+    }
+    const built = buildRunReport([failed], settings('new'), [])
+    const terminal = renderTerminal(built.report, plainScreen, { topMethods: 3, verbose: false })
+    expect(terminal).toContain('Budgets   none checked: no test measured energy\n')
+  })
+
   test('new: a fresh project gets its budget file; nothing missing leaves the file untouched', async () => {
     const built = buildRunReport([entry('feed > opening', 2.5, true)], settings('new'), [])
     expect(built.report.budgets?.added).toHaveLength(1)

@@ -74,7 +74,7 @@ test('the profile from the phone, a calibration, and per-method energy that is t
   // The terminal says where methods' energy came from.
   expect(stdout).toMatch(/methods: CPU model calibrated on the phone; profile: /)
   expect(stdout).toMatch(
-    /CPU model Pixel 6 \(virtual\) \(norails-0001\): calibrated with busy loops \([\d.]+×, [\d.]+×, [\d.]+× the profile's currents; cpu\.active [\d.]+×\)$/m,
+    /CPU model Pixel 6 \(virtual\) \(norails-0001\): calibrated with busy loops \(little [\d.]+×, mid [\d.]+×, big [\d.]+× the profile's currents; cpu\.active [\d.]+×\)$/m,
   )
   expect(stdout).toMatch(/profile: .*overlay.*\.apk/)
   const report = JSON.parse(await readFile(join(dir, 'energy.json'), 'utf8')) as EnergyReport
