@@ -161,6 +161,11 @@ export interface EnergyOptions {
     readonly devices?: number
     /** Seed for noise and scheduling. @default 1 */
     readonly seed?: number
+    /**
+     * `false`: phones without power rails (a fuel gauge only, on battery), as most phones are: their
+     * methods' energy comes from the calibrated CPU model. @default true (a Pixel 6-like phone)
+     */
+    readonly rails?: boolean
   }
 }
 
@@ -214,6 +219,7 @@ export interface ResolvedEnergyOptions {
     readonly appModel: string | null
     readonly devices: number
     readonly seed: number
+    readonly rails: boolean
   }
 }
 
@@ -277,6 +283,7 @@ const VIRTUAL_NAMES = [
   'appModel',
   'devices',
   'seed',
+  'rails',
 ] as const satisfies readonly Nested<'virtualDevice'>[]
 
 /**
@@ -337,6 +344,7 @@ export function resolveOptions(
       appModel: virtual.string('appModel') ?? null,
       devices: virtual.integer('devices', 1, 16) ?? 1,
       seed: virtual.integer('seed', 0, 2 ** 31 - 1) ?? 1,
+      rails: virtual.boolean('rails') ?? true,
     },
   }
   if (app === undefined || problems.count > 0) throw problems.error(Object.keys(input))

@@ -92,11 +92,13 @@ export async function startRun(options: ProvidedEnergyOptions): Promise<StartedR
         ...(options.virtualDevice.appModel === null ? {} : { app: options.virtualDevice.appModel }),
         devices: choice.devices,
         seed: options.virtualDevice.seed,
+        // Without rails, on battery: a fuel gauge cannot measure while USB charges the phone.
+        ...(options.virtualDevice.rails ? {} : { odpm: false, charger: 'none' as const }),
       })
       cleanups.push(() => vdev.close())
       const n = vdev.serials.length
       process.stdout.write(
-        `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}) on 127.0.0.1:${vdev.port}\n`,
+        `vitest-energy: ${choice.why}; using the virtual device (${n} simulated phone${n === 1 ? '' : 's'}${options.virtualDevice.rails ? '' : ' without power rails, a fuel gauge only'}) on 127.0.0.1:${vdev.port}\n`,
       )
       target = {
         phones: vdev.serials.map((serial) => ({ host: vdev.host, port: vdev.port, serial })),

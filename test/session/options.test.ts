@@ -55,7 +55,7 @@ const DEFAULTS: ResolvedEnergyOptions = {
   artifacts: 'on-failure',
   artifactsDir: '.vitest-energy/artifacts',
   html: { outputFile: null },
-  virtualDevice: { appModel: null, devices: 1, seed: 1 },
+  virtualDevice: { appModel: null, devices: 1, seed: 1, rails: true },
 }
 
 describe('html: the HTML report off, or elsewhere', () => {
@@ -110,7 +110,7 @@ describe('valid options resolve as before', () => {
         appActivity: '.Main',
         capabilities: { 'appium:newCommandTimeout': 120, 'appium:noReset': true },
       },
-      virtualDevice: { appModel: 'm.json', devices: 3, seed: 0 },
+      virtualDevice: { appModel: 'm.json', devices: 3, seed: 0, rails: false },
     } as const
     expect(Object.keys(every).length + 3, 'all but app, powerProfile, externalMeter').toBe(
       Object.keys(DEFAULTS).length,
@@ -342,7 +342,7 @@ describe('names that are not options', () => {
   test.each([
     [
       { virtualDevice: { bogus: 1 } },
-      '`virtualDevice.bogus`: not an option; `virtualDevice` takes appModel, devices, seed',
+      '`virtualDevice.bogus`: not an option; `virtualDevice` takes appModel, devices, seed, rails',
     ],
     [
       { virtualDevice: { device: 2 } },
