@@ -161,3 +161,33 @@ test('doctor on the same phone names the profile it found and how methods are me
   expect(stdout).toMatch(/overlay.*\.apk/)
   expect(stdout).toMatch(/CPU model/)
 }, 180_000)
+
+test("virtualDevice: { rails: false } — the plugin's own virtual phone measures with its fuel gauge", async () => {
+  const own = await mkdtemp(join(tmpdir(), 'vitest-energy-norails-own-'))
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [vitestBin, ...energyRunArgs(own)],
+      {
+        cwd: root,
+        // Without a calibration: this is about the phone the option gives, not the model's scales.
+        env: projectEnv(own, { VIRTUAL_NO_RAILS: '1', CALIBRATION: 'none' }),
+        timeout: 240_000,
+      },
+    )
+    expect(stdout).toMatch(
+      /using the virtual device \(1 simulated phone without power rails, a fuel gauge only\)/,
+    )
+    const report = JSON.parse(await readFile(join(own, 'energy.json'), 'utf8')) as EnergyReport
+    const windows = report.tests.flatMap((t) =>
+      t.results.filter((r): r is MeasuredEnergyResult => r.status === 'measured'),
+    )
+    expect(windows).toHaveLength(2)
+    for (const w of windows) {
+      expect(w.sources.power).toBe('fuel-gauge')
+      expect(w.sources.methodEnergy?.kind).toBe('cpu-model')
+    }
+  } finally {
+    await rm(own, { recursive: true, force: true })
+  }
+}, 300_000)
