@@ -750,17 +750,17 @@ function cpuModelOf(measured: readonly MeasuredEnergyResult[]): {
   }
 }
 
+/** How phones name their clusters, little first, by how many they have. */
+const CLUSTER_NAMES: Readonly<Record<number, readonly string[]>> = {
+  2: ['little', 'big'],
+  3: ['little', 'mid', 'big'],
+}
+
 /** Per-cluster figures, little first, named as phones name their clusters: `little 1.34×, …`. */
 function labelled(figures: readonly string[]): string {
-  const names =
-    figures.length === 2
-      ? ['little', 'big']
-      : figures.length === 3
-        ? ['little', 'mid', 'big']
-        : figures.length === 1
-          ? ['']
-          : figures.map((_, k) => `cluster ${k}`)
-  return figures.map((f, k) => `${names[k] === '' ? '' : `${names[k]} `}${f}`).join(', ')
+  if (figures.length === 1) return figures[0] ?? ''
+  const names = CLUSTER_NAMES[figures.length]
+  return figures.map((f, k) => `${names?.[k] ?? `cluster ${k}`} ${f}`).join(', ')
 }
 
 /**
@@ -787,12 +787,13 @@ export function describeCpuModel(phone: ReportCpuModel): string {
   }
   const share = `${(fit.cpuShare * 100).toFixed(1)}% of their energy`
   const windows = `the run's ${fit.windows} window${fit.windows === 1 ? '' : 's'}`
+  const fitted = labelled(fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)))
   const says = !told
     ? `${windows} cannot tell its scales (the CPU is ${share})`
     : fit.agreesWithCalibration === false
-      ? `${windows} disagree (${labelled(fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)))}): the phone may have changed since it was calibrated (heat, another build); calibrate again`
+      ? `${windows} disagree (${fitted}): the phone may have changed since it was calibrated (heat, another build); calibrate again`
       : fit.agreesWithCalibration === true
         ? `${windows} agree (the CPU is ${share})`
-        : `${windows} fit ${labelled(fit.clusterScales.map((x) => (x === null ? '?' : `${x.toFixed(2)}×`)))}`
+        : `${windows} fit ${fitted}`
   return `${phone.device}: ${how}; ${says}`
 }

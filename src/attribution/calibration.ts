@@ -87,14 +87,11 @@ export function fitCpuScales(
       }
       return nominal(spans, clusterCount)
     }
+    const plausible = (scale: number): boolean =>
+      scale >= PLAUSIBLE_SCALE[0] && scale <= PLAUSIBLE_SCALE[1]
     const bad = (scale: number, se: number | undefined): boolean =>
-      se === undefined ||
-      !(scale >= PLAUSIBLE_SCALE[0] && scale <= PLAUSIBLE_SCALE[1]) ||
-      se > MAX_SCALE_RELATIVE_SE * scale
-    const implausible = !(
-      fit.scales.active >= PLAUSIBLE_SCALE[0] && fit.scales.active <= PLAUSIBLE_SCALE[1]
-    )
-    if (fitActive && (fit.activeSe === undefined || implausible)) {
+      se === undefined || !plausible(scale) || se > MAX_SCALE_RELATIVE_SE * scale
+    if (fitActive && (fit.activeSe === undefined || !plausible(fit.scales.active))) {
       fitActive = false
       continue
     }

@@ -23,6 +23,7 @@ import {
   railsCurve,
   withModelFrequencies,
   PROFILE_RELATIVE_SD,
+  ASYNC_COMPONENTS,
   type EnergyCurve,
   findInitiators,
   type Baseline,
@@ -676,8 +677,12 @@ function firstEventNs(schedule: CpuSchedule): number {
 function gaugeReadingNoiseJ(plan: WindowPlan, durationS: number): number {
   const gauge = plan.cpuModel?.calibration.gauge
   if (gauge === undefined || !(gauge.periodS > 0)) return 0
-  const refreshes = Math.max(1, durationS / gauge.periodS)
-  return (gauge.noiseW * durationS) / Math.sqrt(refreshes)
+  return readingNoiseJ(gauge.noiseW, durationS, durationS / gauge.periodS)
+}
+
+/** σ·T/√m: a gauge's reading noise σ (W) over a window of T seconds and m refreshes (m ≥ 1). */
+function readingNoiseJ(noiseW: number, durationS: number, refreshes: number): number {
+  return (noiseW * durationS) / Math.sqrt(Math.max(1, refreshes))
 }
 
 /**
@@ -716,7 +721,7 @@ function modelsOverMeasured(result: MeasuredEnergyResult, noiseJ: number): Energ
   const asyncJ = result.methods.reduce((a, m) => a + m.asyncEnergyJ, 0)
   if (!(asyncJ > 0)) return []
   const modelled = result.components
-    .filter((c) => ['wifi', 'cellular', 'gps', 'bluetooth'].includes(c.component) && c.energyJ > 0)
+    .filter((c) => ASYNC_COMPONENTS.includes(c.component) && c.energyJ > 0)
     .map((c) => `${c.component} ${formatJoules(c.energyJ)}`)
   return [
     {
@@ -910,7 +915,7 @@ function observationOf(
     durationS: result.durationS,
     measuredJ: result.grossEnergyJ - componentsJ,
     noiseJ: Math.max(
-      (noiseW * result.durationS) / Math.sqrt(Math.max(1, refreshes)),
+      readingNoiseJ(noiseW, result.durationS, refreshes),
       0.002 * result.grossEnergyJ,
     ),
     clusterJ,

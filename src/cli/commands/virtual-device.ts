@@ -141,6 +141,8 @@ export const virtualDeviceCommand: CliCommand = {
     const host = values.host
     const loopback = host === undefined || isLoopback(host)
     const seed = integer('seed', values.seed)
+    // A gauge-only phone on USB power measures nothing: the gauge sees the charger's current.
+    const powered = charger ?? (values['no-rails'] ? 'none' : undefined)
     const server = await startVirtualDevice({
       ...(host === undefined ? {} : { host, allowNetwork: true }),
       ...(prefix === undefined ? {} : { serialPrefix: prefix }),
@@ -153,12 +155,7 @@ export const virtualDeviceCommand: CliCommand = {
         ? {}
         : { powerProfile: resolve(io.cwd, values['power-profile']) }),
       ...(android === undefined ? {} : { androidVersion: android as AndroidApiLevel }),
-      // A gauge-only phone on USB power measures nothing: the gauge sees the charger's current.
-      ...(charger === undefined
-        ? values['no-rails']
-          ? { charger: 'none' as Charger }
-          : {}
-        : { charger: charger as Charger }),
+      ...(powered === undefined ? {} : { charger: powered as Charger }),
       ...(values['no-rails'] ? { odpm: false } : {}),
       ...(Object.keys(sensors).length === 0 ? {} : { sensors }),
       ...(physics === undefined ? {} : { physics: physics as Physics }),
